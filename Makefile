@@ -1,0 +1,117 @@
+# ovni-auto build.  `make` builds build/lib/libovni-auto.so, build/bin/ovnirun and
+# build/bin/ovni-auto; `make test` builds and runs every test; `make install PREFIX=DIR`.
+# Sources are found by directory, so adding a file needs no change here.
+
+CC ?= cc
+PREFIX ?= /usr/local
+B := build
+VERSION := 0.1.0
+COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wno-format-truncation
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -fPIC -fvisibility=hidden -I$(B)/gen
+OMPT_INC := $(firstword $(wildcard /usr/lib/llvm-*/lib/clang/*/include/omp-tools.h))
+ifneq ($(OMPT_INC),)
+BASE_CFLAGS += -idirafter $(dir $(OMPT_INC))
+endif
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
+
+WRITER_SRC := $(wildcard writer/*.c)
+AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c)
+TOOLS_SRC := $(filter-out tools/main.c tools/ovnirun.c,$(wildcard tools/*.c))
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+PROG_SRC := $(wildcard tests/prog/*.c)
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+WRITER_OBJ := $(call obj,$(WRITER_SRC))
+AGENT_OBJ := $(call obj,$(AGENT_SRC))
+TOOLS_OBJ := $(call obj,$(TOOLS_SRC))
+
+LIB := $(B)/lib/libovni-auto.so
+CLI := $(B)/bin/ovni-auto
+RUN := $(B)/bin/ovnirun
+UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
+
+AGENT_LIBS := -ljansson -lelf -lunwind -ldl -lpthread
+TOOLS_LIBS := -ljansson -lm
+
+.PHONY: all test test-unit test-run test-san install clean deps bench example format-check
+all: $(LIB) $(CLI) $(RUN)
+
+$(B)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define OA_VERSION "%s"\n#define OA_COMMIT "%s"\n' '$(VERSION)' '$(COMMIT)' > $@.tmp
+	@cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+FORCE:
+
+$(B)/obj/%.o: %.c $(B)/gen/version.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(WRITER_OBJ) $(AGENT_OBJ) preload/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=preload/exports.map \
+		-Wl,-z,nodelete -Wl,-z,now $(AGENT_LIBS)
+
+$(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^ $(TOOLS_LIBS)
+
+$(RUN): $(B)/obj/tools/ovnirun.o $(B)/obj/writer/log.o
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $^
+
+# Unit tests never link the hooks. The writer's tests link only writer/ (and
+# run again under the sanitizers); the others link the tools' modules too.
+WRITER_TESTS := test_encode test_stream test_registry test_meta
+$(addprefix $(B)/tests/,$(WRITER_TESTS)): $(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(WRITER_OBJ) $(TOOLS_LIBS) -lpthread
+
+$(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) $(TOOLS_OBJ) $(wildcard tests/unit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(WRITER_OBJ) $(TOOLS_OBJ) $(TOOLS_LIBS) -lpthread
+
+# Test programs are ordinary programs: no agent code is linked into them.
+$(B)/prog/%: tests/prog/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread $(PROG_LIBS_$*)
+
+PROG_LIBS_omp_% := -fopenmp
+
+# Writer tests again under the sanitizers, in their own build trees.
+SAN_TESTS := $(WRITER_TESTS)
+test-san:
+	$(MAKE) --no-print-directory B=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Wno-format-overflow" \
+		TOOLS_LIBS="-ljansson -lm -fsanitize=address,undefined" $(addprefix build-asan/tests/,$(SAN_TESTS))
+	$(MAKE) --no-print-directory B=build-tsan CFLAGS="-O1 -g -fsanitize=thread -Wno-format-overflow" \
+		TOOLS_LIBS="-ljansson -lm -fsanitize=thread" $(addprefix build-tsan/tests/,$(SAN_TESTS))
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(PROG_BIN)
+	@$(MAKE) --no-print-directory -s test-san
+	@tests/run.sh
+
+bench: all
+	$(MAKE) -C bench
+
+example: all
+	@sh examples/run-example.sh
+
+deps:
+	@sh scripts/deps.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(CLI) $(RUN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+
+format-check:
+	clang-format --dry-run --Werror $(WRITER_SRC) $(AGENT_SRC) $(wildcard tools/*.c)
+
+clean:
+	rm -rf build build-asan build-tsan
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

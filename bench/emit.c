@@ -1,0 +1,119 @@
+/* emit.c: the cost of one event on the emit path, next to what it cannot
+ * avoid: a bare clock read, and a clock read plus a 12-byte store.
+ * usage: emit [NEVENTS]  (prints ns/event and bytes/event, median of 7). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../writer/stream.h"
+
+static uint64_t now(void)
+{
+	return oa_clock_now();
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+#define REPS 7
+
+static uint8_t *sink_buf;
+
+static double bare_clock(long n)
+{
+	volatile uint64_t sink = 0;
+	uint64_t t0 = now();
+	for (long i = 0; i < n; i++)
+		sink += oa_clock_now();
+	return (double)(now() - t0) / (double)n;
+}
+
+static double clock_store(long n)
+{
+	uint8_t *p = sink_buf;
+	uint64_t t0 = now();
+	for (long i = 0; i < n; i++) {
+		uint64_t c = oa_clock_now();
+		oa_put_header(p, 0, "OB.", c);
+		p += 12;
+		if (p + 12 > sink_buf + (64u << 20))
+			p = sink_buf;
+	}
+	double r = (double)(now() - t0) / (double)n;
+	__asm__ volatile("" ::"r"(p) : "memory");
+	return r;
+}
+
+static double emit(struct oa_stream *s, long n, unsigned payload)
+{
+	uint64_t pl = 42;
+	uint64_t t0 = now();
+	for (long i = 0; i < n; i++)
+		oa_emit(s, "OB.", &pl, payload);
+	return (double)(now() - t0) / (double)n;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 5000000;
+	sink_buf = calloc(1, 64u << 20);
+	char dir[] = "/tmp/oa-bench.XXXXXX";
+	if (!mkdtemp(dir))
+		return 1;
+	char sdir[64];
+	snprintf(sdir, sizeof(sdir), "%s/thread.1", dir);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 1 };
+	if (oa_stream_open(&s, &cfg, "{}") != 0)
+		return 1;
+
+	double r[4][REPS];
+	double user[2][REPS];
+	uint64_t bytes0 = 0, bytes8 = 0, flush0 = 0, flush8 = 0;
+	for (int k = 0; k < REPS; k++) {
+		r[0][k] = bare_clock(n);
+		r[1][k] = clock_store(n);
+		uint64_t b = oa_stream_size(&s), f = s.nflush, fns = s.flush_ns;
+		r[2][k] = emit(&s, n, 0);
+		user[0][k] = r[2][k] - (double)(s.flush_ns - fns) / (double)n;
+		bytes0 += oa_stream_size(&s) - b;
+		flush0 += s.nflush - f;
+		b = oa_stream_size(&s), f = s.nflush, fns = s.flush_ns;
+		r[3][k] = emit(&s, n, 8);
+		user[1][k] = r[3][k] - (double)(s.flush_ns - fns) / (double)n;
+		bytes8 += oa_stream_size(&s) - b;
+		flush8 += s.nflush - f;
+	}
+	const char *names[4] = { "bare clock read", "clock + 12-byte store", "emit, 0-byte payload",
+				 "emit, 8-byte payload" };
+	double med[4];
+	for (int i = 0; i < 4; i++) {
+		qsort(r[i], REPS, sizeof(double), cmp);
+		med[i] = r[i][REPS / 2];
+	}
+	printf("%-24s %8s %8s %8s\n", "", "median", "min", "max");
+	for (int i = 0; i < 4; i++)
+		printf("%-24s %6.2f ns %6.2f ns %6.2f ns\n", names[i], med[i], r[i][0], r[i][REPS - 1]);
+	qsort(user[0], REPS, sizeof(double), cmp);
+	qsort(user[1], REPS, sizeof(double), cmp);
+	printf("%-24s %6.2f ns %6.2f ns %6.2f ns\n", "emit 0 B, no flushes", user[0][REPS / 2], user[0][0],
+	       user[0][REPS - 1]);
+	printf("%-24s %6.2f ns %6.2f ns %6.2f ns\n", "emit 8 B, no flushes", user[1][REPS / 2], user[1][0],
+	       user[1][REPS - 1]);
+	printf("emit over clock+store, with flushes: %+.2f ns (0 B), %+.2f ns (8 B)\n", med[2] - med[1],
+	       med[3] - med[1]);
+	printf("emit over clock+store, flush time excluded: %+.2f ns (0 B), %+.2f ns (8 B)\n",
+	       user[0][REPS / 2] - med[1], user[1][REPS / 2] - med[1]);
+	printf("bytes/event: %.2f (0 B payload), %.2f (8 B payload), flushes included\n",
+	       (double)bytes0 / ((double)n * REPS), (double)bytes8 / ((double)n * REPS));
+	printf("flushes: %llu + %llu for %ld events\n", (unsigned long long)flush0, (unsigned long long)flush8,
+	       2L * n * REPS);
+	oa_emit(&s, "OHe", NULL, 0);
+	oa_stream_close(&s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd);
+}

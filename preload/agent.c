@@ -1,0 +1,343 @@
+/* agent.c: process and thread lifecycle of the agent (see agent.h). */
+#include "agent.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../writer/ev_ovni.h"
+#include "../writer/log.h"
+#include "../writer/ovni_fmt.h"
+#include "../writer/registry.h"
+#include "config.h"
+#include "cpus.h"
+#include "version.h"
+
+OA_TLS struct oa_thread *oa_self;
+OA_TLS int oa_guard;
+struct oa_meta oa_meta;
+
+static _Atomic int active;      /* tracing this process */
+static _Atomic uint64_t next_tag = 1;
+static pthread_key_t thread_key; /* its destructor ends the thread's stream */
+static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
+static char stagedir[4600];      /* same under OVNI_TMPDIR, or "" */
+static _Atomic int said_open_error;
+
+#define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
+
+static int start_process(int creator_tid);
+
+int agent_active(void)
+{
+	return atomic_load_explicit(&active, memory_order_relaxed) && !oa_registry_ending();
+}
+
+uint64_t agent_next_tag(void)
+{
+	return atomic_fetch_add(&next_tag, 1);
+}
+
+static void thread_key_destructor(void *arg)
+{
+	(void)arg;
+	agent_thread_end();
+}
+
+/* Where the calling thread is shown: a claimed physical CPU, or -1. */
+static int place_self(int tid)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	return oa_cpus_place(&set, sizeof(set), tid);
+}
+
+static int set_process_dirs(void)
+{
+	int pid = getpid();
+	int n = oa_snprintf(procdir, sizeof(procdir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, pid);
+	if (n < 0 || (size_t)n >= sizeof(procdir))
+		return -ENAMETOOLONG;
+	stagedir[0] = '\0';
+	if (oa_cfg.tmpdir[0])
+		oa_snprintf(stagedir, sizeof(stagedir), "%s/loom.%s/proc.%d", oa_cfg.tmpdir, oa_cfg.loom, pid);
+	char loomdir[4400];
+	oa_snprintf(loomdir, sizeof(loomdir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
+	oa_meta.pid = pid;
+	oa_cpus_set_dir(loomdir);
+	return 0;
+}
+
+/* Create the stream of the calling thread (slot already acquired). */
+static int open_stream(struct oa_thread *t)
+{
+	char dir[4700], final[4700];
+	/* Append when the stream exists: after exec the new image continues the
+	 * thread's stream (a dead thread may run again), and a recycled tid must
+	 * not give the process two streams with one tid. */
+	struct oa_stream_cfg cfg = { .max_window = oa_cfg.bufsize, .tid = t->tid, .append = 1 };
+	if (stagedir[0]) {
+		oa_snprintf(dir, sizeof(dir), "%s/thread.%d", stagedir, t->tid);
+		oa_snprintf(final, sizeof(final), "%s/thread.%d", procdir, t->tid);
+		cfg.final_dir = final;
+	} else {
+		oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, t->tid);
+	}
+	cfg.dir = dir;
+	char *meta_open = oa_meta_render(&oa_meta, t->tid, 0);
+	char *meta_final = oa_meta_render(&oa_meta, t->tid, 1);
+	int r = meta_open && meta_final ? oa_stream_open(&t->s, &cfg, meta_open) : -ENOMEM;
+	free(meta_open);
+	if (r != 0) {
+		free(meta_final);
+		if (!atomic_exchange(&said_open_error, 1))
+			oa_log("cannot write the trace in %s: %s; the program runs untraced", dir, strerror(-r));
+		return r;
+	}
+	oa_stream_set_meta(&t->s, meta_final);
+	return 0;
+}
+
+/* End a stream we own: OHe, close, give back the CPU. */
+static void end_stream(struct oa_thread *t, int in_signal)
+{
+	if (!in_signal) {
+		char *meta = oa_meta_render(&oa_meta, t->tid, 1);
+		if (meta)
+			oa_stream_set_meta(&t->s, meta);
+	}
+	int r = oa_stream_end(&t->s);
+	oa_cpus_release(atomic_exchange(&t->cpu, -1), t->tid);
+	if (r != 0 && !in_signal)
+		oa_log("could not finish the stream of thread %d: error %d", t->tid, -r);
+}
+
+struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock)
+{
+	if (!agent_active() || oa_self)
+		return oa_self;
+	oa_guard++;
+	struct oa_thread *t = THREAD_OF(oa_registry_acquire(sizeof(struct oa_thread)));
+	if (!t)
+		goto out;
+	t->tid = gettid();
+	t->self = pthread_self();
+	atomic_store(&t->aff_dirty, 0);
+	int cpu = place_self(t->tid);
+	atomic_store(&t->cpu, cpu);
+	if (open_stream(t) != 0) {
+		oa_cpus_release(cpu, t->tid);
+		oa_registry_abandon(&t->s);
+		t = NULL;
+		goto out;
+	}
+	ev_ovni_thread_execute(&t->s, cpu, creator_tid, tag, min_clock);
+	oa_self = t;
+	pthread_setspecific(thread_key, t);
+	if (oa_registry_publish(&t->s) != 0) {
+		/* The process began ending while we started: end ourselves. */
+		agent_thread_end();
+		t = NULL;
+		goto out;
+	}
+	int dirty = 1;
+	if (atomic_compare_exchange_strong(&t->aff_dirty, &dirty, 0))
+		agent_affinity_self();
+out:
+	oa_guard--;
+	return t;
+}
+
+void agent_thread_end(void)
+{
+	struct oa_thread *t = oa_self;
+	if (!t)
+		return;
+	int saved = errno;
+	oa_guard++;
+	oa_self = NULL;
+	if (oa_registry_claim_self(&t->s) == 0) {
+		end_stream(t, 0);
+		oa_registry_release(&t->s);
+	}
+	oa_guard--;
+	errno = saved;
+}
+
+static void end_other(struct oa_stream *s, void *arg)
+{
+	end_stream(THREAD_OF(s), *(int *)arg);
+}
+
+/* A vfork child (or a clone child) shares or copies our memory but is another
+ * process: it must never touch the parent's streams. */
+static int foreign_process(void)
+{
+	return getpid() != oa_meta.pid;
+}
+
+void agent_process_end(int in_signal)
+{
+	if (!atomic_load(&active) || foreign_process())
+		return;
+	int saved = errno;
+	oa_guard++;
+	struct oa_thread *self = oa_self;
+	oa_registry_end_others(self ? &self->s : NULL, end_other, &in_signal);
+	if (self) {
+		oa_self = NULL;
+		if (oa_registry_claim_self(&self->s) == 0)
+			end_stream(self, in_signal);
+	}
+	atomic_store(&active, 0);
+	oa_guard--;
+	errno = saved;
+}
+
+/* Show the calling thread on the CPU its affinity now pins it to. */
+void agent_affinity_self(void)
+{
+	struct oa_thread *t = oa_self;
+	if (!t)
+		return;
+	int old = atomic_load(&t->cpu);
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	if (old >= 0 && CPU_COUNT(&set) == 1 && CPU_ISSET((size_t)oa_meta.phyids[old], &set))
+		return; /* pinned where it already is */
+	int cpu = oa_cpus_place(&set, sizeof(set), t->tid);
+	if (cpu == old)
+		return;
+	ev_ovni_affinity_set(&t->s, cpu);
+	atomic_store(&t->cpu, cpu);
+	oa_cpus_release(old, t->tid);
+}
+
+static struct oa_thread *find_thread(pthread_t th, int tid)
+{
+	for (struct oa_stream *s = oa_registry_first(); s; s = s->next) {
+		struct oa_thread *t = THREAD_OF(s);
+		int st = atomic_load(&s->state);
+		if (st != OA_SLOT_OPEN && st != OA_SLOT_OPENING)
+			continue;
+		if (tid > 0 ? t->tid == tid : pthread_equal(t->self, th))
+			return t;
+	}
+	return NULL;
+}
+
+void agent_affinity_other(pthread_t th, int tid)
+{
+	struct oa_thread *me = oa_self;
+	struct oa_thread *t = find_thread(th, tid);
+	if (!t || t == me)
+		return;
+	/* Not visible yet: the thread looks at its affinity once it is. */
+	atomic_store(&t->aff_dirty, 1);
+	if (atomic_load(&t->s.state) != OA_SLOT_OPEN || !me)
+		return;
+	int dirty = 1;
+	if (!atomic_compare_exchange_strong(&t->aff_dirty, &dirty, 0))
+		return;
+	cpu_set_t set;
+	if (sched_getaffinity(t->tid, sizeof(set), &set) != 0)
+		return;
+	int old = atomic_load(&t->cpu);
+	if (old >= 0 && CPU_COUNT(&set) == 1 && CPU_ISSET((size_t)oa_meta.phyids[old], &set))
+		return;
+	int cpu = oa_cpus_place(&set, sizeof(set), t->tid);
+	if (cpu == old)
+		return;
+	ev_ovni_affinity_remote(&me->s, cpu, t->tid);
+	old = atomic_exchange(&t->cpu, cpu);
+	oa_cpus_release(old, t->tid);
+}
+
+int agent_exec_begin(void)
+{
+	if (!atomic_load(&active) || foreign_process())
+		return 0;
+	agent_process_end(0);
+	return 1;
+}
+
+void agent_exec_failed(int was_traced)
+{
+	if (!was_traced)
+		return;
+	int saved = errno;
+	oa_guard++;
+	oa_registry_resume();
+	start_process(-1);
+	oa_guard--;
+	errno = saved;
+}
+
+static void declare_marks(void)
+{
+	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
+}
+
+static int start_process(int creator_tid)
+{
+	if (set_process_dirs() != 0)
+		return -1;
+	oa_registry_init();
+	atomic_store(&active, 1);
+	struct oa_thread *t = agent_thread_begin(creator_tid, 0, 0);
+	if (!t) {
+		atomic_store(&active, 0);
+		return -1;
+	}
+	return 0;
+}
+
+void agent_process_init(void)
+{
+	oa_guard++;
+	if (oa_config_load() != 0) {
+		oa_log("cannot read the configuration: the program runs untraced");
+		goto out;
+	}
+	if (oa_cfg.disabled)
+		goto out;
+	if (oa_meta_init(&oa_meta) != 0)
+		goto out;
+	oa_meta.app_id = oa_cfg.app_id;
+	oa_meta.rank = oa_cfg.rank;
+	oa_meta.nranks = oa_cfg.nranks;
+	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
+	oa_meta.lib_version = "ovni-auto " OA_VERSION;
+	oa_meta.lib_commit = OA_COMMIT;
+	oa_meta.ncpus = oa_cpus_discover(&oa_meta.phyids);
+	if (oa_meta.ncpus <= 0)
+		goto out;
+	declare_marks();
+	if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
+		goto out;
+	start_process(-1);
+	if (oa_cfg.debug && atomic_load(&active))
+		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
+out:
+	oa_guard--;
+}
+
+void agent_fork_child(void)
+{
+	struct oa_thread *parent_thread = oa_self;
+	if (!atomic_load(&active) && !parent_thread)
+		return;
+	oa_guard++;
+	int parent_tid = parent_thread ? parent_thread->tid : -1;
+	/* Everything inherited belongs to the parent's files. */
+	oa_self = NULL;
+	oa_registry_after_fork(NULL);
+	atomic_store(&active, 0);
+	start_process(parent_tid);
+	oa_guard--;
+}

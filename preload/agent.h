@@ -1,0 +1,60 @@
+/* agent.h: the agent core: process and thread lifecycle.  The only code that
+ * knows when a thread's stream starts and ends.  Hooks call these. */
+#ifndef OA_AGENT_H
+#define OA_AGENT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../writer/compiler.h"
+#include "../writer/meta.h"
+#include "../writer/stream.h"
+
+struct oa_thread {
+	struct oa_stream s; /* first: registry slots are oa_thread */
+	int tid;
+	pthread_t self;
+	_Atomic int cpu;       /* loom CPU index shown in the trace, -1: virtual */
+	_Atomic int aff_dirty; /* affinity changed by another thread before we were visible */
+};
+
+/* The calling thread's traced state, NULL when it is not traced. */
+extern OA_TLS struct oa_thread *oa_self;
+/* Nonzero while the agent itself runs on this thread: hooks pass through. */
+extern OA_TLS int oa_guard;
+
+extern struct oa_meta oa_meta;
+
+/* The process is traced and not ending. */
+int agent_active(void);
+
+/* Constructor work: configuration, process identity, main thread stream. */
+void agent_process_init(void);
+
+/* End every stream of the process (exit, _exit, destructor). `in_signal`:
+ * called from a signal handler, use only async-signal-safe work. */
+void agent_process_end(int in_signal);
+
+/* Start the calling thread's stream: OHx no earlier than min_clock. */
+struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock);
+
+/* End the calling thread's stream (thread exit). */
+void agent_thread_end(void);
+
+/* A new OHC/OHx tag, unique in the process. */
+uint64_t agent_next_tag(void);
+
+/* The affinity of the calling thread changed. */
+void agent_affinity_self(void);
+/* The affinity of thread `tid` (or pthread `th` when tid <= 0) changed. */
+void agent_affinity_other(pthread_t th, int tid);
+
+/* Before an exec: end every stream. Returns nonzero if the process was traced. */
+int agent_exec_begin(void);
+/* The exec failed: trace again (the calling thread continues its stream). */
+void agent_exec_failed(int was_traced);
+
+/* In a fork child: forget the parent's streams, trace this process. */
+void agent_fork_child(void);
+
+#endif

@@ -1,0 +1,129 @@
+/* config.c: the table of environment variables the agent reads, and the
+ * process identity they give (trace dir, loom, app id, MPI rank). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../writer/log.h"
+
+struct oa_config oa_cfg;
+
+size_t oa_config_parse_size(const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	return *end ? 0 : (size_t)v;
+}
+
+static int env_int(const char *name, int def)
+{
+	const char *v = getenv(name);
+	if (!v || !*v)
+		return def;
+	char *end;
+	long l = strtol(v, &end, 10);
+	return *end ? def : (int)l;
+}
+
+/* Make path absolute against the current directory, so that a later chdir of
+ * the program cannot scatter the streams. */
+static int absolute(char *out, size_t size, const char *path)
+{
+	if (path[0] == '/') {
+		if (strlen(path) >= size)
+			return -ENAMETOOLONG;
+		strcpy(out, path);
+	} else {
+		char cwd[4096];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return -errno;
+		int n = oa_snprintf(out, size, "%s/%s", cwd, path);
+		if (n < 0 || (size_t)n >= size)
+			return -ENAMETOOLONG;
+	}
+	/* Drop trailing slashes and "/." */
+	size_t n = strlen(out);
+	while (n > 1 && (out[n - 1] == '/' || (n > 2 && out[n - 1] == '.' && out[n - 2] == '/')))
+		out[--n] = '\0';
+	return 0;
+}
+
+/* MPI rank and size from the launchers' variables (Open MPI, PMIx, MPICH/PMI,
+ * MVAPICH, Slurm): the first rank variable set and the first size variable set. */
+static int first_env_int(const char *const *names)
+{
+	for (; *names; names++) {
+		int v = env_int(*names, -1);
+		if (v >= 0)
+			return v;
+	}
+	return -1;
+}
+
+static void detect_rank(void)
+{
+	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+						 "MV2_COMM_WORLD_RANK", "SLURM_PROCID", NULL };
+	static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
+						 "SLURM_NTASKS", "SLURM_NPROCS", NULL };
+	int r = first_env_int(rank_vars);
+	int n = first_env_int(size_vars);
+	oa_cfg.rank = oa_cfg.nranks = -1;
+	if (r >= 0 && n > r) {
+		oa_cfg.rank = r;
+		oa_cfg.nranks = n;
+	}
+}
+
+int oa_config_load(void)
+{
+	const char *v;
+	int r;
+
+	memset(&oa_cfg, 0, sizeof(oa_cfg));
+	v = getenv("OVNI_DISABLE");
+	oa_cfg.disabled = v && *v && strcmp(v, "0") != 0;
+	v = getenv("OVNI_DEBUG");
+	oa_cfg.debug = v && *v && strcmp(v, "0") != 0;
+
+	v = getenv("OVNI_TRACEDIR");
+	if ((r = absolute(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), v && *v ? v : "ovni")) != 0)
+		return r;
+	v = getenv("OVNI_TMPDIR");
+	if (v && *v && (r = absolute(oa_cfg.tmpdir, sizeof(oa_cfg.tmpdir), v)) != 0)
+		return r;
+
+	v = getenv("OVNI_LOOM");
+	if (v && *v) {
+		strncpy(oa_cfg.loom, v, sizeof(oa_cfg.loom) - 1);
+	} else if (gethostname(oa_cfg.loom, sizeof(oa_cfg.loom) - 1) != 0 || !oa_cfg.loom[0]) {
+		strcpy(oa_cfg.loom, "localhost");
+	}
+	for (char *p = oa_cfg.loom; *p; p++)
+		if (*p == '/')
+			*p = '_';
+
+	oa_cfg.app_id = env_int("OVNI_APPID", 1);
+	if (oa_cfg.app_id <= 0)
+		oa_cfg.app_id = 1;
+	detect_rank();
+
+	oa_cfg.bufsize = 0;
+	v = getenv("OVNI_BUFSIZE");
+	if (v && *v && !(oa_cfg.bufsize = oa_config_parse_size(v)))
+		oa_log("ignoring OVNI_BUFSIZE=%s: not a size (e.g. 4M)", v);
+	return 0;
+}

@@ -1,0 +1,28 @@
+/* config.h: the agent's configuration, read once from OVNI_* variables. */
+#ifndef OA_CONFIG_H
+#define OA_CONFIG_H
+
+#include <stddef.h>
+
+enum oa_children { OA_CHILDREN_ALL, OA_CHILDREN_NONE, OA_CHILDREN_MATCH };
+
+struct oa_config {
+	int disabled;        /* OVNI_DISABLE=1 */
+	int debug;           /* OVNI_DEBUG=1 */
+	char tracedir[4096]; /* OVNI_TRACEDIR, made absolute */
+	char tmpdir[4096];   /* OVNI_TMPDIR, absolute, "" if unset */
+	char loom[256];      /* OVNI_LOOM or the host name */
+	int app_id;          /* OVNI_APPID */
+	int rank, nranks;    /* from the MPI launcher, -1 if none */
+	size_t bufsize;      /* OVNI_BUFSIZE: largest mapped window per thread */
+};
+
+extern struct oa_config oa_cfg;
+
+/* Fill oa_cfg from the environment. Returns 0 or a negative errno. */
+int oa_config_load(void);
+
+/* Parse "4M", "512K", "1048576" (bytes). 0 on error. */
+size_t oa_config_parse_size(const char *s);
+
+#endif

@@ -1,0 +1,156 @@
+/* cpus.c: loom CPU discovery and cross-process CPU claims (see cpus.h). */
+#include "cpus.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../writer/log.h"
+
+static int ncpus;
+static int *phyid_of; /* index -> OS CPU number */
+static char claimdir[4200];
+static int claimdir_made;
+
+static int parse_online(const char *text, int **out)
+{
+	int cap = 64, n = 0;
+	int *v = malloc(sizeof(int) * (size_t)cap);
+	const char *p = text;
+	while (v && *p && *p != '\n') {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p)
+			break;
+		b = a;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (long c = a; c <= b && c < 1 << 20; c++) {
+			if (n == cap) {
+				int *nv = realloc(v, sizeof(int) * (size_t)(cap *= 2));
+				if (!nv)
+					break;
+				v = nv;
+			}
+			v[n++] = (int)c;
+		}
+		if (*p == ',')
+			p++;
+	}
+	*out = v;
+	return v ? n : 0;
+}
+
+int oa_cpus_discover(int **phyids)
+{
+	char buf[4096];
+	int n = 0;
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t r = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (r > 0) {
+			buf[r] = '\0';
+			n = parse_online(buf, phyids);
+		}
+	}
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+		n = c > 0 ? (int)c : 1;
+		*phyids = malloc(sizeof(int) * (size_t)n);
+		for (int i = 0; *phyids && i < n; i++)
+			(*phyids)[i] = i;
+	}
+	ncpus = *phyids ? n : 0;
+	phyid_of = *phyids;
+	return ncpus;
+}
+
+void oa_cpus_set_dir(const char *loomdir)
+{
+	oa_snprintf(claimdir, sizeof(claimdir), "%s/.cpus", loomdir);
+	claimdir_made = 0;
+}
+
+/* Create the claim directory and its parents the first time it is needed. */
+static void make_claimdir(void)
+{
+	char buf[sizeof(claimdir)];
+	if (claimdir_made)
+		return;
+	memcpy(buf, claimdir, sizeof(buf));
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	mkdir(buf, 0755);
+	claimdir_made = 1;
+}
+
+static int index_of(int phyid)
+{
+	for (int i = 0; i < ncpus; i++)
+		if (phyid_of[i] == phyid)
+			return i;
+	return -1;
+}
+
+static void claim_path(char *out, size_t size, int cpu)
+{
+	oa_snprintf(out, size, "%s/cpu.%d", claimdir, phyid_of[cpu]);
+}
+
+int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
+{
+	if (!claimdir[0] || CPU_COUNT_S(setsize, set) != 1)
+		return -1;
+	int phyid = -1;
+	for (int c = 0; c < (int)(setsize * 8); c++) {
+		if (CPU_ISSET_S((size_t)c, setsize, set)) {
+			phyid = c;
+			break;
+		}
+	}
+	int cpu = index_of(phyid);
+	if (cpu < 0)
+		return -1;
+	char path[4300];
+	make_claimdir();
+	claim_path(path, sizeof(path), cpu);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1; /* held by another running thread: ambiguous */
+	char text[32];
+	int n = oa_snprintf(text, sizeof(text), "%d\n", tid);
+	ssize_t w = write(fd, text, (size_t)n);
+	(void)w;
+	close(fd);
+	return cpu;
+}
+
+void oa_cpus_release(int cpu, int tid)
+{
+	if (cpu < 0 || cpu >= ncpus || !claimdir[0])
+		return;
+	char path[4300], text[32];
+	claim_path(path, sizeof(path), cpu);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	if (atoi(text) == tid)
+		unlink(path);
+}

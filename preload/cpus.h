@@ -1,0 +1,26 @@
+/* cpus.h: the loom's CPUs (online OS CPUs, indexed 0..N-1) and which thread
+ * is shown on which physical CPU.  A thread is put on a physical CPU only
+ * when its affinity pins it to exactly one CPU that no other running thread
+ * of the loom (any process) holds; otherwise it runs on the virtual CPU -1.
+ * Holding is a claim file in <tracedir>/loom.<loom>/.cpus/, shared by every
+ * process that traces into that loom. */
+#ifndef OA_CPUS_H
+#define OA_CPUS_H
+
+#include <sched.h>
+
+/* Read /sys/devices/system/cpu/online. Returns the count, fills *phyids (malloc'd). */
+int oa_cpus_discover(int **phyids);
+
+/* Set the claim directory (once, at process start). */
+void oa_cpus_set_dir(const char *loomdir);
+
+/* The loom CPU index a thread with this affinity would be shown on, claiming
+ * it for tid; -1 for the virtual CPU. Claims nothing when `set` has several CPUs. */
+int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid);
+
+/* Give back the claim of CPU index `cpu` held by tid (no-op for -1).
+ * Async-signal-safe. */
+void oa_cpus_release(int cpu, int tid);
+
+#endif

@@ -1,0 +1,30 @@
+/* real.h: the real libc/libpthread functions behind our interposers,
+ * resolved once at load time (dlsym RTLD_NEXT; dlvsym GLIBC_2.3.2 for the
+ * condition variables), never on a hot or signal path. */
+#ifndef OA_REAL_H
+#define OA_REAL_H
+
+#include <pthread.h>
+#include <sched.h>
+
+struct oa_real {
+	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	int (*pthread_setaffinity_np)(pthread_t, size_t, const cpu_set_t *);
+	int (*sched_setaffinity)(pid_t, size_t, const cpu_set_t *);
+	void (*_exit)(int) __attribute__((noreturn));
+	void (*_Exit)(int) __attribute__((noreturn));
+	int (*execve)(const char *, char *const[], char *const[]);
+	int (*execvpe)(const char *, char *const[], char *const[]);
+	int (*execv)(const char *, char *const[]);
+	int (*execvp)(const char *, char *const[]);
+	int (*fexecve)(int, char *const[], char *const[]);
+	int (*execveat)(int, const char *, char *const[], char *const[], int);
+};
+
+extern struct oa_real oa_real;
+
+/* Resolve every symbol (idempotent; called by the constructor and by a hook
+ * that runs before it). Returns 0 when every symbol was found. */
+int oa_real_init(void);
+
+#endif

@@ -1,0 +1,24 @@
+#!/bin/sh
+# run-example.sh: from a fresh Debian machine to a first trace. Installs the
+# missing Debian packages, builds ovni-auto, traces the bundled example with
+# ovnirun, checks the trace and prints a short summary.
+set -e
+cd "$(dirname "$0")"
+sh scripts/deps.sh
+make -s all
+mkdir -p build/example
+cc -O2 -o build/example/workers examples/workers.c -lpthread
+rm -rf build/example/trace
+echo "== running the example under ovnirun"
+build/bin/ovnirun -o build/example/trace build/example/workers
+echo "== checking the trace"
+build/bin/ovni-auto check -q build/example/trace
+echo "== summary"
+build/bin/ovni-auto dump build/example/trace | awk '
+	{ n[$2]++; total++; split($3, p, "/"); procs[p[2]] = 1; threads[$3] = 1 }
+	END {
+		np = 0; nt = 0; for (p in procs) np++; for (t in threads) nt++;
+		printf "%d events, %d threads in %d process(es)\n", total, nt, np;
+		printf "threads created (OHC): %d, started (OHx): %d, ended (OHe): %d\n", n["OHC"], n["OHx"], n["OHe"];
+	}'
+echo "trace: $(pwd)/build/example/trace (view it with ovniemu + Paraver, see README.md)"

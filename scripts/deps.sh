@@ -1,0 +1,22 @@
+#!/bin/sh
+# deps.sh: install the Debian packages ovni-auto needs to build and test, only
+# those missing. Runs apt-get as root (or through sudo when available).
+set -e
+pkgs="make gcc libc6-dev libjansson-dev libunwind-dev libelf-dev clang libomp-dev"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing"
+if [ "$(id -u)" -eq 0 ]; then
+	sudo=""
+elif command -v sudo >/dev/null 2>&1; then
+	sudo="sudo"
+else
+	echo "deps: missing packages:$missing; run as root: apt-get install$missing" >&2
+	exit 1
+fi
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+# shellcheck disable=SC2086
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,221 @@
+/* threads.c: thread lifecycles for the integration tests.
+ * usage: threads MODE N
+ *   join N      create N threads and join them
+ *   detach N    N detached threads; main waits until all have run
+ *   exit N      N threads end with pthread_exit
+ *   cancel N    N threads blocked in a cancellation point, cancelled
+ *   alive N     N threads still running (spinning/sleeping) when main exits
+ *   nested N    a binary tree of threads of depth N (2^(N+1)-2 threads)
+ *   chdir N     chdir("/") first, then like join
+ *   mainexit N  main calls pthread_exit while N threads still work
+ *   pin N       threads pin themselves / are pinned to CPUs
+ *   exitcode N  like join, then exit with status N
+ * Prints "done MODE N" on stdout (main thread). */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static _Atomic int ran;
+static _Atomic int go;
+static volatile unsigned long sink;
+static int ncpus; /* CPUs the process may use at start */
+
+static void work(int us)
+{
+	usleep((useconds_t)us);
+}
+
+static void *plain(void *arg)
+{
+	work(1000);
+	atomic_fetch_add(&ran, 1);
+	return arg;
+}
+
+static void *exiting(void *arg)
+{
+	atomic_fetch_add(&ran, 1);
+	work(500);
+	pthread_exit(arg);
+}
+
+static void *blocked(void *arg)
+{
+	atomic_fetch_add(&ran, 1);
+	for (;;)
+		pause(); /* a cancellation point */
+	return arg;
+}
+
+static void *forever(void *arg)
+{
+	atomic_fetch_add(&ran, 1);
+	long i = (long)arg;
+	for (;;) {
+		if (i % 2)
+			sink++; /* busy */
+		else
+			usleep(100);
+	}
+	return NULL;
+}
+
+static void *tree(void *arg)
+{
+	long depth = (long)arg;
+	atomic_fetch_add(&ran, 1);
+	if (depth <= 1)
+		return NULL;
+	pthread_t a, b;
+	pthread_create(&a, NULL, tree, (void *)(depth - 1));
+	pthread_create(&b, NULL, tree, (void *)(depth - 1));
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return NULL;
+}
+
+static void *late(void *arg)
+{
+	while (!atomic_load(&go))
+		usleep(100);
+	work(20000);
+	atomic_fetch_add(&ran, 1);
+	return arg;
+}
+
+static int ncpu(void)
+{
+	cpu_set_t set;
+	sched_getaffinity(0, sizeof(set), &set);
+	return CPU_COUNT(&set);
+}
+
+static void *pin_self(void *arg)
+{
+	long cpu = (long)arg;
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET((int)cpu, &set);
+	if (cpu % 2 == 0)
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	else
+		sched_setaffinity(0, sizeof(set), &set);
+	work(2000);
+	/* And back to every CPU. */
+	CPU_ZERO(&set);
+	for (int c = 0; c < ncpus; c++)
+		CPU_SET(c, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	atomic_fetch_add(&ran, 1);
+	return NULL;
+}
+
+static void *wait_go(void *arg)
+{
+	while (!atomic_load(&go))
+		usleep(100);
+	work(2000);
+	atomic_fetch_add(&ran, 1);
+	return arg;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: threads MODE N\n");
+		return 2;
+	}
+	const char *mode = argv[1];
+	ncpus = ncpu();
+	int n = atoi(argv[2]);
+	pthread_t *th = calloc((size_t)(n > 0 ? n : 1), sizeof(*th));
+	int status = 0;
+
+	if (!strcmp(mode, "join") || !strcmp(mode, "chdir") || !strcmp(mode, "exitcode")) {
+		if (!strcmp(mode, "chdir") && chdir("/") != 0)
+			return 3;
+		for (int i = 0; i < n; i++) {
+			int r = pthread_create(&th[i], NULL, plain, NULL);
+			if (r) {
+				fprintf(stderr, "pthread_create %d: %s\n", i, strerror(r));
+				return 4;
+			}
+		}
+		for (int i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+		if (!strcmp(mode, "exitcode"))
+			status = n;
+	} else if (!strcmp(mode, "detach")) {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		for (int i = 0; i < n; i++)
+			pthread_create(&th[i], &attr, plain, NULL);
+		while (atomic_load(&ran) < n)
+			usleep(1000);
+		usleep(20000); /* let them finish exiting */
+	} else if (!strcmp(mode, "exit")) {
+		for (int i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, exiting, NULL);
+		for (int i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+	} else if (!strcmp(mode, "cancel")) {
+		for (int i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, blocked, NULL);
+		while (atomic_load(&ran) < n)
+			usleep(1000);
+		for (int i = 0; i < n; i++) {
+			void *ret;
+			pthread_cancel(th[i]);
+			pthread_join(th[i], &ret);
+			if (ret != PTHREAD_CANCELED)
+				return 5;
+		}
+	} else if (!strcmp(mode, "alive")) {
+		for (long i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, forever, (void *)i);
+		while (atomic_load(&ran) < n)
+			usleep(1000);
+		usleep(10000);
+	} else if (!strcmp(mode, "nested")) {
+		pthread_t root;
+		pthread_create(&root, NULL, tree, (void *)(long)n);
+		pthread_join(root, NULL);
+	} else if (!strcmp(mode, "mainexit")) {
+		for (int i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, late, NULL);
+		printf("done %s %d\n", mode, n);
+		fflush(stdout);
+		atomic_store(&go, 1);
+		pthread_exit(NULL);
+	} else if (!strcmp(mode, "pin")) {
+		int c = ncpu();
+		for (long i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, pin_self, (void *)(i % c));
+		for (int i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+		/* Pin a thread from outside, before and after it starts. */
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(c - 1, &set);
+		pthread_t t;
+		pthread_create(&t, NULL, wait_go, NULL);
+		pthread_setaffinity_np(t, sizeof(set), &set);
+		usleep(5000);
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		pthread_setaffinity_np(t, sizeof(set), &set);
+		atomic_store(&go, 1);
+		pthread_join(t, NULL);
+	} else {
+		fprintf(stderr, "unknown mode %s\n", mode);
+		return 2;
+	}
+	printf("done %s %d\n", mode, n);
+	return status;
+}

@@ -1,0 +1,13 @@
+# 64 and 1000 threads: every one gets a finished stream, created by main.
+. "$(dirname "$0")/../lib.sh"
+for n in 1 64 1000; do
+	out=$("$OVNIRUN" -q -o "$WORK/tr$n" "$PROG/threads" join $n) || fail "$n threads: exit status $?"
+	assert_eq "output" "done join $n" "$out"
+	check_trace "$WORK/tr$n"
+	dump "$WORK/tr$n" >"$WORK/d"
+	assert_eq "$n threads: streams" $((n + 1)) "$(streams "$WORK/tr$n")"
+	assert_eq "$n threads: OHC" $n "$(count OHC "$WORK/d")"
+	assert_eq "$n threads: OHe" $((n + 1)) "$(count OHe "$WORK/d")"
+	unfinished=$(grep -L '"finished": 1' $(find "$WORK/tr$n" -name stream.json) | wc -l)
+	assert_eq "$n threads: unfinished streams" 0 "$unfinished"
+done

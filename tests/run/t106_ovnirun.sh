@@ -1,0 +1,28 @@
+# ovnirun: exit status and signals of the program, trace directory naming,
+# refusal of static and set-uid programs with the reason.
+. "$(dirname "$0")/../lib.sh"
+cd "$WORK" || exit 1
+"$OVNIRUN" -q "$PROG/threads" exitcode 7 >/dev/null; assert_eq "exit status" 7 $?
+"$OVNIRUN" -q "$PROG/threads" exitcode 0 >/dev/null; assert_eq "exit status" 0 $?
+[ -d ovni ] && [ -d ovni.1 ] || fail "default trace directories ovni and ovni.1 not made"
+"$OVNIRUN" -o ovni "$PROG/threads" join 1 >/dev/null 2>"$WORK/err"; assert_eq "existing -o dir" 2 $?
+grep -q "exists" "$WORK/err" || fail "no reason for refusing an existing directory"
+"$OVNIRUN" -f -o ovni "$PROG/threads" join 1 >/dev/null 2>&1 || fail "-f refused"
+# The program's signal is ovnirun's signal.
+sh -c "\"$OVNIRUN\" -q sh -c 'kill -TERM \$\$'"; assert_eq "killed by SIGTERM" $((128 + 15)) $?
+sh -c "\"$OVNIRUN\" -q sh -c 'kill -SEGV \$\$'" 2>/dev/null; assert_eq "killed by SIGSEGV" $((128 + 11)) $?
+"$OVNIRUN" -q /no/such/program 2>/dev/null; assert_eq "missing program" 127 $?
+# Static programs cannot load the agent.
+printf 'int main(void){return 0;}\n' >s.c
+if cc -static -o static s.c 2>/dev/null; then
+	"$OVNIRUN" ./static 2>"$WORK/err"; assert_eq "static refused" 126 $?
+	grep -q "statically linked" "$WORK/err" || fail "no reason for a static program"
+fi
+cp "$PROG/threads" ./suid && chmod u+s ./suid
+"$OVNIRUN" ./suid join 1 2>"$WORK/err"; assert_eq "set-uid refused" 126 $?
+grep -q "set-uid" "$WORK/err" || fail "no reason for a set-uid program"
+# The trace location is said on stderr.
+"$OVNIRUN" -o said "$PROG/threads" join 2 2>"$WORK/err" >/dev/null
+grep -q "ovnirun: trace in said (3 threads in 1 processes)" "$WORK/err" || fail "location: $(cat "$WORK/err")"
+# Its usage text.
+"$OVNIRUN" --help | grep -q "usage: ovnirun" || fail "--help"

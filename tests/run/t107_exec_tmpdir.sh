@@ -1,0 +1,22 @@
+# exec: the shell's stream ends before exec and the new image continues it;
+# an exec that fails goes on tracing. OVNI_TMPDIR: streams are staged there
+# and moved into the trace directory at the end.
+. "$(dirname "$0")/../lib.sh"
+"$OVNIRUN" -q -o "$WORK/ex" sh -c "exec \"$PROG/threads\" join 2" >/dev/null || fail "exec run"
+check_trace "$WORK/ex"
+dump "$WORK/ex" >"$WORK/d"
+assert_eq "one process" 1 "$(ls -d "$WORK/ex"/loom.*/proc.* | wc -l)"
+assert_eq "streams (main continued after exec)" 3 "$(streams "$WORK/ex")"
+main=$(ls -d "$WORK/ex"/loom.*/proc.* | sed 's/.*proc\.//')
+assert_eq "main thread ran twice (sh, then threads)" 2 \
+	"$(awk -v m="thread.$main" '$2 == "OHx" && $3 ~ m"$"' "$WORK/d" | wc -l)"
+
+"$OVNIRUN" -q -o "$WORK/fail" sh -c "exec /no/such/prog" 2>/dev/null
+assert_eq "sh exit status after a failed exec" 127 $?
+check_trace "$WORK/fail"
+
+mkdir "$WORK/stage"
+"$OVNIRUN" -q -o "$WORK/final" -t "$WORK/stage" "$PROG/threads" join 3 >/dev/null || fail "tmpdir run"
+check_trace "$WORK/final"
+assert_eq "streams in the trace dir" 4 "$(streams "$WORK/final")"
+assert_eq "streams left in the stage dir" 0 "$(find "$WORK/stage" -name 'stream.*' | wc -l)"

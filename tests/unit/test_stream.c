@@ -1,0 +1,167 @@
+/* test_stream.c: the stream writer across window boundaries: every event
+ * size (0, 2..16, jumbo up to 300 KB), OF[/OF] after each flush, clocks
+ * that never decrease, exact file length, appending (exec), and a stream
+ * that cannot grow (file size limit) still ends with OHe. */
+#include <signal.h>
+#include <sys/resource.h>
+
+#include "../../writer/stream.h"
+#include "test.h"
+
+static uint8_t pattern(uint64_t i, unsigned j)
+{
+	return (uint8_t)(i * 31u + j * 7u + 1u);
+}
+
+/* Emit nev events of cycling sizes; return how many flush pairs we expect. */
+static void emit_many(struct oa_stream *s, uint64_t nev, uint64_t *bytes)
+{
+	uint8_t payload[16];
+	static uint8_t big[300000];
+	for (uint64_t i = 0; i < nev; i++) {
+		unsigned kind = (unsigned)(i % 17);
+		if (i % 1000 == 999) {
+			uint32_t n = (uint32_t)(i * 97 % sizeof(big));
+			for (uint32_t j = 0; j < n; j += 4093)
+				big[j] = pattern(i, j);
+			oa_emit_jumbo(s, "POc", big, n);
+			*bytes += 16 + n;
+			continue;
+		}
+		unsigned n = kind == 1 ? 0 : kind; /* 0, 2..16 */
+		for (unsigned j = 0; j < n; j++)
+			payload[j] = pattern(i, j);
+		oa_emit(s, kind & 1 ? "OB." : "OM=", payload, n);
+		*bytes += 12 + n;
+	}
+}
+
+static void verify(const char *obs, uint64_t nev, uint64_t *nflush_pairs)
+{
+	size_t len = 0;
+	uint8_t *buf = test_read_file(obs, &len);
+	CHECK(buf != NULL, "read %s", obs);
+	if (!buf)
+		return;
+	CHECK(len >= 8 && !memcmp(buf, "ovni", 4), "header");
+	size_t off = 8;
+	struct test_ev ev;
+	uint64_t i = 0, last = 0, flushes = 0, bad = 0;
+	int r;
+	while ((r = test_next_ev(buf, len, &off, &ev)) == 1) {
+		if (ev.clock < last)
+			bad++;
+		last = ev.clock;
+		if (!strcmp(ev.mcv, "OF[")) {
+			struct test_ev e2;
+			CHECK(test_next_ev(buf, len, &off, &e2) == 1 && !strcmp(e2.mcv, "OF]"), "OF] follows OF[");
+			flushes++;
+			continue;
+		}
+		if (i % 1000 == 999) {
+			CHECK(!strcmp(ev.mcv, "POc") && ovni_flags_is_jumbo(ev.flags), "jumbo %llu", (unsigned long long)i);
+			CHECK(ev.size == (uint32_t)(i * 97 % 300000), "jumbo size %u", ev.size);
+			for (uint32_t j = 0; j < ev.size; j += 4093)
+				if (ev.payload[j] != pattern(i, j))
+					bad++;
+		} else {
+			unsigned kind = (unsigned)(i % 17), n = kind == 1 ? 0 : kind;
+			if (ev.size != n || strcmp(ev.mcv, kind & 1 ? "OB." : "OM="))
+				bad++;
+			for (unsigned j = 0; j < ev.size && j < n; j++)
+				if (ev.payload[j] != pattern(i, j))
+					bad++;
+		}
+		i++;
+	}
+	CHECK(r == 0, "stream ends at an event boundary (offset %zu of %zu)", off, len);
+	CHECK(i == nev, "%llu events, expected %llu", (unsigned long long)i, (unsigned long long)nev);
+	CHECK(bad == 0, "%llu bad events or clocks", (unsigned long long)bad);
+	*nflush_pairs = flushes;
+	free(buf);
+}
+
+static void test_boundaries(const char *dir)
+{
+	char sdir[512], obs[600];
+	snprintf(sdir, sizeof(sdir), "%s/thread.2", dir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 2, .max_window = 128 * 1024 };
+	CHECK(oa_stream_open(&s, &cfg, "{\"x\":1}") == 0, "open");
+	uint64_t bytes = 8, nev = 200000;
+	emit_many(&s, nev, &bytes);
+	uint64_t flushes_seen = s.nflush;
+	uint64_t size = oa_stream_size(&s);
+	CHECK(size == bytes + 24 * flushes_seen, "size %llu, expected %llu + 24 * %llu", (unsigned long long)size,
+	      (unsigned long long)bytes, (unsigned long long)flushes_seen);
+	CHECK(flushes_seen > 50, "the windows were crossed (%llu flushes)", (unsigned long long)flushes_seen);
+	oa_stream_set_meta(&s, strdup("{\"finished\":1}"));
+	CHECK(oa_stream_close(&s) == 0, "close");
+	struct stat st;
+	CHECK(stat(obs, &st) == 0 && (uint64_t)st.st_size == size, "file cut at the last event");
+	uint64_t pairs = 0;
+	verify(obs, nev, &pairs);
+	CHECK(pairs == flushes_seen, "%llu OF pairs, %llu flushes", (unsigned long long)pairs,
+	      (unsigned long long)flushes_seen);
+	char json[600];
+	snprintf(json, sizeof(json), "%s/stream.json", sdir);
+	size_t jl = 0;
+	char *j = (char *)test_read_file(json, &jl);
+	CHECK(j && jl == 14 && !memcmp(j, "{\"finished\":1}", 14), "final metadata written");
+	free(j);
+
+	/* Append (what exec does): the old events stay, new ones follow. */
+	cfg.append = 1;
+	CHECK(oa_stream_open(&s, &cfg, "{}") == 0, "reopen");
+	CHECK(oa_stream_size(&s) == size, "appends at the old end");
+	oa_emit(&s, "OHx", "\xff\xff\xff\xff", 4);
+	CHECK(oa_stream_end(&s) == 0, "end");
+	CHECK(stat(obs, &st) == 0 && (uint64_t)st.st_size == size + 16 + 12, "appended OHx + OHe");
+	oa_stream_set_meta(&s, NULL);
+}
+
+/* With a file size limit the window cannot be reserved: the stream must end
+ * cleanly with OHe instead of crashing the program with SIGBUS. */
+static void test_full(const char *dir)
+{
+	char sdir[512], obs[600];
+	snprintf(sdir, sizeof(sdir), "%s/thread.3", dir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit old, lim = { 200 * 1024, 200 * 1024 };
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 3, .max_window = 64 * 1024 };
+	CHECK(oa_stream_open(&s, &cfg, "{}") == 0, "open");
+	uint8_t p[16] = { 0 };
+	for (int i = 0; i < 100000; i++)
+		oa_emit(&s, "OB.", p, 16);
+	CHECK(s.failed == 1 && atomic_load(&s.closed) == 1, "stream stopped");
+	CHECK(oa_stream_end(&s) == 0, "end after failure");
+	setrlimit(RLIMIT_FSIZE, &old);
+	size_t len = 0;
+	uint8_t *buf = test_read_file(obs, &len);
+	size_t off = 8;
+	struct test_ev ev, last = { 0 };
+	int r, n = 0;
+	while ((r = test_next_ev(buf, len, &off, &ev)) == 1) {
+		last = ev;
+		n++;
+	}
+	CHECK(r == 0 && !strcmp(last.mcv, "OHe"), "ends with OHe after %d events (%s)", n, last.mcv);
+	CHECK(len < 200 * 1024 && n > 1000, "kept what fit: %zu bytes", len);
+	free(buf);
+}
+
+int main(void)
+{
+	char *dir = test_tmpdir("stream");
+	test_boundaries(dir);
+	test_full(dir);
+	test_rmrf(dir);
+	free(dir);
+	TEST_DONE();
+}

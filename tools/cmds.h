@@ -1,0 +1,14 @@
+/* cmds.h: the list of `ovni-auto` subcommands.  Each line names a function
+ * `int cmd_NAME(int argc, char **argv)` defined in tools/cmd_NAME.c (argv[0]
+ * is the subcommand name) and a one-line summary for `ovni-auto --help`.
+ * Add a subcommand by adding its file and one line here. */
+#ifndef OA_CMDS_H
+#define OA_CMDS_H
+
+#define OA_COMMANDS(X)
+
+#define OA_DECLARE(name, summary) int cmd_##name(int argc, char **argv);
+OA_COMMANDS(OA_DECLARE)
+#undef OA_DECLARE
+
+#endif

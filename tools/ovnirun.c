@@ -1,0 +1,292 @@
+/* ovnirun.c: run a program under libovni-auto.so.
+ * Sets LD_PRELOAD (prepended to an existing one), OMP_TOOL_LIBRARIES and the
+ * OVNI_* variables, runs the program, and ends with the program's own exit
+ * status or signal.  Refuses programs the agent cannot enter (static or
+ * set-uid/set-gid) and says why. */
+#include <elf.h>
+#include <errno.h>
+#include <ftw.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../writer/log.h"
+
+static const char usage_text[] =
+	"usage: ovnirun [options] [--] PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM (an unmodified, dynamically linked program) with the ovni-auto\n"
+	"agent and write an ovni trace of its threads and processes.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR   trace directory (default: ./ovni, or ./ovni.N when\n"
+	"                     that exists); must not exist unless -f is given\n"
+	"  -f, --force        write into an existing trace directory\n"
+	"  -t, --tmpdir DIR   stage the streams in DIR (a fast local file system)\n"
+	"                     and move them to the trace directory at the end\n"
+	"  -l, --loom NAME    loom name (default: the host name)\n"
+	"  -a, --appid N      application id (default 1)\n"
+	"  -b, --bufsize SIZE largest mapped window per thread (default 4M)\n"
+	"  -q, --quiet        do not print where the trace is\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"The exit status is the program's; a program killed by a signal makes\n"
+	"ovnirun end by the same signal (without a core file of its own).\n"
+	"See README.md for the environment variables the agent reads.\n";
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, 'f' },
+	{ "tmpdir", required_argument, 0, 't' }, { "loom", required_argument, 0, 'l' },
+	{ "appid", required_argument, 0, 'a' },  { "bufsize", required_argument, 0, 'b' },
+	{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
+	{ 0, 0, 0, 0 },
+};
+
+/* The library next to us: <bindir>/../lib/libovni-auto.so. */
+static void find_library(char *out, size_t size)
+{
+	const char *env = getenv("OVNI_AUTO_LIB");
+	if (env && *env) {
+		if (!realpath(env, out))
+			die("OVNI_AUTO_LIB=%s:", env);
+		return;
+	}
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		die("cannot find my own path:");
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	*slash = '\0';
+	snprintf(out, size, "%s/../lib/libovni-auto.so", self);
+	char real[PATH_MAX];
+	if (!realpath(out, real))
+		die("cannot find the agent library %s:", out);
+	snprintf(out, size, "%s", real);
+}
+
+/* PROGRAM as execvp would find it. */
+static int resolve_program(const char *prog, char *out, size_t size)
+{
+	if (strchr(prog, '/')) {
+		snprintf(out, size, "%s", prog);
+		return access(out, X_OK);
+	}
+	const char *path = getenv("PATH");
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		const char *end = strchr(path, ':');
+		size_t len = end ? (size_t)(end - path) : strlen(path);
+		snprintf(out, size, "%.*s/%s", (int)len, len ? path : ".", prog);
+		if (access(out, X_OK) == 0)
+			return 0;
+		path += len + (end ? 1 : 0);
+	}
+	return -1;
+}
+
+/* 0: dynamic ELF or a script; otherwise the reason it cannot be traced. */
+static const char *untraceable(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return strerror(errno);
+	if (st.st_mode & (S_ISUID | S_ISGID))
+		return "it is set-uid or set-gid, and the dynamic loader ignores LD_PRELOAD for such programs";
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return strerror(errno);
+	unsigned char buf[4096];
+	ssize_t n = read(fd, buf, sizeof(buf));
+	const char *why = NULL;
+	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
+		why = NULL; /* a script: its interpreter is traced */
+	} else if (n >= (ssize_t)sizeof(Elf64_Ehdr) && !memcmp(buf, ELFMAG, SELFMAG) && buf[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+		memcpy(&eh, buf, sizeof(eh));
+		int interp = 0;
+		for (int i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != sizeof(ph))
+				break;
+			if (ph.p_type == PT_INTERP)
+				interp = 1;
+		}
+		if (!interp)
+			why = "it is statically linked, so LD_PRELOAD cannot load the agent into it";
+	} else if (n >= SELFMAG && !memcmp(buf, ELFMAG, SELFMAG)) {
+		why = "it is not a 64-bit ELF program";
+	}
+	close(fd);
+	return why;
+}
+
+static void pick_tracedir(const char *opt, int force, char *out, size_t size)
+{
+	struct stat st;
+	if (opt) {
+		snprintf(out, size, "%s", opt);
+		if (!force && stat(out, &st) == 0) {
+			fprintf(stderr, "ovnirun: the trace directory %s exists; remove it, choose another "
+					"with -o, or write into it with -f\n", out);
+			exit(2);
+		}
+		return;
+	}
+	snprintf(out, size, "ovni");
+	for (int i = 1; stat(out, &st) == 0; i++)
+		snprintf(out, size, "ovni.%d", i);
+}
+
+static int nthreads_seen;
+static char procs_seen[64][PATH_MAX];
+static int nprocs_seen;
+
+static int count_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	const char *base = strrchr(path, '/');
+	if (type != FTW_F || !base || strcmp(base, "/stream.json"))
+		return 0;
+	nthreads_seen++;
+	const char *t = strstr(path, "/thread.");
+	if (!t)
+		return 0;
+	size_t len = (size_t)(t - path);
+	for (int i = 0; i < nprocs_seen; i++)
+		if (strlen(procs_seen[i]) == len && !strncmp(procs_seen[i], path, len))
+			return 0;
+	if (nprocs_seen < 64)
+		snprintf(procs_seen[nprocs_seen], PATH_MAX, "%.*s", (int)len, path);
+	nprocs_seen++;
+	return 0;
+}
+
+static pid_t child;
+
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+int main(int argc, char **argv)
+{
+	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
+	int force = 0, quiet = 0, c;
+
+	oa_progname = "ovnirun";
+	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outdir = optarg; break;
+		case 'f': force = 1; break;
+		case 't': tmpdir = optarg; break;
+		case 'l': loom = optarg; break;
+		case 'a': appid = optarg; break;
+		case 'b': bufsize = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	char prog[PATH_MAX];
+	if (resolve_program(argv[optind], prog, sizeof(prog)) != 0) {
+		fprintf(stderr, "ovnirun: %s: command not found or not executable\n", argv[optind]);
+		return 127;
+	}
+	const char *why = untraceable(prog);
+	if (why) {
+		fprintf(stderr, "ovnirun: cannot trace %s: %s\n", prog, why);
+		return 126;
+	}
+
+	char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8];
+	find_library(lib, sizeof(lib));
+	pick_tracedir(outdir, force, dir, sizeof(dir));
+	if (dir[0] == '/') {
+		snprintf(absdir, sizeof(absdir), "%s", dir);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)))
+			die("getcwd:");
+		snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
+	}
+
+	/* Like system(3): the terminal's SIGINT/SIGQUIT go to the program; we
+	 * wait for it and report what it did. Other signals are passed on. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTERM, forward);
+	signal(SIGHUP, forward);
+	signal(SIGUSR1, forward);
+	signal(SIGUSR2, forward);
+	child = fork();
+	if (child < 0)
+		die("fork:");
+	if (child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGUSR1, SIG_DFL);
+		signal(SIGUSR2, SIG_DFL);
+		/* Only the program gets the agent, not ovnirun itself. */
+		const char *old = getenv("LD_PRELOAD");
+		size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
+		char *preload = malloc(len);
+		snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+		setenv("LD_PRELOAD", preload, 1);
+		setenv("OVNI_TRACEDIR", absdir, 1);
+		if (tmpdir)
+			setenv("OVNI_TMPDIR", tmpdir, 1);
+		if (loom)
+			setenv("OVNI_LOOM", loom, 1);
+		if (appid)
+			setenv("OVNI_APPID", appid, 1);
+		if (bufsize)
+			setenv("OVNI_BUFSIZE", bufsize, 1);
+		execv(prog, argv + optind);
+		fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(errno));
+		_exit(127);
+	}
+	int status;
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR)
+			die("waitpid:");
+	}
+	if (!quiet) {
+		nftw(dir, count_one, 16, FTW_PHYS);
+		if (nthreads_seen)
+			fprintf(stderr, "ovnirun: trace in %s (%d threads in %d processes)\n", dir, nthreads_seen,
+				nprocs_seen);
+		else
+			fprintf(stderr, "ovnirun: no trace was written in %s\n", dir);
+	}
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit none = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &none);
+		signal(sig, SIG_DFL);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WEXITSTATUS(status);
+}

@@ -1,0 +1,155 @@
+/* log.c: a tiny async-signal-safe formatter (no malloc, no locale, no stdio)
+ * used by the injected agent, plus die()/err() for the tools. */
+#include "log.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *oa_progname = "ovni-auto";
+
+struct out {
+	char *buf;
+	unsigned long size;
+	unsigned long len;
+};
+
+static void put(struct out *o, char c)
+{
+	if (o->len + 1 < o->size)
+		o->buf[o->len] = c;
+	o->len++;
+}
+
+static void put_str(struct out *o, const char *s)
+{
+	if (!s)
+		s = "(null)";
+	while (*s)
+		put(o, *s++);
+}
+
+static void put_num(struct out *o, unsigned long long v, int neg, unsigned base)
+{
+	char tmp[24];
+	int n = 0;
+	if (neg)
+		put(o, '-');
+	do {
+		unsigned d = (unsigned)(v % base);
+		tmp[n++] = (char)(d < 10 ? '0' + d : 'a' + d - 10);
+		v /= base;
+	} while (v && n < (int)sizeof(tmp));
+	while (n > 0)
+		put(o, tmp[--n]);
+}
+
+int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
+{
+	struct out o = { buf, size, 0 };
+	for (const char *p = fmt; *p; p++) {
+		if (*p != '%') {
+			put(&o, *p);
+			continue;
+		}
+		p++;
+		int lng = 0;
+		while (*p == 'l') {
+			lng++;
+			p++;
+		}
+		switch (*p) {
+		case 's':
+			put_str(&o, va_arg(ap, const char *));
+			break;
+		case 'c':
+			put(&o, (char)va_arg(ap, int));
+			break;
+		case 'd': {
+			long long v = lng >= 2 ? va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
+			put_num(&o, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, v < 0, 10);
+			break;
+		}
+		case 'u':
+		case 'x': {
+			unsigned long long v = lng >= 2 ? va_arg(ap, unsigned long long)
+				: lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+			put_num(&o, v, 0, *p == 'u' ? 10 : 16);
+			break;
+		}
+		case 'p':
+			put_str(&o, "0x");
+			put_num(&o, (uintptr_t)va_arg(ap, void *), 0, 16);
+			break;
+		case '%':
+			put(&o, '%');
+			break;
+		case '\0':
+			p--;
+			break;
+		default:
+			put(&o, '%');
+			put(&o, *p);
+		}
+	}
+	if (size)
+		buf[o.len < size ? o.len : size - 1] = '\0';
+	return (int)o.len;
+}
+
+int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = oa_vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+void oa_log(const char *fmt, ...)
+{
+	char buf[512];
+	int saved = errno;
+	size_t n = (size_t)oa_snprintf(buf, sizeof(buf) - 1, "ovni-auto: ");
+	va_list ap;
+	va_start(ap, fmt);
+	oa_vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	va_end(ap);
+	n = strlen(buf);
+	if (n == 0 || buf[n - 1] != '\n')
+		buf[n++] = '\n';
+	ssize_t r = write(STDERR_FILENO, buf, n);
+	(void)r;
+	errno = saved;
+}
+
+__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
+{
+	int e = errno;
+	fprintf(stderr, "%s: ", oa_progname);
+	vfprintf(stderr, fmt, ap);
+	size_t len = strlen(fmt);
+	if (len && fmt[len - 1] == ':')
+		fprintf(stderr, " %s", strerror(e));
+	fputc('\n', stderr);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+void err(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport(fmt, ap);
+	va_end(ap);
+}

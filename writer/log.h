@@ -1,0 +1,21 @@
+/* log.h: signal-safe logging for the agent (oa_log/oa_warn), and
+ * die()/err() helpers for the command line tools. */
+#ifndef OA_LOG_H
+#define OA_LOG_H
+
+#include <stdarg.h>
+
+/* Agent side: format into a stack buffer and write(2) to stderr in one call.
+ * Only %s %d %u %ld %lu %lld %llu %x %lx %p %c %% are understood; safe in signal handlers. */
+void oa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap);
+int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Tools side (not signal-safe): print "ovni-auto: msg" and exit(1).
+ * A message ending in ':' gets ": strerror(errno)" appended. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern const char *oa_progname;
+
+#endif

@@ -1,0 +1,65 @@
+/* ovni_fmt.h: the ovni trace format v3 on disk (header only; the writer and the
+ * tools both use it).  Byte layouts follow the upstream trace specification:
+ * an 8-byte stream header, then packed events of 12 + payload bytes. */
+#ifndef OA_OVNI_FMT_H
+#define OA_OVNI_FMT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define OVNI_STREAM_MAGIC "ovni"
+#define OVNI_STREAM_VERSION 1u /* u32 after the magic */
+#define OVNI_METADATA_VERSION 3 /* "version" in stream.json */
+#define OVNI_HEADER_SIZE 8u
+#define OVNI_EV_HEADER_SIZE 12u /* flags + mcv[3] + u64 clock */
+#define OVNI_MAX_PAYLOAD 16u
+#define OVNI_JUMBO_FLAG 0x10u
+#define OVNI_JUMBO_MAX (2u * 1024u * 1024u) /* a whole jumbo event stays below */
+
+/* Model versions this agent writes (and the checker accepts). */
+#define OVNI_MODEL_OVNI_VERSION "1.1.0"
+#define OVNI_MODEL_OPENMP_VERSION "1.2.1"
+
+/* Event header as stored: flags, model, category, value, clock. */
+struct __attribute__((packed)) ovni_ev_header {
+	uint8_t flags;
+	uint8_t model;
+	uint8_t category;
+	uint8_t value;
+	uint64_t clock;
+};
+
+_Static_assert(sizeof(struct ovni_ev_header) == OVNI_EV_HEADER_SIZE, "ovni event header");
+
+/* Payload size encoded in the low nibble: 0 means none, v means v+1 bytes. */
+static inline unsigned ovni_flags_payload_size(uint8_t flags)
+{
+	unsigned v = flags & 0x0fu;
+	return v ? v + 1u : 0u;
+}
+
+static inline int ovni_flags_is_jumbo(uint8_t flags)
+{
+	return (flags & OVNI_JUMBO_FLAG) != 0;
+}
+
+/* Flags byte for a normal event with n payload bytes (n == 0 or 2..16). */
+static inline uint8_t ovni_flags_for_payload(unsigned n)
+{
+	return n ? (uint8_t)(n - 1u) : 0u;
+}
+
+/* Flags of a jumbo event: jumbo bit plus a 4-byte (u32 size) payload. */
+#define OVNI_JUMBO_FLAGS ((uint8_t)(OVNI_JUMBO_FLAG | 0x3u))
+
+/* Mark channel types reserved by ovni-auto (users keep 0..79). */
+#define OA_MARK_FIRST 80
+#define OA_MARK_PROC 80     /* process events: fork, exec, spawn, signal, exit */
+#define OA_MARK_SYNC 81     /* blocking pthread calls */
+#define OA_MARK_CALLSITE 82 /* caller of a creation / blocking call */
+#define OA_MARK_SAMPLE 83   /* sampled current function */
+#define OA_MARK_THREAD_NAME 84
+#define OA_MARK_OMP_TASK 85 /* task completion / suspension / migration */
+#define OA_MARK_OMP_DEPS 86 /* dependences */
+
+#endif

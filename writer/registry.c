@@ -1,0 +1,194 @@
+/* registry.c: lock-free list of thread stream slots, and ending other
+ * threads' streams safely.
+ *
+ * The emit path of a thread does: in_emit = 1; compiler barrier; if (closed)
+ * skip; write; in_emit = 0 (release).  A closer does: closed = 1; a
+ * process-wide memory barrier (membarrier(2)); wait until in_emit == 0.  The
+ * barrier makes the pair behave like Dekker's algorithm without a fence on
+ * the emit path: after it, either the emitting thread saw `closed`, or its
+ * in_emit = 1 is visible to the closer, which then waits for the commit. */
+#include "registry.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED
+#define MEMBARRIER_CMD_GLOBAL (1 << 0)
+#define MEMBARRIER_CMD_PRIVATE_EXPEDITED (1 << 3)
+#define MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED (1 << 4)
+#endif
+
+static struct oa_stream *_Atomic head;
+static _Atomic int ending;
+static int barrier_kind; /* 0: none, 1: private expedited, 2: global */
+
+void oa_registry_init(void)
+{
+	atomic_store(&ending, 0);
+	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+		barrier_kind = 1;
+	else if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		barrier_kind = 2;
+	else
+		barrier_kind = 0;
+}
+
+/* A store-load barrier on every CPU that runs one of our threads. */
+static void process_barrier(void)
+{
+	if (barrier_kind == 1 && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+		return;
+	if (barrier_kind == 2 && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+		return;
+	/* Fallback: changing the protection of a touched page makes the kernel
+	 * interrupt every CPU that runs this address space (TLB shootdown). */
+	static char page[8192] __attribute__((aligned(4096)));
+	page[0] = 1;
+	mprotect(page, 4096, PROT_READ);
+	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	static _Atomic int fence; /* a locked RMW: a full barrier here too */
+	atomic_fetch_add(&fence, 1);
+}
+
+struct oa_stream *oa_registry_acquire(size_t slot_size)
+{
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
+		int expect = OA_SLOT_FREE;
+		if (atomic_compare_exchange_strong(&s->state, &expect, OA_SLOT_OPENING))
+			return s;
+	}
+	struct oa_stream *s = calloc(1, slot_size > sizeof(*s) ? slot_size : sizeof(*s));
+	if (!s)
+		return NULL;
+	s->fd = -1;
+	atomic_store(&s->closed, 1);
+	atomic_store(&s->state, OA_SLOT_OPENING);
+	struct oa_stream *old = atomic_load(&head);
+	do {
+		s->next = old;
+	} while (!atomic_compare_exchange_weak(&head, &old, s));
+	return s;
+}
+
+int oa_registry_publish(struct oa_stream *s)
+{
+	atomic_store(&s->state, OA_SLOT_OPEN);
+	/* seq_cst store then load: pairs with end_others() setting `ending`
+	 * before scanning states, so one of the two sees the other. */
+	return atomic_load(&ending) ? -1 : 0;
+}
+
+int oa_registry_claim_self(struct oa_stream *s)
+{
+	int expect = OA_SLOT_OPEN;
+	if (atomic_compare_exchange_strong(&s->state, &expect, OA_SLOT_CLOSING)) {
+		atomic_store(&s->closed, 1);
+		return 0;
+	}
+	expect = OA_SLOT_OPENING;
+	if (atomic_compare_exchange_strong(&s->state, &expect, OA_SLOT_CLOSING)) {
+		atomic_store(&s->closed, 1);
+		return 0;
+	}
+	return -1;
+}
+
+void oa_registry_release(struct oa_stream *s)
+{
+	atomic_store(&s->state, OA_SLOT_FREE);
+}
+
+void oa_registry_abandon(struct oa_stream *s)
+{
+	atomic_store(&s->closed, 1);
+	atomic_store(&s->state, OA_SLOT_FREE);
+}
+
+void oa_registry_resume(void)
+{
+	atomic_store(&ending, 0);
+}
+
+int oa_registry_ending(void)
+{
+	return atomic_load(&ending);
+}
+
+static void pause_a_little(int round)
+{
+	if (round < 100) {
+		sched_yield();
+	} else {
+		struct timespec ts = { 0, 1000000 }; /* 1 ms */
+		nanosleep(&ts, NULL);
+	}
+}
+
+int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
+{
+	/* Only the first caller ends the others (exit racing with a crash). */
+	if (atomic_exchange(&ending, 1))
+		return 0;
+
+	/* Threads that are creating their stream finish that quickly. */
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
+		for (int round = 0; s != self && atomic_load(&s->state) == OA_SLOT_OPENING && round < 300; round++)
+			pause_a_little(round);
+	}
+
+	/* Claim: from here on their emits are dropped. */
+	int nclaimed = 0;
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
+		int expect = OA_SLOT_OPEN;
+		if (s == self || !atomic_compare_exchange_strong(&s->state, &expect, OA_SLOT_CLOSING))
+			continue;
+		atomic_store(&s->closed, 1);
+		s->claimed = 1;
+		nclaimed++;
+	}
+	if (!nclaimed)
+		return 0;
+	process_barrier();
+
+	int nended = 0;
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
+		if (!s->claimed)
+			continue;
+		s->claimed = 0;
+		int round = 0;
+		while (atomic_load_explicit(&s->in_emit, memory_order_acquire) && round < 1000)
+			pause_a_little(round++);
+		if (atomic_load_explicit(&s->in_emit, memory_order_acquire))
+			continue; /* stuck inside an emit (stopped by a debugger?) */
+		end(s, arg);
+		atomic_store(&s->state, OA_SLOT_CLOSED);
+		nended++;
+	}
+	return nended;
+}
+
+void oa_registry_after_fork(struct oa_stream *keep)
+{
+	oa_registry_init();
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
+		if (s == keep)
+			continue;
+		int st = atomic_load(&s->state);
+		if (st == OA_SLOT_FREE)
+			continue;
+		oa_stream_drop(s);
+		/* CLOSED slots may still be referenced by nobody here: reuse them. */
+		atomic_store(&s->state, OA_SLOT_FREE);
+	}
+}
+
+struct oa_stream *oa_registry_first(void)
+{
+	return atomic_load(&head);
+}

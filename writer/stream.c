@@ -1,0 +1,374 @@
+/* stream.c: stream files.  Creates thread.<tid>/stream.{obs,json}, maps the
+ * file in growing windows (the "flush" of the emit path), and closes it by
+ * cutting the file at the last event and writing the final metadata.  Every
+ * function that runs at close is async-signal-safe: it may run in a fatal
+ * signal handler. */
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+static size_t page_size(void)
+{
+	static size_t ps;
+	if (!ps)
+		ps = (size_t)sysconf(_SC_PAGESIZE);
+	return ps;
+}
+
+/* mkdir -p, signal-safe (path is copied into a stack buffer). */
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		char c = buf[i];
+		buf[i] = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		buf[i] = c;
+	}
+	return 0;
+}
+
+static int join(char *out, size_t size, const char *dir, const char *name)
+{
+	int n = oa_snprintf(out, size, "%s/%s", dir, name);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Replace dir/stream.json atomically with text (write a temporary, rename). */
+static int write_meta(const char *dir, const char *text)
+{
+	char tmp[4200], dst[4200];
+	if (join(tmp, sizeof(tmp), dir, "stream.json.tmp") || join(dst, sizeof(dst), dir, "stream.json"))
+		return -ENAMETOOLONG;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	int r = write_all(fd, text, strlen(text));
+	close(fd);
+	if (r == 0 && rename(tmp, dst) != 0)
+		r = -errno;
+	return r;
+}
+
+int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const char *meta_open)
+{
+	char obs[4200];
+	int r;
+
+	s->map = NULL;
+	s->pos = s->soft_end = NULL;
+	s->map_len = 0;
+	s->map_off = 0;
+	s->last_clock = 0;
+	s->failed = 0;
+	s->nflush = 0;
+	s->tid = cfg->tid;
+	s->max_window = cfg->max_window ? cfg->max_window : OA_STREAM_DEFAULT_WINDOW;
+	if (s->max_window < OA_STREAM_MIN_WINDOW)
+		s->max_window = OA_STREAM_MIN_WINDOW;
+	s->window = OA_STREAM_MIN_WINDOW;
+	atomic_store(&s->in_emit, 0);
+	atomic_store(&s->closed, 1);
+	if (strlen(cfg->dir) >= sizeof(s->path))
+		return -ENAMETOOLONG;
+	strcpy(s->path, cfg->dir);
+	s->final_path[0] = '\0';
+	if (cfg->final_dir) {
+		if (strlen(cfg->final_dir) >= sizeof(s->final_path))
+			return -ENAMETOOLONG;
+		strcpy(s->final_path, cfg->final_dir);
+		if ((r = mkdir_p(s->final_path)) != 0)
+			return r;
+	}
+	if ((r = mkdir_p(s->path)) != 0)
+		return r;
+	if ((r = join(obs, sizeof(obs), s->path, "stream.obs")) != 0)
+		return r;
+
+	int flags = O_RDWR | O_CREAT | O_CLOEXEC | (cfg->append ? 0 : O_TRUNC);
+	s->fd = open(obs, flags, 0644);
+	if (s->fd < 0)
+		return -errno;
+
+	uint64_t start = 0;
+	if (cfg->append) {
+		struct stat st;
+		char hdr[OVNI_HEADER_SIZE];
+		if (fstat(s->fd, &st) == 0 && st.st_size >= (off_t)OVNI_HEADER_SIZE &&
+		    pread(s->fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
+		    memcmp(hdr, OVNI_STREAM_MAGIC, 4) == 0)
+			start = (uint64_t)st.st_size;
+		else if (ftruncate(s->fd, 0) != 0)
+			goto fail_errno;
+	}
+	if (start == 0) {
+		uint8_t hdr[OVNI_HEADER_SIZE];
+		uint32_t version = OVNI_STREAM_VERSION;
+		memcpy(hdr, OVNI_STREAM_MAGIC, 4);
+		memcpy(hdr + 4, &version, 4);
+		if ((r = write_all(s->fd, hdr, sizeof(hdr))) != 0)
+			goto fail;
+		start = OVNI_HEADER_SIZE;
+	}
+	if (meta_open && (r = write_meta(s->path, meta_open)) != 0)
+		goto fail;
+
+	/* Map the first window at the end of what is already there. */
+	s->map_off = start;
+	uint64_t t0, t1;
+	if ((r = oa_stream_advance(s, 0, &t0, &t1)) != 0)
+		goto fail;
+	s->nflush = 0;
+	atomic_store(&s->closed, 0);
+	return 0;
+
+fail_errno:
+	r = -errno;
+fail:
+	close(s->fd);
+	s->fd = -1;
+	return r;
+}
+
+void oa_stream_set_meta(struct oa_stream *s, char *meta_final)
+{
+	char *old = s->meta_final;
+	s->meta_final = meta_final;
+	free(old);
+}
+
+int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1)
+{
+	*t0 = oa_clock_now();
+	size_t ps = page_size();
+	uint64_t cur = s->map ? oa_stream_size(s) : s->map_off;
+	uint64_t off = cur & ~(uint64_t)(ps - 1);
+	if (s->map && s->window < s->max_window)
+		s->window *= 2;
+	size_t len = s->window;
+	size_t min = (size_t)(cur - off) + need + OA_STREAM_RESERVE;
+	if (len < min)
+		len = (min + ps - 1) & ~(ps - 1);
+
+	/* The blocks must exist before the program writes through the mapping:
+	 * a write into a hole of a full file system would raise SIGBUS in the
+	 * traced program.  Extend the file, then take every page fault now with
+	 * MADV_POPULATE_WRITE, which reserves the blocks and reports ENOSPC as an
+	 * error.  Kernels without it (< 5.14) get fallocate() instead. */
+	uint64_t fsize = off + len;
+	if (ftruncate(s->fd, (off_t)fsize) != 0)
+		return -errno;
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)off);
+	if (m == MAP_FAILED)
+		return -errno;
+	/* The first window of a stream is small and may never fill: let it
+	 * fault in lazily (prefaulting costs a TLB shootdown per thread). */
+	if (s->nflush == 0 && len <= OA_STREAM_MIN_WINDOW) {
+		if (fallocate(s->fd, 0, (off_t)off, (off_t)len) != 0 && errno != EOPNOTSUPP) {
+			munmap(m, len);
+			return -errno;
+		}
+	} else if (madvise(m, len, MADV_POPULATE_WRITE) != 0) {
+		int e = errno;
+		int r = e == EINVAL ? fallocate(s->fd, 0, (off_t)off, (off_t)len) : -1;
+		if (r != 0 && e == EINVAL && (errno == EOPNOTSUPP || errno == ENOSYS))
+			r = posix_fallocate(s->fd, (off_t)off, (off_t)len) ? -1 : 0;
+		if (r != 0) {
+			munmap(m, len);
+			return -(e == EINVAL ? errno : ENOSPC);
+		}
+	}
+	if (s->map)
+		munmap(s->map, s->map_len);
+	s->map = m;
+	s->map_len = len;
+	s->map_off = off;
+	s->pos = (uint8_t *)m + (cur - off);
+	s->soft_end = (uint8_t *)m + len - OA_STREAM_RESERVE;
+	s->nflush++;
+	*t1 = oa_clock_now();
+	s->flush_ns += *t1 - *t0;
+	return 0;
+}
+
+uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, uint32_t n)
+{
+	return oa_emit_jumbo_at(s, mcv, 0, data, n);
+}
+
+uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n)
+{
+	uint64_t used = 0;
+	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&s->closed, memory_order_relaxed) || n >= OVNI_JUMBO_MAX)
+		goto out;
+	if (!clock)
+		clock = oa_clock_now();
+	if (clock < s->last_clock)
+		clock = s->last_clock;
+	size_t size = OVNI_EV_HEADER_SIZE + 4 + n;
+	uint64_t t0 = 0, t1 = 0;
+	int flushed = 0;
+	if (s->pos + size > s->soft_end) {
+		if (oa_stream_advance(s, size, &t0, &t1) != 0) {
+			oa_stream_fail(s);
+			goto out;
+		}
+		flushed = 1;
+	}
+	uint8_t *p = s->pos;
+	oa_put_header(p, OVNI_JUMBO_FLAGS, mcv, clock);
+	memcpy(p + OVNI_EV_HEADER_SIZE, &n, 4);
+	memcpy(p + OVNI_EV_HEADER_SIZE + 4, data, n);
+	p += size;
+	if (flushed) {
+		oa_put_header(p, 0, "OF[", t0);
+		oa_put_header(p + OVNI_EV_HEADER_SIZE, 0, "OF]", t1);
+		p += 2 * OVNI_EV_HEADER_SIZE;
+		clock = t1;
+	}
+	s->pos = p;
+	s->last_clock = clock;
+	used = clock;
+out:
+	atomic_store_explicit(&s->in_emit, 0, memory_order_release);
+	return used;
+}
+
+/* Copy a file when rename crosses file systems (OVNI_TMPDIR on another fs). */
+static int move_file(const char *from_dir, const char *to_dir, const char *name)
+{
+	char from[4200], to[4200];
+	if (join(from, sizeof(from), from_dir, name) || join(to, sizeof(to), to_dir, name))
+		return -ENAMETOOLONG;
+	if (rename(from, to) == 0)
+		return 0;
+	if (errno != EXDEV)
+		return -errno;
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return -errno;
+	}
+	char buf[65536];
+	ssize_t n;
+	int r = 0;
+	while ((n = read(in, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+		if ((r = write_all(out, buf, (size_t)n)) != 0)
+			break;
+	}
+	close(in);
+	close(out);
+	if (r == 0)
+		unlink(from);
+	return r;
+}
+
+int oa_stream_close(struct oa_stream *s)
+{
+	int r = 0;
+	if (s->fd < 0)
+		return -EBADF;
+	uint64_t len = oa_stream_size(s);
+	if (s->map)
+		munmap(s->map, s->map_len);
+	s->map = s->pos = s->soft_end = NULL;
+	if (ftruncate(s->fd, (off_t)len) != 0)
+		r = -errno;
+	close(s->fd);
+	s->fd = -1;
+	if (s->meta_final) {
+		int m = write_meta(s->path, s->meta_final);
+		if (!r)
+			r = m;
+	}
+	if (s->final_path[0]) {
+		int a = move_file(s->path, s->final_path, "stream.obs");
+		int b = move_file(s->path, s->final_path, "stream.json");
+		if (!r)
+			r = a ? a : b;
+		rmdir(s->path);
+	}
+	return r;
+}
+
+void oa_stream_fail(struct oa_stream *s)
+{
+	static _Atomic int said;
+	int e = errno;
+	s->failed = 1;
+	atomic_store(&s->closed, 1);
+	if (!atomic_exchange(&said, 1))
+		oa_log("cannot extend the stream of thread %d in %s (error %d): its trace ends here", s->tid,
+		       s->path, e);
+}
+
+int oa_stream_end(struct oa_stream *s)
+{
+	if (s->fd < 0 || !s->map)
+		return -EBADF;
+	uint64_t clock = oa_clock_now();
+	if (clock < s->last_clock)
+		clock = s->last_clock;
+	/* The reserve after soft_end always holds one more event. */
+	oa_put_header(s->pos, 0, "OHe", clock);
+	s->pos += OVNI_EV_HEADER_SIZE;
+	s->last_clock = clock;
+	return oa_stream_close(s);
+}
+
+void oa_stream_drop(struct oa_stream *s)
+{
+	atomic_store(&s->closed, 1);
+	if (s->map)
+		munmap(s->map, s->map_len);
+	s->map = s->pos = s->soft_end = NULL;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}

@@ -1,0 +1,176 @@
+/* stream.h: one thread stream (stream.obs + stream.json) and the emit path.
+ *
+ * Events are written straight into a shared memory mapping of a window of
+ * stream.obs, so they are in the page cache as soon as they are written and
+ * survive SIGKILL.  When a window is full the stream "flushes": it maps the
+ * next window (growing up to the configured size) and brackets that work with
+ * OF[ / OF].  The emit path takes no lock and makes no system call otherwise.
+ *
+ * Ownership: only the owner thread emits.  Another thread may end the stream
+ * (process exit, crash, exec) with oa_stream_claim() + oa_stream_wait_idle():
+ * the emit path announces itself in in_emit and checks `closed` first, and the
+ * closer publishes `closed` then waits for in_emit to drop after a process-wide
+ * memory barrier (see registry.c), so neither side needs a fence per event. */
+#ifndef OA_STREAM_H
+#define OA_STREAM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "clock.h"
+#include "compiler.h"
+#include "ovni_fmt.h"
+
+/* Room always kept free at the end of a window: an OF[ / OF] pair after a
+ * flush, and an OHe so that a stream that cannot grow can still be ended. */
+#define OA_STREAM_RESERVE (3u * OVNI_EV_HEADER_SIZE)
+#define OA_STREAM_MIN_WINDOW (32u * 1024u)
+#define OA_STREAM_DEFAULT_WINDOW (4u * 1024u * 1024u)
+
+enum oa_slot_state {
+	OA_SLOT_FREE = 0,
+	OA_SLOT_OPENING, /* owner is creating files; not yet visible to closers */
+	OA_SLOT_OPEN,    /* owner emits; a closer may claim it */
+	OA_SLOT_CLOSING, /* claimed by exactly one closer */
+	OA_SLOT_CLOSED,  /* ended by another thread: never recycled */
+};
+
+struct oa_stream {
+	/* Hot fields, touched by every emit (owner only, except in_emit/closed). */
+	uint8_t *pos;        /* next byte to write */
+	uint8_t *soft_end;   /* flush when an event would pass this */
+	uint64_t last_clock; /* clocks never go backwards inside a stream */
+	_Atomic int in_emit; /* owner is between the closed check and the commit */
+	_Atomic int closed;  /* nonzero: no more events are accepted */
+
+	/* Cold fields. */
+	_Atomic int state; /* enum oa_slot_state, for the registry */
+	int fd;
+	int failed; /* I/O error: stream ended early */
+	uint8_t *map;
+	size_t map_len;
+	uint64_t map_off; /* file offset of map[0] */
+	size_t window, max_window;
+	int tid;
+	char path[4096];       /* directory holding stream.{obs,json} while writing */
+	char final_path[4096]; /* final directory when staged in OVNI_TMPDIR, else "" */
+	char *meta_final;      /* stream.json text with "ovni.finished": 1 */
+	int claimed;            /* claimed by oa_registry_end_others() */
+	struct oa_stream *next; /* registry list, never unlinked */
+	uint64_t nflush;
+	uint64_t flush_ns; /* time spent mapping windows */
+};
+
+struct oa_stream_cfg {
+	const char *dir;       /* directory of the stream (created) */
+	const char *final_dir; /* where to move the files at close, or NULL */
+	size_t max_window;     /* 0: default */
+	int tid;
+	int append;            /* continue an existing stream.obs (exec) */
+};
+
+/* Create the directory and stream.obs with its header and the first window.
+ * meta_open is written as stream.json now (without "finished"). Returns 0 or
+ * a negative errno; on error nothing is left open. */
+int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg,
+		   const char *meta_open) USE_RET;
+
+/* Replace the stream.json text written at close (takes ownership, frees the old one). */
+void oa_stream_set_meta(struct oa_stream *s, char *meta_final);
+
+/* Close: cut the file at the last event, unmap, write the final stream.json
+ * and move staged files.  Async-signal-safe (no malloc, no locks). The caller
+ * has ended the thread (OHe) and owns the stream. */
+int oa_stream_close(struct oa_stream *s);
+
+/* Forget the stream without writing anything (inherited across fork). */
+void oa_stream_drop(struct oa_stream *s);
+
+/* The stream cannot grow (disk full...): say so once and accept no more
+ * events; oa_stream_end() still fits the OHe in the reserved room. */
+void oa_stream_fail(struct oa_stream *s);
+
+/* End the stream from its owner or a claiming closer: write OHe (even though
+ * `closed` is set) and close. Async-signal-safe. */
+int oa_stream_end(struct oa_stream *s);
+
+/* Slow path: map the next window so that `need` more bytes fit. */
+int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1);
+
+static inline void oa_put_header(uint8_t *p, uint8_t flags, const char *mcv, uint64_t clock)
+{
+	p[0] = flags;
+	p[1] = (uint8_t)mcv[0];
+	p[2] = (uint8_t)mcv[1];
+	p[3] = (uint8_t)mcv[2];
+	memcpy(p + 4, &clock, 8);
+}
+
+/* Write one event at an explicit clock (raised to the stream's last clock).
+ * n is 0 or 2..16 for a normal event.  Returns the clock used, 0 if dropped. */
+static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t clock,
+				  const void *payload, unsigned n)
+{
+	uint64_t used = 0;
+	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)))
+		goto out;
+	if (clock < s->last_clock)
+		clock = s->last_clock;
+	size_t size = OVNI_EV_HEADER_SIZE + n;
+	uint64_t t0 = 0, t1 = 0;
+	int flushed = 0;
+	if (unlikely(s->pos + size > s->soft_end)) {
+		if (oa_stream_advance(s, size, &t0, &t1) != 0) {
+			oa_stream_fail(s);
+			goto out;
+		}
+		flushed = 1;
+	}
+	uint8_t *p = s->pos;
+	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
+	if (n)
+		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
+	p += size;
+	if (unlikely(flushed)) {
+		/* The flush happened after this event's clock was read. */
+		oa_put_header(p, 0, "OF[", t0);
+		oa_put_header(p + OVNI_EV_HEADER_SIZE, 0, "OF]", t1);
+		p += 2 * OVNI_EV_HEADER_SIZE;
+		clock = t1;
+	}
+	s->pos = p;
+	s->last_clock = clock;
+	used = clock;
+out:
+	atomic_store_explicit(&s->in_emit, 0, memory_order_release);
+	return used;
+}
+
+/* Write one event stamped now. */
+static inline uint64_t oa_emit(struct oa_stream *s, const char *mcv, const void *payload, unsigned n)
+{
+	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	/* Read the clock inside the in_emit window so that an event written by a
+	 * signal handler in between cannot be later than ours in the file. */
+	uint64_t now = oa_clock_now();
+	uint64_t r = oa_emit_at(s, mcv, now, payload, n);
+	return r;
+}
+
+/* A jumbo event: flags 0x13, u32 size, then the data (POc labels). */
+uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, uint32_t n);
+/* The same at an explicit clock (0: now). */
+uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n);
+
+/* Bytes of events written so far (file offset of pos). */
+static inline uint64_t oa_stream_size(const struct oa_stream *s)
+{
+	return s->map_off + (uint64_t)(s->pos - s->map);
+}
+
+#endif
