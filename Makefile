@@ -50,9 +50,16 @@ $(B)/obj/%.o: %.c $(B)/gen/version.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-$(LIB): $(WRITER_OBJ) $(AGENT_OBJ) preload/exports.map
+# The export map lists exactly the interposed symbols: each hooks/NAME.c has a
+# hooks/NAME.exports with one symbol per line; everything else is hidden.
+EXPORT_LISTS := $(wildcard hooks/*.exports)
+$(B)/gen/exports.map: $(EXPORT_LISTS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ $(WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=preload/exports.map \
+	@{ echo '{ global:'; cat $(EXPORT_LISTS) | sed '/^$$/d; s/.*/\t&;/'; echo 'local: *; };'; } > $@
+
+$(LIB): $(WRITER_OBJ) $(AGENT_OBJ) $(B)/gen/exports.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -o $@ $(WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=$(B)/gen/exports.map \
 		-Wl,-z,nodelete -Wl,-z,now $(AGENT_LIBS)
 
 $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
@@ -69,6 +76,11 @@ WRITER_TESTS := test_encode test_stream test_registry test_meta
 $(addprefix $(B)/tests/,$(WRITER_TESTS)): $(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(WRITER_OBJ) $(TOOLS_LIBS) -lpthread
+
+# Tests of single agent modules link just that module.
+$(B)/tests/test_symbols: tests/unit/test_symbols.c $(B)/obj/preload/symbols.o tests/unit/test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fvisibility=default -o $@ $< $(B)/obj/preload/symbols.o -lelf -ldl
 
 $(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) $(TOOLS_OBJ) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)

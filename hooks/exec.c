@@ -5,48 +5,72 @@
  * calling thread's stream); if the exec fails, tracing resumes.  vfork is not
  * wrapped; a vfork child's exec is recognised by its pid and left alone. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <unistd.h>
 
+#include "../preload/childenv.h"
 #include "hooks.h"
 
-#define EXEC_WRAP(call)                                  \
-	do {                                             \
-		if (!oa_real.execve)                     \
-			oa_real_init();                  \
-		int traced = agent_exec_begin();         \
-		int r = (call);                          \
-		agent_exec_failed(traced);               \
-		return r;                                \
+extern char **environ;
+
+/* End every stream (recording the exec and its program), call the real
+ * function with an environment that still loads the agent, and trace on if
+ * it fails.  `env` is the environment the call passes (environ if none). */
+#define EXEC_WRAP(what, env, call)                                               \
+	do {                                                                     \
+		if (!oa_real.execve)                                             \
+			oa_real_init();                                          \
+		char *const *env_ = (env);                                       \
+		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];     \
+		char text_[OA_CHILDENV_TEXT];                                    \
+		char *const *envp = hook_tracing() ? oa_childenv(env_, out_, text_) : env_; \
+		exec_event("exec", what);                                        \
+		int traced = agent_exec_begin();                                 \
+		int r = (call);                                                  \
+		agent_exec_failed(traced);                                       \
+		exec_event("exec failed", what);                                 \
+		return r;                                                        \
 	} while (0)
 
-OA_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+static void exec_event(const char *kind, const char *path)
 {
-	EXEC_WRAP(oa_real.execve(path, argv, envp));
+	if (!hook_tracing())
+		return;
+	int saved = errno;
+	char label[512];
+	snprintf(label, sizeof(label), "%s %s", kind, path ? path : "(fd)");
+	agent_proc_event(label);
+	errno = saved;
+}
+
+OA_EXPORT int execve(const char *path, char *const argv[], char *const envp_in[])
+{
+	EXEC_WRAP(path, envp_in, oa_real.execve(path, argv, envp));
 }
 
 OA_EXPORT int execv(const char *path, char *const argv[])
 {
-	EXEC_WRAP(oa_real.execv(path, argv));
+	EXEC_WRAP(path, environ, oa_real.execve(path, argv, envp));
 }
 
 OA_EXPORT int execvp(const char *file, char *const argv[])
 {
-	EXEC_WRAP(oa_real.execvp(file, argv));
+	EXEC_WRAP(file, environ, oa_real.execvpe(file, argv, envp));
 }
 
-OA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+OA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(oa_real.execvpe(file, argv, envp));
+	EXEC_WRAP(file, envp_in, oa_real.execvpe(file, argv, envp));
 }
 
-OA_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+OA_EXPORT int fexecve(int fd, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(oa_real.fexecve(fd, argv, envp));
+	EXEC_WRAP(NULL, envp_in, oa_real.fexecve(fd, argv, envp));
 }
 
-OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp_in[], int flags)
 {
-	EXEC_WRAP(oa_real.execveat(dirfd, path, argv, envp, flags));
+	EXEC_WRAP(path, envp_in, oa_real.execveat(dirfd, path, argv, envp, flags));
 }
 
 /* The list forms: collect the arguments on the stack (no malloc). */
@@ -73,20 +97,20 @@ OA_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	COLLECT_ARGS(argv, arg, arg);
 	va_end(ap);
-	EXEC_WRAP(oa_real.execv(path, argv));
+	EXEC_WRAP(path, environ, oa_real.execve(path, argv, envp));
 }
 
 OA_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	COLLECT_ARGS(argv, arg, arg);
 	va_end(ap);
-	EXEC_WRAP(oa_real.execvp(file, argv));
+	EXEC_WRAP(file, environ, oa_real.execvpe(file, argv, envp));
 }
 
 OA_EXPORT int execle(const char *path, const char *arg, ...)
 {
 	COLLECT_ARGS(argv, arg, arg);
-	char *const *envp = va_arg(ap, char *const *);
+	char *const *envp_in = va_arg(ap, char *const *);
 	va_end(ap);
-	EXEC_WRAP(oa_real.execve(path, argv, envp));
+	EXEC_WRAP(path, envp_in, oa_real.execve(path, argv, envp));
 }

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
 #include "config.h"
+#include "childenv.h"
 #include "cpus.h"
 #include "version.h"
 
@@ -39,6 +42,18 @@ int agent_active(void)
 uint64_t agent_next_tag(void)
 {
 	return atomic_fetch_add(&next_tag, 1);
+}
+
+void agent_require(unsigned model)
+{
+	if (atomic_fetch_or(&oa_meta.require, model) & model)
+		return;
+	struct oa_thread *t = oa_self;
+	if (t) {
+		char *meta = oa_meta_render(&oa_meta, t->tid, 1);
+		if (meta)
+			oa_stream_set_meta(&t->s, meta);
+	}
 }
 
 static void thread_key_destructor(void *arg)
@@ -278,9 +293,45 @@ void agent_exec_failed(int was_traced)
 	errno = saved;
 }
 
+/* Values of the process-event mark channel: fixed ones are labelled at
+ * start (they must be in the metadata even when a signal ends the process);
+ * fork, exec and exit values are made unique per process and labelled then. */
+#define PROC_SIGNAL_BASE 100 /* + signal number */
+
+void agent_proc_event(const char *label)
+{
+	static _Atomic int64_t seq;
+	struct oa_thread *t = oa_self;
+	if (!t)
+		return;
+	/* Unique in the whole trace: the pid in the high bits. */
+	int64_t value = ((int64_t)oa_meta.pid << 20) | (atomic_fetch_add(&seq, 1) + 1);
+	oa_meta_mark_label(&oa_meta, OA_MARK_PROC, value, label);
+	char *meta = oa_meta_render(&oa_meta, t->tid, 1);
+	if (meta)
+		oa_stream_set_meta(&t->s, meta);
+	ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
+}
+
+void agent_signal_event(int sig)
+{
+	struct oa_thread *t = oa_self;
+	if (t && !atomic_load_explicit(&t->s.in_emit, memory_order_relaxed))
+		ev_ovni_mark_set(&t->s, OA_MARK_PROC, PROC_SIGNAL_BASE + sig);
+}
+
 static void declare_marks(void)
 {
 	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
+	for (int sig = 1; sig < 65; sig++) {
+		const char *name = sigabbrev_np(sig);
+		char label[64];
+		if (name)
+			snprintf(label, sizeof(label), "signal SIG%s", name);
+		else
+			snprintf(label, sizeof(label), "signal %d", sig);
+		oa_meta_mark_label(&oa_meta, OA_MARK_PROC, PROC_SIGNAL_BASE + sig, label);
+	}
 }
 
 static int start_process(int creator_tid)
@@ -320,6 +371,9 @@ void agent_process_init(void)
 	declare_marks();
 	if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
 		goto out;
+	oa_childenv_init();
+	if (!oa_config_trace_child(program_invocation_short_name))
+		goto out;
 	start_process(-1);
 	if (oa_cfg.debug && atomic_load(&active))
 		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
@@ -338,6 +392,10 @@ void agent_fork_child(void)
 	oa_self = NULL;
 	oa_registry_after_fork(NULL);
 	atomic_store(&active, 0);
-	start_process(parent_tid);
+	if (oa_config_trace_child(program_invocation_short_name) && start_process(parent_tid) == 0) {
+		char label[64];
+		snprintf(label, sizeof(label), "forked from %d", (int)getppid());
+		agent_proc_event(label);
+	}
 	oa_guard--;
 }

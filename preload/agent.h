@@ -41,6 +41,10 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 /* End the calling thread's stream (thread exit). */
 void agent_thread_end(void);
 
+/* A model (OA_REQUIRE_*) is used from now on: it goes into the metadata of
+ * every stream (the calling thread's is rendered again now). */
+void agent_require(unsigned model);
+
 /* A new OHC/OHx tag, unique in the process. */
 uint64_t agent_next_tag(void);
 
@@ -53,6 +57,13 @@ void agent_affinity_other(pthread_t th, int tid);
 int agent_exec_begin(void);
 /* The exec failed: trace again (the calling thread continues its stream). */
 void agent_exec_failed(int was_traced);
+
+/* A fatal signal arrived: mark it on the calling thread (async-signal-safe). */
+void agent_signal_event(int sig);
+
+/* A process event (fork, exec, spawn, exit) with its label, as a mark on
+ * the calling thread. */
+void agent_proc_event(const char *label);
 
 /* In a fork child: forget the parent's streams, trace this process. */
 void agent_fork_child(void);

@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -121,9 +123,38 @@ int oa_config_load(void)
 		oa_cfg.app_id = 1;
 	detect_rank();
 
+	v = getenv("OVNI_CHILDREN");
+	oa_cfg.children = OA_CHILDREN_ALL;
+	if (v && *v && strcmp(v, "all") != 0) {
+		if (!strcmp(v, "none")) {
+			oa_cfg.children = OA_CHILDREN_NONE;
+		} else {
+			oa_cfg.children = OA_CHILDREN_MATCH;
+			snprintf(oa_cfg.children_pattern, sizeof(oa_cfg.children_pattern), "%s", v);
+		}
+	}
+	oa_cfg.root_pid = env_int("OVNI_ROOT_PID", 0);
+	if (oa_cfg.children != OA_CHILDREN_ALL && oa_cfg.root_pid <= 0) {
+		/* Started without ovnirun: this process is the root; its
+		 * children learn it through the inherited environment. */
+		char pid[16];
+		snprintf(pid, sizeof(pid), "%d", (int)getpid());
+		setenv("OVNI_ROOT_PID", pid, 1);
+		oa_cfg.root_pid = getpid();
+	}
+
 	oa_cfg.bufsize = 0;
 	v = getenv("OVNI_BUFSIZE");
 	if (v && *v && !(oa_cfg.bufsize = oa_config_parse_size(v)))
 		oa_log("ignoring OVNI_BUFSIZE=%s: not a size (e.g. 4M)", v);
 	return 0;
+}
+
+int oa_config_trace_child(const char *name)
+{
+	if (oa_cfg.children == OA_CHILDREN_ALL || getpid() == oa_cfg.root_pid)
+		return 1;
+	if (oa_cfg.children == OA_CHILDREN_NONE)
+		return 0;
+	return fnmatch(oa_cfg.children_pattern, name, 0) == 0;
 }

@@ -15,12 +15,19 @@ struct oa_config {
 	int app_id;          /* OVNI_APPID */
 	int rank, nranks;    /* from the MPI launcher, -1 if none */
 	size_t bufsize;      /* OVNI_BUFSIZE: largest mapped window per thread */
+	enum oa_children children; /* OVNI_CHILDREN: all, none, or a name pattern */
+	char children_pattern[256];
+	int root_pid;        /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */
 };
 
 extern struct oa_config oa_cfg;
 
 /* Fill oa_cfg from the environment. Returns 0 or a negative errno. */
 int oa_config_load(void);
+
+/* Should this process be traced under the child policy? `name` is the
+ * program's short name. The first process (root) always is. */
+int oa_config_trace_child(const char *name);
 
 /* Parse "4M", "512K", "1048576" (bytes). 0 on error. */
 size_t oa_config_parse_size(const char *s);

@@ -35,6 +35,8 @@ static const char usage_text[] =
 	"  -l, --loom NAME    loom name (default: the host name)\n"
 	"  -a, --appid N      application id (default 1)\n"
 	"  -b, --bufsize SIZE largest mapped window per thread (default 4M)\n"
+	"  -c, --children WHICH  child processes to trace: all (default), none,\n"
+	"                     or a shell pattern matched against the program name\n"
 	"  -q, --quiet        do not print where the trace is\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -47,6 +49,7 @@ static const struct option long_opts[] = {
 	{ "tmpdir", required_argument, 0, 't' }, { "loom", required_argument, 0, 'l' },
 	{ "appid", required_argument, 0, 'a' },  { "bufsize", required_argument, 0, 'b' },
 	{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
+	{ "children", required_argument, 0, 'c' },
 	{ 0, 0, 0, 0 },
 };
 
@@ -183,10 +186,11 @@ static void forward(int sig)
 int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
+	const char *children = NULL;
 	int force = 0, quiet = 0, c;
 
 	oa_progname = "ovnirun";
-	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:qh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'f': force = 1; break;
@@ -194,6 +198,7 @@ int main(int argc, char **argv)
 		case 'l': loom = optarg; break;
 		case 'a': appid = optarg; break;
 		case 'b': bufsize = optarg; break;
+		case 'c': children = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -259,6 +264,11 @@ int main(int argc, char **argv)
 			setenv("OVNI_APPID", appid, 1);
 		if (bufsize)
 			setenv("OVNI_BUFSIZE", bufsize, 1);
+		if (children)
+			setenv("OVNI_CHILDREN", children, 1);
+		char root[16];
+		snprintf(root, sizeof(root), "%d", (int)getpid());
+		setenv("OVNI_ROOT_PID", root, 1);
 		execv(prog, argv + optind);
 		fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);

@@ -172,11 +172,30 @@ void oa_stream_set_meta(struct oa_stream *s, char *meta_final)
 	free(old);
 }
 
+static int advance(struct oa_stream *s, uint64_t cur, size_t need, size_t ps);
+
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1)
 {
 	*t0 = oa_clock_now();
 	size_t ps = page_size();
 	uint64_t cur = s->map ? oa_stream_size(s) : s->map_off;
+	s->committed_size = cur;
+	atomic_signal_fence(memory_order_seq_cst);
+	s->remapping = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	int r = advance(s, cur, need, ps);
+	atomic_signal_fence(memory_order_seq_cst);
+	s->remapping = 0;
+	if (r != 0)
+		return r;
+	s->nflush++;
+	*t1 = oa_clock_now();
+	s->flush_ns += *t1 - *t0;
+	return 0;
+}
+
+static int advance(struct oa_stream *s, uint64_t cur, size_t need, size_t ps)
+{
 	uint64_t off = cur & ~(uint64_t)(ps - 1);
 	if (s->map && s->window < s->max_window)
 		s->window *= 2;
@@ -213,16 +232,15 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 			return -(e == EINVAL ? errno : ENOSPC);
 		}
 	}
-	if (s->map)
-		munmap(s->map, s->map_len);
+	void *old = s->map;
+	size_t old_len = s->map_len;
 	s->map = m;
 	s->map_len = len;
 	s->map_off = off;
 	s->pos = (uint8_t *)m + (cur - off);
 	s->soft_end = (uint8_t *)m + len - OA_STREAM_RESERVE;
-	s->nflush++;
-	*t1 = oa_clock_now();
-	s->flush_ns += *t1 - *t0;
+	if (old)
+		munmap(old, old_len);
 	return 0;
 }
 
@@ -350,11 +368,27 @@ void oa_stream_fail(struct oa_stream *s)
 
 int oa_stream_end(struct oa_stream *s)
 {
-	if (s->fd < 0 || !s->map)
+	if (s->fd < 0)
 		return -EBADF;
 	uint64_t clock = oa_clock_now();
 	if (clock < s->last_clock)
 		clock = s->last_clock;
+	if (s->remapping) {
+		/* Interrupted inside a flush (only a signal handler gets here):
+		 * write the OHe through the descriptor after the last whole event. */
+		uint8_t ev[OVNI_EV_HEADER_SIZE];
+		oa_put_header(ev, 0, "OHe", clock);
+		int r = pwrite(s->fd, ev, sizeof(ev), (off_t)s->committed_size) == (ssize_t)sizeof(ev) ? 0 : -EIO;
+		if (ftruncate(s->fd, (off_t)(s->committed_size + sizeof(ev))) != 0 && !r)
+			r = -errno;
+		close(s->fd);
+		s->fd = -1;
+		if (s->meta_final)
+			write_meta(s->path, s->meta_final);
+		return r;
+	}
+	if (!s->map)
+		return -EBADF;
 	/* The reserve after soft_end always holds one more event. */
 	oa_put_header(s->pos, 0, "OHe", clock);
 	s->pos += OVNI_EV_HEADER_SIZE;

@@ -61,6 +61,11 @@ struct oa_stream {
 	struct oa_stream *next; /* registry list, never unlinked */
 	uint64_t nflush;
 	uint64_t flush_ns; /* time spent mapping windows */
+	/* While a window is being replaced the mapping fields are not coherent:
+	 * a signal handler that ends the stream then writes at committed_size
+	 * through the file descriptor instead. */
+	volatile int remapping;
+	uint64_t committed_size;
 };
 
 struct oa_stream_cfg {

@@ -1,0 +1,86 @@
+/* childenv.c: re-injection of the agent into children's environments. */
+#include "childenv.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static char libpath[PATH_MAX];
+static char *saved[OA_CHILDENV_EXTRA - 2]; /* "OVNI_X=value" copies */
+static int nsaved;
+
+void oa_childenv_init(void)
+{
+	Dl_info info;
+	if (dladdr((void *)oa_childenv_init, &info) && info.dli_fname && !realpath(info.dli_fname, libpath))
+		libpath[0] = '\0';
+	nsaved = 0;
+	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
+		if (!strncmp(*e, "OVNI_", 5))
+			saved[nsaved++] = strdup(*e);
+}
+
+size_t oa_childenv_count(char *const envp[])
+{
+	size_t n = 0;
+	while (envp && envp[n])
+		n++;
+	return n;
+}
+
+static const char *find(char *const envp[], const char *name, size_t len)
+{
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, len) && envp[i][len] == '=')
+			return envp[i] + len + 1;
+	return NULL;
+}
+
+static int has_agent(const char *preload)
+{
+	return preload && libpath[0] && strstr(preload, libpath) != NULL;
+}
+
+char *const *oa_childenv(char *const envp[], char **out, char *text)
+{
+	if (!libpath[0])
+		return envp;
+	const char *preload = find(envp, "LD_PRELOAD", 10);
+	int missing = !has_agent(preload);
+	for (int i = 0; !missing && i < nsaved; i++) {
+		size_t len = (size_t)(strchr(saved[i], '=') - saved[i]);
+		if (!find(envp, saved[i], len))
+			missing = 1;
+	}
+	if (!missing)
+		return envp;
+
+	size_t n = 0;
+	for (size_t i = 0; envp && envp[i]; i++) {
+		if (!strncmp(envp[i], "LD_PRELOAD=", 11) && !has_agent(preload))
+			continue; /* replaced below */
+		out[n++] = envp[i];
+	}
+	if (!has_agent(preload)) {
+		size_t need = 11 + strlen(libpath) + (preload && *preload ? 1 + strlen(preload) : 0) + 1;
+		if (need <= OA_CHILDENV_TEXT) {
+			strcpy(text, "LD_PRELOAD=");
+			strcat(text, libpath);
+			if (preload && *preload) {
+				strcat(text, ":");
+				strcat(text, preload);
+			}
+			out[n++] = text;
+		}
+	}
+	for (int i = 0; i < nsaved; i++) {
+		size_t len = (size_t)(strchr(saved[i], '=') - saved[i]);
+		if (!find(envp, saved[i], len))
+			out[n++] = saved[i];
+	}
+	out[n] = NULL;
+	return out;
+}

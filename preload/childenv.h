@@ -1,0 +1,26 @@
+/* childenv.h: the environment a child program gets.  When a program execs or
+ * spawns with an environment that lost the agent (LD_PRELOAD) or its OVNI_*
+ * settings, they are put back so the child is traced into the same trace.
+ * No malloc: the caller provides the arrays (on its stack). */
+#ifndef OA_CHILDENV_H
+#define OA_CHILDENV_H
+
+#include <stddef.h>
+
+/* At process start: remember the agent's path and the OVNI_* variables. */
+void oa_childenv_init(void);
+
+/* Upper bound of entries the result may need beyond envp's own count. */
+#define OA_CHILDENV_EXTRA 40
+/* Bytes of text the result may need. */
+#define OA_CHILDENV_TEXT 8192
+
+/* Fill out[] (at least count(envp) + OA_CHILDENV_EXTRA + 1 entries) with envp
+ * plus what is missing; strings built are written in text[OA_CHILDENV_TEXT].
+ * Returns out, or envp itself when nothing was missing. */
+char *const *oa_childenv(char *const envp[], char **out, char *text);
+
+/* Number of entries of envp. */
+size_t oa_childenv_count(char *const envp[]);
+
+#endif

@@ -1,0 +1,20 @@
+/* symbols.h: code address -> function name, from the ELF symbol tables
+ * (.symtab, else .dynsym) of the loaded object that contains the address,
+ * read with elfutils libelf.  Results are cached per address and each
+ * object's table is read once.  Never call from a signal handler. */
+#ifndef OA_SYMBOLS_H
+#define OA_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The name of the function containing addr ("main", "foo._omp_fn.0"), or
+ * "<object>+0x<offset>" when no symbol covers it, or "??" for an address in
+ * no object. The string lives as long as the process (interned). */
+const char *oa_sym_name(uintptr_t addr);
+
+/* The start address of the function containing addr (0 if unknown): lets
+ * callers key caches by function instead of by return address. */
+uintptr_t oa_sym_start(uintptr_t addr);
+
+#endif

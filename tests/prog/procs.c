@@ -1,0 +1,139 @@
+/* procs.c: process creation for the integration tests.
+ * usage: procs MODE [ARGS]
+ *   fork           fork a child that prints and exits 3; parent waits
+ *   forkthreads    fork from a worker thread while two others run
+ *   bomb D         a chain of D nested forks
+ *   chain N        exec itself N more times (exec chain), then exit 0
+ *   execfail       exec a missing program, then go on (exit 5)
+ *   system         system("/bin/true; /bin/true")
+ *   popen          popen("echo hi") and read it
+ *   spawn          posix_spawn /bin/true with an environment of its own
+ *   vfork          vfork + execve /bin/true
+ *   daemon         fork, setsid, exec /bin/true (a detached child)
+ * Prints what it did on stdout. */
+#include <pthread.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int wait_status(pid_t p)
+{
+	int st = 0;
+	while (waitpid(p, &st, 0) < 0)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static _Atomic int stop;
+
+static void *spinner(void *arg)
+{
+	while (!stop)
+		usleep(200);
+	return arg;
+}
+
+static void *forker(void *arg)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		printf("child of a thread\n");
+		fflush(stdout);
+		_exit(0);
+	}
+	*(int *)arg = wait_status(p);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	if (!strcmp(mode, "fork")) {
+		pid_t p = fork();
+		if (p == 0) {
+			printf("child\n");
+			fflush(stdout);
+			_exit(3);
+		}
+		printf("child exit %d\n", wait_status(p));
+	} else if (!strcmp(mode, "forkthreads")) {
+		pthread_t a, b, c;
+		int st = -1;
+		pthread_create(&a, NULL, spinner, NULL);
+		pthread_create(&b, NULL, spinner, NULL);
+		usleep(5000);
+		pthread_create(&c, NULL, forker, &st);
+		pthread_join(c, NULL);
+		stop = 1;
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		printf("child exit %d\n", st);
+	} else if (!strcmp(mode, "bomb")) {
+		int depth = argc > 2 ? atoi(argv[2]) : 3;
+		for (int d = 0; d < depth; d++) {
+			pid_t p = fork();
+			if (p > 0) {
+				int st = wait_status(p);
+				if (d == 0)
+					printf("bomb done %d\n", st);
+				return st;
+			}
+		}
+		return 0;
+	} else if (!strcmp(mode, "chain")) {
+		int n = argc > 2 ? atoi(argv[2]) : 0;
+		printf("chain %d\n", n);
+		fflush(stdout);
+		if (n > 0) {
+			char next[16];
+			snprintf(next, sizeof(next), "%d", n - 1);
+			execl("/proc/self/exe", argv[0], "chain", next, (char *)NULL);
+			return 9;
+		}
+	} else if (!strcmp(mode, "execfail")) {
+		execl("/no/such/program", "x", (char *)NULL);
+		printf("exec failed, going on\n");
+		return 5;
+	} else if (!strcmp(mode, "system")) {
+		printf("system %d\n", system("/bin/true; /bin/true"));
+	} else if (!strcmp(mode, "popen")) {
+		FILE *f = popen("echo hi", "r");
+		char buf[32] = "";
+		if (!f || !fgets(buf, sizeof(buf), f))
+			return 6;
+		printf("popen %s", buf);
+		pclose(f);
+	} else if (!strcmp(mode, "spawn")) {
+		pid_t p;
+		char *a[] = { "/bin/true", NULL };
+		char *e[] = { "MINE=1", NULL };
+		if (posix_spawn(&p, "/bin/true", NULL, NULL, a, e) != 0)
+			return 7;
+		printf("spawn %d\n", wait_status(p));
+	} else if (!strcmp(mode, "vfork")) {
+		pid_t p = vfork();
+		if (p == 0) {
+			char *a[] = { "/bin/true", NULL };
+			execve("/bin/true", a, environ);
+			_exit(127);
+		}
+		printf("vfork %d\n", wait_status(p));
+	} else if (!strcmp(mode, "daemon")) {
+		pid_t p = fork();
+		if (p == 0) {
+			setsid();
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(127);
+		}
+		printf("daemon %d\n", wait_status(p));
+	} else {
+		fprintf(stderr, "unknown mode\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,28 @@
+# fork: one process per real process, each finished and valid, linked to its
+# parent by the process-event marks ("fork: child N" / "forked from P").
+. "$(dirname "$0")/../lib.sh"
+proc_count() { ls -d "$1"/loom.*/proc.* | wc -l; }
+labels() { cat $(find "$1" -name stream.json) | grep -o '"[^"]*\(fork\|forked\|spawn\|exec\|exit\|signal\)[^"]*"' | sort -u; }
+
+for mode in fork forkthreads; do
+	want=$("$PROG/procs" $mode); wrc=$?
+	got=$("$OVNIRUN" -q -o "$WORK/$mode" "$PROG/procs" $mode); grc=$?
+	assert_eq "$mode status" "$wrc" "$grc"
+	assert_eq "$mode output" "$(echo "$want" | sort)" "$(echo "$got" | sort)"
+	check_trace "$WORK/$mode"
+	assert_eq "$mode processes" 2 "$(proc_count "$WORK/$mode")"
+	parent=$(ls -d "$WORK/$mode"/loom.*/proc.* | sed 's/.*proc\.//' | sort -n | head -1)
+	child=$(ls -d "$WORK/$mode"/loom.*/proc.* | sed 's/.*proc\.//' | sort -n | tail -1)
+	labels "$WORK/$mode" >"$WORK/labels"
+	grep -q "\"fork: child $child\"" "$WORK/labels" || fail "$mode: parent does not name child $child"
+	grep -q "\"forked from $parent\"" "$WORK/labels" || fail "$mode: child does not name parent $parent"
+done
+# forkthreads: the child has only the forking thread; the parent all four.
+assert_eq "threads of the child" 1 "$(ls -d "$WORK/forkthreads"/loom.*/proc.$child/thread.* | wc -l)"
+assert_eq "threads of the parent" 4 "$(ls -d "$WORK/forkthreads"/loom.*/proc.$parent/thread.* | wc -l)"
+
+"$OVNIRUN" -q -o "$WORK/bomb" "$PROG/procs" bomb 3 >/dev/null || fail "bomb status"
+check_trace "$WORK/bomb"
+assert_eq "bomb processes" 4 "$(proc_count "$WORK/bomb")"
+assert_eq "bomb fork labels" 3 "$(labels "$WORK/bomb" | grep -c '"fork: child')"
+assert_eq "bomb forked-from labels" 3 "$(labels "$WORK/bomb" | grep -c '"forked from')"

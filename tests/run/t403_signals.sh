@@ -1,0 +1,35 @@
+# Crashes and signals: exit status exactly as without the agent, every stream
+# finished and valid, every event before the crash kept (50 thread
+# creations), the signal recorded; the program's own handlers still run.
+. "$(dirname "$0")/../lib.sh"
+for case in "segv:139" "abort:134" "term:143" "handler:130" "segvhandler:4" "usr1:4" "exitthreads:6"; do
+	mode=${case%%:*}; want=${case#*:}
+	plain=$(sh -c "\"$PROG/crash\" $mode" 2>/dev/null); prc=$?
+	assert_eq "$mode status without the agent" "$want" "$prc"
+	got=$(sh -c "\"$OVNIRUN\" -q -o \"$WORK/$mode\" \"$PROG/crash\" $mode" 2>/dev/null); grc=$?
+	assert_eq "$mode status with the agent" "$want" "$grc"
+	assert_eq "$mode output" "$plain" "$got"
+	check_trace "$WORK/$mode"
+	dump "$WORK/$mode" >"$WORK/d"
+	assert_ge "$mode thread creations kept" 51 "$(count OHC "$WORK/d")"
+	assert_eq "$mode unfinished streams" 0 "$(grep -L '"finished": 1' $(find "$WORK/$mode" -name stream.json) | wc -l)"
+done
+for sig in segv:SEGV abort:ABRT term:TERM; do
+	grep -q "\"signal SIG${sig#*:}\"" $(find "$WORK/${sig%%:*}" -name stream.json) || fail "${sig%%:*}: no signal label"
+	grep -q " OM= .* value=$((100 + $(kill -l ${sig#*:}))) type=80" <<EOF2 || fail "${sig%%:*}: signal mark not emitted"
+$("$OA" dump "$WORK/${sig%%:*}")
+EOF2
+done
+
+# Killed from outside while waiting: SIGINT and SIGTERM.
+for sig in INT TERM; do
+	fifo="$WORK/fifo$sig"; mkfifo "$fifo"
+	"$OVNIRUN" -q -o "$WORK/kill$sig" "$PROG/crash" wait >"$fifo" 2>/dev/null &
+	pid=$!
+	read -r line <"$fifo"
+	assert_eq "ready" ready "$line"
+	pkill -$sig -f "$PROG/crash wait" || fail "no process to kill"
+	wait $pid; rc=$?
+	assert_eq "killed by SIG$sig" $((128 + $(kill -l $sig))) $rc
+	check_trace "$WORK/kill$sig"
+done
