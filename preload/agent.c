@@ -103,9 +103,12 @@ static int open_stream(struct oa_thread *t)
 		oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, t->tid);
 	}
 	cfg.dir = dir;
-	char *meta_open = oa_meta_render(&oa_meta, t->tid, 0);
+	unsigned gen = atomic_load(&oa_meta.generation);
 	char *meta_final = oa_meta_render(&oa_meta, t->tid, 1);
-	int r = meta_open && meta_final ? oa_stream_open(&t->s, &cfg, meta_open) : -ENOMEM;
+	char *meta_open = meta_final ? strdup(meta_final) : NULL;
+	if (meta_open)
+		oa_meta_unfinish(meta_open);
+	int r = meta_open ? oa_stream_open(&t->s, &cfg, meta_open) : -ENOMEM;
 	free(meta_open);
 	if (r != 0) {
 		free(meta_final);
@@ -114,13 +117,15 @@ static int open_stream(struct oa_thread *t)
 		return r;
 	}
 	oa_stream_set_meta(&t->s, meta_final);
+	t->s.meta_generation = gen;
 	return 0;
 }
 
 /* End a stream we own: OHe, close, give back the CPU. */
 static void end_stream(struct oa_thread *t, int in_signal)
 {
-	if (!in_signal) {
+	unsigned gen = atomic_load(&oa_meta.generation);
+	if (!in_signal && gen != t->s.meta_generation) {
 		char *meta = oa_meta_render(&oa_meta, t->tid, 1);
 		if (meta)
 			oa_stream_set_meta(&t->s, meta);

@@ -42,6 +42,7 @@ int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 		return -1;
 	lock(m);
 	int r = json_object_get(m->marks, key) ? 0 : json_object_set_new(m->marks, key, t);
+	atomic_fetch_add(&m->generation, 1);
 	unlock(m);
 	if (r != 0 || json_object_get(m->marks, key) != t)
 		json_decref(t);
@@ -58,8 +59,10 @@ int oa_meta_mark_label(struct oa_meta *m, int type, long long value, const char 
 	json_t *labels = json_object_get(json_object_get(m->marks, key), "labels");
 	if (labels) {
 		r = 0;
-		if (!json_object_get(labels, vkey))
+		if (!json_object_get(labels, vkey)) {
 			r = json_object_set_new(labels, vkey, json_string(label));
+			atomic_fetch_add(&m->generation, 1);
+		}
 	}
 	unlock(m);
 	return r;
@@ -95,4 +98,11 @@ char *oa_meta_render(struct oa_meta *m, int tid, int finished)
 		json_decref(root);
 	}
 	return text;
+}
+
+void oa_meta_unfinish(char *text)
+{
+	char *p = strstr(text, "\"finished\": 1");
+	if (p)
+		p[strlen("\"finished\": ")] = '0';
 }

@@ -23,6 +23,7 @@ struct oa_meta {
 	const char *lib_version, *lib_commit;
 	_Atomic unsigned require; /* OA_REQUIRE_* */
 	struct json_t *marks;     /* {"<type>": {title, chan_type, labels}} */
+	_Atomic unsigned generation; /* bumped by every change: re-render when it moved */
 	atomic_flag lock;
 };
 
@@ -36,5 +37,9 @@ int oa_meta_mark_label(struct oa_meta *m, int type, long long value, const char 
 
 /* JSON text for thread `tid` (malloc'd, NULL on error). */
 char *oa_meta_render(struct oa_meta *m, int tid, int finished);
+
+/* The text of a finished stream turned into the one of an open stream
+ * ("finished": 0), in place. */
+void oa_meta_unfinish(char *text);
 
 #endif

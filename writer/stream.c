@@ -145,8 +145,20 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const c
 			goto fail;
 		start = OVNI_HEADER_SIZE;
 	}
-	if (meta_open && (r = write_meta(s->path, meta_open)) != 0)
-		goto fail;
+	if (meta_open) {
+		/* A new file: written in place (the final one replaces it atomically). */
+		char json[4200];
+		int jfd = join(json, sizeof(json), s->path, "stream.json") ? -1
+			: open(json, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (jfd < 0) {
+			r = -errno;
+			goto fail;
+		}
+		r = write_all(jfd, meta_open, strlen(meta_open));
+		close(jfd);
+		if (r)
+			goto fail;
+	}
 
 	/* Map the first window at the end of what is already there. */
 	s->map_off = start;
@@ -210,19 +222,21 @@ static int advance(struct oa_stream *s, uint64_t cur, size_t need, size_t ps)
 	 * MADV_POPULATE_WRITE, which reserves the blocks and reports ENOSPC as an
 	 * error.  Kernels without it (< 5.14) get fallocate() instead. */
 	uint64_t fsize = off + len;
-	if (ftruncate(s->fd, (off_t)fsize) != 0)
+	int first = s->nflush == 0 && len <= OA_STREAM_MIN_WINDOW;
+	if (first) {
+		/* Small first window, which may never fill: reserve its blocks
+		 * (this also extends the file) and let it fault in lazily, as
+		 * prefaulting costs a TLB shootdown per thread. */
+		if (fallocate(s->fd, 0, (off_t)off, (off_t)len) != 0 &&
+		    (errno != EOPNOTSUPP || ftruncate(s->fd, (off_t)fsize) != 0))
+			return -errno;
+	} else if (ftruncate(s->fd, (off_t)fsize) != 0) {
 		return -errno;
+	}
 	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)off);
 	if (m == MAP_FAILED)
 		return -errno;
-	/* The first window of a stream is small and may never fill: let it
-	 * fault in lazily (prefaulting costs a TLB shootdown per thread). */
-	if (s->nflush == 0 && len <= OA_STREAM_MIN_WINDOW) {
-		if (fallocate(s->fd, 0, (off_t)off, (off_t)len) != 0 && errno != EOPNOTSUPP) {
-			munmap(m, len);
-			return -errno;
-		}
-	} else if (madvise(m, len, MADV_POPULATE_WRITE) != 0) {
+	if (!first && madvise(m, len, MADV_POPULATE_WRITE) != 0) {
 		int e = errno;
 		int r = e == EINVAL ? fallocate(s->fd, 0, (off_t)off, (off_t)len) : -1;
 		if (r != 0 && e == EINVAL && (errno == EOPNOTSUPP || errno == ENOSYS))

@@ -57,6 +57,7 @@ struct oa_stream {
 	char path[4096];       /* directory holding stream.{obs,json} while writing */
 	char final_path[4096]; /* final directory when staged in OVNI_TMPDIR, else "" */
 	char *meta_final;      /* stream.json text with "ovni.finished": 1 */
+	unsigned meta_generation; /* of the metadata meta_final was made from */
 	int claimed;            /* claimed by oa_registry_end_others() */
 	struct oa_stream *next; /* registry list, never unlinked */
 	uint64_t nflush;
