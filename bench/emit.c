@@ -60,10 +60,11 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 5000000;
 	sink_buf = calloc(1, 64u << 20);
-	char dir[] = "/tmp/oa-bench.XXXXXX";
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/oa-bench.XXXXXX", getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/tmp");
 	if (!mkdtemp(dir))
 		return 1;
-	char sdir[64];
+	char sdir[300];
 	snprintf(sdir, sizeof(sdir), "%s/thread.1", dir);
 	struct oa_stream s = { 0 };
 	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 1 };
@@ -109,11 +110,12 @@ int main(int argc, char **argv)
 	       user[0][REPS / 2] - med[1], user[1][REPS / 2] - med[1]);
 	printf("bytes/event: %.2f (0 B payload), %.2f (8 B payload), flushes included\n",
 	       (double)bytes0 / ((double)n * REPS), (double)bytes8 / ((double)n * REPS));
+	printf("mean flush (window remap): %.3f ms\n", (double)s.flush_ns / 1e6 / (double)(s.nflush ? s.nflush : 1));
 	printf("flushes: %llu + %llu for %ld events\n", (unsigned long long)flush0, (unsigned long long)flush8,
 	       2L * n * REPS);
 	oa_emit(&s, "OHe", NULL, 0);
 	oa_stream_close(&s);
-	char cmd[128];
+	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	return system(cmd);
 }
