@@ -265,7 +265,8 @@ uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, u
 
 uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n)
 {
-	uint64_t used = 0;
+	uint64_t used = 0, t0 = 0, t1 = 0;
+	int flushed;
 	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
 	if (atomic_load_explicit(&s->closed, memory_order_relaxed) || n >= OVNI_JUMBO_MAX)
@@ -275,29 +276,13 @@ uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, 
 	if (clock < s->last_clock)
 		clock = s->last_clock;
 	size_t size = OVNI_EV_HEADER_SIZE + 4 + n;
-	uint64_t t0 = 0, t1 = 0;
-	int flushed = 0;
-	if (s->pos + size > s->soft_end) {
-		if (oa_stream_advance(s, size, &t0, &t1) != 0) {
-			oa_stream_fail(s);
-			goto out;
-		}
-		flushed = 1;
-	}
+	if (oa_reserve(s, size, &t0, &t1, &flushed) != 0)
+		goto out;
 	uint8_t *p = s->pos;
 	oa_put_header(p, OVNI_JUMBO_FLAGS, mcv, clock);
 	memcpy(p + OVNI_EV_HEADER_SIZE, &n, 4);
 	memcpy(p + OVNI_EV_HEADER_SIZE + 4, data, n);
-	p += size;
-	if (flushed) {
-		oa_put_header(p, 0, "OF[", t0);
-		oa_put_header(p + OVNI_EV_HEADER_SIZE, 0, "OF]", t1);
-		p += 2 * OVNI_EV_HEADER_SIZE;
-		clock = t1;
-	}
-	s->pos = p;
-	s->last_clock = clock;
-	used = clock;
+	used = oa_commit(s, p + size, clock, flushed, t0, t1);
 out:
 	atomic_store_explicit(&s->in_emit, 0, memory_order_release);
 	return used;

@@ -114,35 +114,29 @@ static inline void oa_put_header(uint8_t *p, uint8_t flags, const char *mcv, uin
 	memcpy(p + 4, &clock, 8);
 }
 
-/* Write one event at an explicit clock (raised to the stream's last clock).
- * n is 0 or 2..16 for a normal event.  Returns the clock used, 0 if dropped. */
-static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t clock,
-				  const void *payload, unsigned n)
+/* The two halves of every emit, shared by normal and jumbo events.
+ * reserve: room for `size` bytes at s->pos (flushing if needed); returns 0,
+ * or -1 when the stream could not grow (it is then closed). */
+static inline int oa_reserve(struct oa_stream *s, size_t size, uint64_t *t0, uint64_t *t1, int *flushed)
 {
-	uint64_t used = 0;
-	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)))
-		goto out;
-	if (clock < s->last_clock)
-		clock = s->last_clock;
-	size_t size = OVNI_EV_HEADER_SIZE + n;
-	uint64_t t0 = 0, t1 = 0;
-	int flushed = 0;
-	if (unlikely(s->pos + size > s->soft_end)) {
-		if (oa_stream_advance(s, size, &t0, &t1) != 0) {
-			oa_stream_fail(s);
-			goto out;
-		}
-		flushed = 1;
+	*flushed = 0;
+	if (likely(s->pos + size <= s->soft_end))
+		return 0;
+	if (oa_stream_advance(s, size, t0, t1) != 0) {
+		oa_stream_fail(s);
+		return -1;
 	}
-	uint8_t *p = s->pos;
-	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
-	if (n)
-		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
-	p += size;
+	*flushed = 1;
+	return 0;
+}
+
+/* commit: the event ends at p; after a flush the OF[ / OF] pair follows it
+ * (the flush happened after the event's clock was read). Returns the clock
+ * of the last event written. */
+static inline uint64_t oa_commit(struct oa_stream *s, uint8_t *p, uint64_t clock, int flushed, uint64_t t0,
+				 uint64_t t1)
+{
 	if (unlikely(flushed)) {
-		/* The flush happened after this event's clock was read. */
 		oa_put_header(p, 0, "OF[", t0);
 		oa_put_header(p + OVNI_EV_HEADER_SIZE, 0, "OF]", t1);
 		p += 2 * OVNI_EV_HEADER_SIZE;
@@ -150,7 +144,30 @@ static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t
 	}
 	s->pos = p;
 	s->last_clock = clock;
-	used = clock;
+	return clock;
+}
+
+/* Write one event at an explicit clock (raised to the stream's last clock).
+ * n is 0 or 2..16 for a normal event.  Returns the clock used, 0 if dropped. */
+static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t clock,
+				  const void *payload, unsigned n)
+{
+	uint64_t used = 0, t0 = 0, t1 = 0;
+	int flushed;
+	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)))
+		goto out;
+	if (clock < s->last_clock)
+		clock = s->last_clock;
+	size_t size = OVNI_EV_HEADER_SIZE + n;
+	if (unlikely(oa_reserve(s, size, &t0, &t1, &flushed) != 0))
+		goto out;
+	uint8_t *p = s->pos;
+	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
+	if (n)
+		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
+	used = oa_commit(s, p + size, clock, flushed, t0, t1);
 out:
 	atomic_store_explicit(&s->in_emit, 0, memory_order_release);
 	return used;
