@@ -33,6 +33,7 @@ static _Atomic int said_open_error;
 #define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
 
 static int start_process(int creator_tid);
+static _Atomic int64_t proc_seq;
 
 int agent_active(void)
 {
@@ -103,6 +104,14 @@ static int open_stream(struct oa_thread *t)
 		oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, t->tid);
 	}
 	cfg.dir = dir;
+	char old[4800];
+	oa_snprintf(old, sizeof(old), "%s/stream.json", cfg.final_dir ? cfg.final_dir : dir);
+	if (access(old, F_OK) == 0 && oa_meta_import_marks(&oa_meta, old) == 0) {
+		long long base = (long long)oa_meta.pid << 20;
+		long long last = oa_meta_max_label(&oa_meta, OA_MARK_PROC, base, base + (1 << 20));
+		if (last >= base && last - base > atomic_load(&proc_seq))
+			atomic_store(&proc_seq, last - base);
+	}
 	unsigned gen = atomic_load(&oa_meta.generation);
 	char *meta_final = oa_meta_render(&oa_meta, t->tid, 1);
 	char *meta_open = meta_final ? strdup(meta_final) : NULL;
@@ -305,12 +314,13 @@ void agent_exec_failed(int was_traced)
 
 void agent_proc_event(const char *label)
 {
-	static _Atomic int64_t seq;
 	struct oa_thread *t = oa_self;
 	if (!t)
 		return;
-	/* Unique in the whole trace: the pid in the high bits. */
-	int64_t value = ((int64_t)oa_meta.pid << 20) | (atomic_fetch_add(&seq, 1) + 1);
+	/* Unique in the whole trace: the pid in the high bits; an image after
+	 * exec goes on after the values its predecessors labelled. */
+	int64_t base = (int64_t)oa_meta.pid << 20;
+	int64_t value = base | (atomic_fetch_add(&proc_seq, 1) + 1);
 	oa_meta_mark_label(&oa_meta, OA_MARK_PROC, value, label);
 	char *meta = oa_meta_render(&oa_meta, t->tid, 1);
 	if (meta)

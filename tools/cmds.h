@@ -5,7 +5,10 @@
 #ifndef OA_CMDS_H
 #define OA_CMDS_H
 
-#define OA_COMMANDS(X)
+#define OA_COMMANDS(X) \
+	X(dump, "print the events of a trace or a stream, one per line") \
+	X(check, "validate a trace against the ovni format and model rules") \
+	X(repair, "close the streams of processes killed before they could (kill -9)")
 
 #define OA_DECLARE(name, summary) int cmd_##name(int argc, char **argv);
 OA_COMMANDS(OA_DECLARE)

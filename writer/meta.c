@@ -106,3 +106,44 @@ void oa_meta_unfinish(char *text)
 	if (p)
 		p[strlen("\"finished\": ")] = '0';
 }
+
+int oa_meta_import_marks(struct oa_meta *m, const char *stream_json_path)
+{
+	json_t *root = json_load_file(stream_json_path, 0, NULL);
+	if (!root)
+		return -1;
+	json_t *marks = json_object_get(json_object_get(root, "ovni"), "mark");
+	const char *type;
+	json_t *def;
+	json_object_foreach(marks, type, def) {
+		json_t *title = json_object_get(def, "title"), *kind = json_object_get(def, "chan_type");
+		if (!json_is_string(title) || !json_is_string(kind))
+			continue;
+		int t = atoi(type);
+		oa_meta_mark_type(m, t, !strcmp(json_string_value(kind), "stack"), json_string_value(title));
+		const char *value;
+		json_t *label;
+		json_object_foreach(json_object_get(def, "labels"), value, label)
+			if (json_is_string(label))
+				oa_meta_mark_label(m, t, atoll(value), json_string_value(label));
+	}
+	json_decref(root);
+	return 0;
+}
+
+long long oa_meta_max_label(struct oa_meta *m, int type, long long lo, long long hi)
+{
+	char key[16];
+	snprintf(key, sizeof(key), "%d", type);
+	long long best = lo - 1;
+	lock(m);
+	const char *value;
+	json_t *label;
+	json_object_foreach(json_object_get(json_object_get(m->marks, key), "labels"), value, label) {
+		long long v = atoll(value);
+		if (v >= lo && v < hi && v > best)
+			best = v;
+	}
+	unlock(m);
+	return best;
+}

@@ -35,6 +35,13 @@ int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 /* Label a value of a mark type (a value keeps its first label). */
 int oa_meta_mark_label(struct oa_meta *m, int type, long long value, const char *label);
 
+/* Take over the mark types and labels of an existing stream.json (a stream
+ * continued after exec keeps what the previous image recorded). */
+int oa_meta_import_marks(struct oa_meta *m, const char *stream_json_path);
+
+/* The largest labelled value of a mark type within [lo, hi), or lo - 1. */
+long long oa_meta_max_label(struct oa_meta *m, int type, long long lo, long long hi);
+
 /* JSON text for thread `tid` (malloc'd, NULL on error). */
 char *oa_meta_render(struct oa_meta *m, int tid, int finished);
 

@@ -1,12 +1,12 @@
-# Threads creating threads: a tree of depth 4 (30 threads); each OHx names
+# Threads creating threads: a tree of depth 4 (15 threads); each OHx names
 # the thread that created it, through the OHC of that creator.
 . "$(dirname "$0")/../lib.sh"
 "$OVNIRUN" -q -o "$WORK/tr" "$PROG/threads" nested 4 >/dev/null || fail "exit status $?"
 check_trace "$WORK/tr"
 dump "$WORK/tr" >"$WORK/d"
-assert_eq "streams" 31 "$(streams "$WORK/tr")"
-assert_eq "OHC" 30 "$(count OHC "$WORK/d")"
+assert_eq "streams" 16 "$(streams "$WORK/tr")"
+assert_eq "OHC" 15 "$(count OHC "$WORK/d")"
 # creators: the main thread created 1, every inner tree thread created 2.
 awk '$2 == "OHx" && $5 != "tid=-1" { split($5, c, "="); n[c[2]]++ }
      END { ones = 0; twos = 0; for (t in n) { if (n[t] == 1) ones++; else if (n[t] == 2) twos++; else exit 1 }
-           if (ones != 1 || twos != 14) exit 1 }' "$WORK/d" || fail "creator tids do not form the tree"
+           if (ones != 1 || twos != 7) exit 1 }' "$WORK/d" || fail "creator tids do not form the tree"
