@@ -295,6 +295,13 @@ int agent_exec_begin(void)
 	return 1;
 }
 
+/* A stream ended for an exec that failed was reopened by its thread. */
+static void stream_reopened(struct oa_stream *s)
+{
+	int expect = OA_SLOT_CLOSED;
+	atomic_compare_exchange_strong(&s->state, &expect, OA_SLOT_OPEN);
+}
+
 void agent_exec_failed(int was_traced)
 {
 	if (!was_traced)
@@ -302,7 +309,14 @@ void agent_exec_failed(int was_traced)
 	int saved = errno;
 	oa_guard++;
 	oa_registry_resume();
-	start_process(-1);
+	atomic_store(&active, 1);
+	/* The other threads go on: each continues its stream at its next event. */
+	oa_stream_reopened = stream_reopened;
+	for (struct oa_stream *s = oa_registry_first(); s; s = s->next)
+		if (atomic_load(&s->state) == OA_SLOT_CLOSED)
+			atomic_store(&s->reopen, 1);
+	struct oa_thread *t = agent_thread_begin(-1, 0, 0);
+	(void)t;
 	oa_guard--;
 	errno = saved;
 }

@@ -94,7 +94,6 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const c
 	s->pos = s->soft_end = NULL;
 	s->map_len = 0;
 	s->map_off = 0;
-	s->last_clock = 0;
 	s->failed = 0;
 	s->nflush = 0;
 	s->tid = cfg->tid;
@@ -352,6 +351,39 @@ int oa_stream_close(struct oa_stream *s)
 		rmdir(s->path);
 	}
 	return r;
+}
+
+void (*oa_stream_reopened)(struct oa_stream *s);
+
+int oa_stream_reopen(struct oa_stream *s)
+{
+	int expect = 1;
+	if (!atomic_compare_exchange_strong(&s->reopen, &expect, 0) || !s->meta_final)
+		return -1;
+	/* The metadata of an open stream: the final text with finished 0. */
+	char *fin = strstr(s->meta_final, "\"finished\": 1");
+	if (fin)
+		fin[strlen("\"finished\": ")] = '0';
+	struct oa_stream_cfg cfg = { .dir = s->path, .final_dir = s->final_path[0] ? s->final_path : NULL,
+				     .max_window = s->max_window, .tid = s->tid, .append = 1 };
+	int r = oa_stream_open(s, &cfg, s->meta_final);
+	if (fin)
+		fin[strlen("\"finished\": ")] = '1';
+	if (r != 0)
+		return r;
+	uint8_t p[16];
+	int32_t cpu = -1, creator = -1;
+	uint64_t tag = 0, clock = oa_clock_now();
+	memcpy(p, &cpu, 4);
+	memcpy(p + 4, &creator, 4);
+	memcpy(p + 8, &tag, 8);
+	oa_put_header(s->pos, ovni_flags_for_payload(16), "OHx", clock);
+	memcpy(s->pos + OVNI_EV_HEADER_SIZE, p, 16);
+	s->pos += OVNI_EV_HEADER_SIZE + 16;
+	s->last_clock = clock;
+	if (oa_stream_reopened)
+		oa_stream_reopened(s);
+	return 0;
 }
 
 void oa_stream_fail(struct oa_stream *s)

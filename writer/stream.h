@@ -67,7 +67,17 @@ struct oa_stream {
 	 * through the file descriptor instead. */
 	volatile int remapping;
 	uint64_t committed_size;
+	/* Set on a stream ended for an exec that then failed: its owner reopens
+	 * it (appending) at its next event. */
+	_Atomic int reopen;
 };
+
+/* Called by the owner's emit when `closed` and `reopen` are set: continue
+ * the stream (OHx on the virtual CPU). 0 when the event can be written. */
+int oa_stream_reopen(struct oa_stream *s);
+
+/* Whoever owns the slots (the agent) is told when a stream was reopened. */
+extern void (*oa_stream_reopened)(struct oa_stream *s);
 
 struct oa_stream_cfg {
 	const char *dir;       /* directory of the stream (created) */
@@ -156,7 +166,8 @@ static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t
 	int flushed;
 	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
 	atomic_signal_fence(memory_order_seq_cst);
-	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)))
+	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
+	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
 		goto out;
 	if (clock < s->last_clock)
 		clock = s->last_clock;

@@ -5,6 +5,7 @@
  *   bomb D         a chain of D nested forks
  *   chain N        exec itself N more times (exec chain), then exit 0
  *   execfail       exec a missing program, then go on (exit 5)
+ *   execfailthreads  the same while two threads keep creating threads
  *   system         system("/bin/true; /bin/true")
  *   popen          popen("echo hi") and read it
  *   spawn          posix_spawn /bin/true with an environment of its own
@@ -36,6 +37,24 @@ static void *spinner(void *arg)
 	while (!stop)
 		usleep(200);
 	return arg;
+}
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+/* Create a short thread every 2 ms until told to stop, counting them. */
+static void *creator(void *arg)
+{
+	while (!stop) {
+		pthread_t t;
+		pthread_create(&t, NULL, nothing, NULL);
+		pthread_join(t, NULL);
+		(*(int *)arg)++;
+		usleep(2000);
+	}
+	return NULL;
 }
 
 static void *forker(void *arg)
@@ -99,6 +118,19 @@ int main(int argc, char **argv)
 		execl("/no/such/program", "x", (char *)NULL);
 		printf("exec failed, going on\n");
 		return 5;
+	} else if (!strcmp(mode, "execfailthreads")) {
+		pthread_t a, b;
+		int na = 0, nb = 0;
+		pthread_create(&a, NULL, creator, &na);
+		pthread_create(&b, NULL, creator, &nb);
+		usleep(20000);
+		execl("/no/such/program", "x", (char *)NULL);
+		usleep(30000);
+		stop = 1;
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		printf("exec failed, threads went on\n");
+		return na > 5 && nb > 5 ? 5 : 6;
 	} else if (!strcmp(mode, "system")) {
 		printf("system %d\n", system("/bin/true; /bin/true"));
 	} else if (!strcmp(mode, "popen")) {

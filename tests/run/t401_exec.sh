@@ -21,3 +21,18 @@ check_trace "$WORK/fail"
 grep -q '"exec failed /no/such/program"' $(find "$WORK/fail" -name stream.json) || fail "no exec-failed label"
 dump "$WORK/fail" >"$WORK/d"
 assert_eq "OHx (before and after the failed exec)" 2 "$(count OHx "$WORK/d")"
+
+# Other threads that kept running across the failed exec go on being traced:
+# their streams end at the exec and continue (OHx again) at their next event.
+out=$("$OVNIRUN" -q -o "$WORK/failthr" "$PROG/procs" execfailthreads); rc=$?
+assert_eq "execfailthreads status" 5 $rc
+check_trace "$WORK/failthr"
+dump "$WORK/failthr" >"$WORK/d"
+# Both creator threads reopened their streams after the failed exec (an OHx
+# without creator besides the main thread's) and created threads afterwards.
+main=$(ls -d "$WORK/failthr"/loom.*/proc.* | sed 's/.*proc\.//')
+awk -v m="thread.$main" '$2 == "OHx" && $5 == "tid=-1" && $3 !~ m"$" { reopened[$3] = $1 }
+	$2 == "OHC" && ($3 in reopened) && $1 > reopened[$3] { after[$3]++ }
+	END { n = 0; for (s in after) if (after[s] >= 3) n++; print n }' "$WORK/d" >"$WORK/n"
+assert_eq "creator streams reopened and recording after the failed exec" 2 "$(cat "$WORK/n")"
+grep -q '"exit status 5"' $(find "$WORK/failthr" -name stream.json) || fail "exit status 5 not recorded"

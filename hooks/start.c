@@ -1,0 +1,40 @@
+/* start.c: the program's start.
+ * Interposes: __libc_start_main.
+ * The program's main runs inside a wrapper that registers the exit-status
+ * recorder with on_exit(): registered there, it runs before the loader's
+ * destructors (ours ends every stream), for exit() and a return from main
+ * alike. (Registered from our constructor it would run after them.) */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hooks.h"
+
+typedef int (*main_fn)(int, char **, char **);
+typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *);
+
+static main_fn real_main;
+
+static void record_exit(int status, void *arg)
+{
+	(void)arg;
+	if (!agent_active())
+		return;
+	char label[48];
+	snprintf(label, sizeof(label), "exit status %d", status);
+	agent_proc_event(label);
+}
+
+static int wrapped_main(int argc, char **argv, char **envp)
+{
+	on_exit(record_exit, NULL);
+	return real_main(argc, argv, envp);
+}
+
+OA_EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
+				void (*rtld_fini)(void), void *stack_end)
+{
+	start_fn real = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
+	real_main = main;
+	return real(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
