@@ -4,7 +4,9 @@
  * finished (the new image, loaded with the same environment, continues the
  * calling thread's stream); if the exec fails, tracing resumes.  vfork is not
  * wrapped; a vfork child's exec is recognised by its pid and left alone. */
+#include <fcntl.h>
 #include <stdarg.h>
+#include <string.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -20,6 +22,10 @@ extern char **environ;
 	do {                                                                     \
 		if (!oa_real.execve)                                             \
 			oa_real_init();                                          \
+		if (!may_exec(AT_FDCWD, what, 0)) {                              \
+			char *const *envp = (env);                               \
+			return (call);                                           \
+		}                                                                \
 		char *const *env_ = (env);                                       \
 		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];     \
 		char text_[OA_CHILDENV_TEXT];                                    \
@@ -31,6 +37,15 @@ extern char **environ;
 		exec_event("exec failed", what);                                 \
 		return r;                                                        \
 	} while (0)
+
+/* Shells try execve() on every PATH directory: a target that plainly cannot
+ * be executed fails at once, without ending and restarting every stream. */
+static int may_exec(int dirfd, const char *path, int flags)
+{
+	if (!path || !strchr(path, '/'))
+		return 1; /* execvp-style names are searched by libc itself */
+	return faccessat(dirfd, path, X_OK, AT_EACCESS | (flags & AT_EMPTY_PATH)) == 0;
+}
 
 static void exec_event(const char *kind, const char *path)
 {

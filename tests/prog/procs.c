@@ -4,15 +4,18 @@
  *   forkthreads    fork from a worker thread while two others run
  *   bomb D         a chain of D nested forks
  *   chain N        exec itself N more times (exec chain), then exit 0
- *   execfail       exec a missing program, then go on (exit 5)
- *   execfailthreads  the same while two threads keep creating threads
+ *   execfail PATH  exec PATH, which fails, then go on (exit 5)
+ *   execfailthreads PATH  the same while two threads keep creating threads
  *   system         system("/bin/true; /bin/true")
  *   popen          popen("echo hi") and read it
  *   spawn          posix_spawn /bin/true with an environment of its own
  *   vfork          vfork + execve /bin/true
  *   daemon         fork, setsid, exec /bin/true (a detached child)
+ *   clone          clone() without CLONE_VM, the child execs /bin/true
  * Prints what it did on stdout. */
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,13 @@ static void *creator(void *arg)
 		usleep(2000);
 	}
 	return NULL;
+}
+
+static int clone_child(void *arg)
+{
+	(void)arg;
+	execl("/bin/true", "true", (char *)NULL);
+	return 127;
 }
 
 static void *forker(void *arg)
@@ -115,7 +125,7 @@ int main(int argc, char **argv)
 			return 9;
 		}
 	} else if (!strcmp(mode, "execfail")) {
-		execl("/no/such/program", "x", (char *)NULL);
+		execl(argc > 2 ? argv[2] : "/no/such/program", "x", (char *)NULL);
 		printf("exec failed, going on\n");
 		return 5;
 	} else if (!strcmp(mode, "execfailthreads")) {
@@ -124,7 +134,7 @@ int main(int argc, char **argv)
 		pthread_create(&a, NULL, creator, &na);
 		pthread_create(&b, NULL, creator, &nb);
 		usleep(20000);
-		execl("/no/such/program", "x", (char *)NULL);
+		execl(argc > 2 ? argv[2] : "/no/such/program", "x", (char *)NULL);
 		usleep(30000);
 		stop = 1;
 		pthread_join(a, NULL);
@@ -155,6 +165,12 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		printf("vfork %d\n", wait_status(p));
+	} else if (!strcmp(mode, "clone")) {
+		static char stack[256 * 1024];
+		pid_t p = clone(clone_child, stack + sizeof(stack), SIGCHLD, NULL);
+		if (p < 0)
+			return 8;
+		printf("clone %d\n", wait_status(p));
 	} else if (!strcmp(mode, "daemon")) {
 		pid_t p = fork();
 		if (p == 0) {

@@ -3,7 +3,7 @@
 # into the same trace; the child policy limits that.
 . "$(dirname "$0")/../lib.sh"
 procs() { ls -d "$1"/loom.*/proc.* 2>/dev/null | wc -l; }
-for case in "system:4" "popen:2" "spawn:2" "vfork:2" "daemon:2"; do
+for case in "system:4" "popen:2" "spawn:2" "vfork:2" "daemon:2" "clone:2"; do
 	mode=${case%%:*}; want=${case#*:}
 	plain=$("$PROG/procs" $mode)
 	got=$("$OVNIRUN" -q -o "$WORK/$mode" "$PROG/procs" $mode) || fail "$mode status"
