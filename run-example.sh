@@ -14,11 +14,5 @@ build/bin/ovnirun -o build/example/trace build/example/workers
 echo "== checking the trace"
 build/bin/ovni-auto check -q build/example/trace
 echo "== summary"
-build/bin/ovni-auto dump build/example/trace | awk '
-	{ n[$2]++; total++; split($3, parts, "/"); procs[parts[2]] = 1; threads[$3] = 1 }
-	END {
-		np = 0; nt = 0; for (k in procs) np++; for (k in threads) nt++;
-		printf "%d events, %d threads in %d process(es)\n", total, nt, np;
-		printf "threads created (OHC): %d, started (OHx): %d, ended (OHe): %d\n", n["OHC"], n["OHx"], n["OHe"];
-	}'
+build/bin/ovni-auto stats build/example/trace
 echo "trace: $(pwd)/build/example/trace (view it with ovniemu + Paraver, see README.md)"

@@ -1,0 +1,510 @@
+/* cmd_stats.c: `ovni-auto stats [--json] PATH`: where the time went, per
+ * process and thread: lifetime and time per thread state, flushes, time per
+ * mark value (process events, waits...), time per OpenMP subsystem state,
+ * tasks (segments, durations per type, migrations), events per MCV, trace
+ * size.  One pass over each stream; memory grows with threads, task ids and
+ * distinct values, never with the number of events. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../writer/log.h"
+#include "check.h"
+#include "reader.h"
+
+static const char usage_text[] =
+	"usage: ovni-auto stats [--json] PATH\n"
+	"\n"
+	"Summarise a trace: per thread, its lifetime and the time it spent Running,\n"
+	"Paused, Cooling and Warming (ovni thread states), flushing, and in each value\n"
+	"of its mark channels (process events, waits, call sites); per OpenMP\n"
+	"subsystem state; tasks per type (count, segments, total / mean / max\n"
+	"duration, migrations: segments resumed on another thread); events per MCV;\n"
+	"the trace size and bytes per event.\n"
+	"\n"
+	"  --json   one JSON object instead of tables (for scripts)\n";
+
+#define NSTATES 6
+static const char *const state_names[NSTATES] = { "unknown", "running", "paused", "cooling", "warming", "dead" };
+
+struct valtime { /* time per (channel, value) */
+	int64_t key;     /* type << 48 ^ value for marks; subsystem id for openmp */
+	int64_t ns;
+	long count;
+};
+
+struct vt_table {
+	struct valtime *v;
+	size_t n, cap;
+};
+
+static struct valtime *vt_get(struct vt_table *t, int64_t key)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].key == key)
+			return &t->v[i];
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 16;
+		t->v = realloc(t->v, sizeof(*t->v) * t->cap);
+	}
+	t->v[t->n] = (struct valtime){ key, 0, 0 };
+	return &t->v[t->n++];
+}
+
+struct tstat {
+	struct rd_stream *s;
+	int64_t first, last;
+	int64_t state_ns[NSTATES];
+	long nflush;
+	int64_t flush_ns;
+	long nevents;
+	struct vt_table marks;  /* key: type << 40 | (value & 0xffffffffff) */
+	struct vt_table omp;    /* key: subsystem id */
+	long segments;
+};
+
+struct task {
+	uint32_t type;
+	int64_t total, seg_start;
+	int last_thread, nseg, migrations;
+};
+
+struct pstat {
+	const char *loom;
+	long long pid, app_id, rank;
+	struct ck_map typelabel; /* type -> index in labels + 1 */
+	struct ck_map tasks;     /* id + 1 -> index + 1 */
+	struct task *task;
+	size_t ntask, captask;
+	long threads;
+};
+
+static const char **labels;
+static size_t nlabels, caplabels;
+
+static size_t add_label(const char *text)
+{
+	if (nlabels == caplabels) {
+		caplabels = caplabels ? caplabels * 2 : 64;
+		labels = realloc(labels, sizeof(*labels) * caplabels);
+	}
+	labels[nlabels++] = strdup(text);
+	return nlabels;
+}
+
+static struct pstat *procs;
+static int nprocs;
+
+static struct pstat *proc_of(struct rd_stream *s)
+{
+	for (int i = 0; i < nprocs; i++)
+		if (procs[i].pid == s->pid && procs[i].loom && s->loom && !strcmp(procs[i].loom, s->loom))
+			return &procs[i];
+	procs = realloc(procs, sizeof(*procs) * (size_t)(nprocs + 1));
+	struct pstat *p = &procs[nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->loom = s->loom ? s->loom : "?";
+	p->pid = s->pid;
+	p->app_id = s->app_id;
+	p->rank = s->rank;
+	return p;
+}
+
+static struct task *task_of(struct pstat *p, uint32_t id, int create)
+{
+	uint64_t idx;
+	if (ck_map_get(&p->tasks, (uint64_t)id + 1, &idx))
+		return &p->task[idx - 1];
+	if (!create)
+		return NULL;
+	if (p->ntask == p->captask) {
+		p->captask = p->captask ? p->captask * 2 : 64;
+		p->task = realloc(p->task, sizeof(*p->task) * p->captask);
+	}
+	p->task[p->ntask] = (struct task){ 0, 0, 0, -1, 0, 0 };
+	ck_map_put(&p->tasks, (uint64_t)id + 1, ++p->ntask);
+	return &p->task[p->ntask - 1];
+}
+
+/* Events per MCV: 3 printable bytes -> 24-bit key, linear table. */
+static struct {
+	uint32_t key;
+	long n;
+} mcvs[512];
+static int nmcvs;
+
+static void count_mcv(const char *m)
+{
+	uint32_t k = (uint32_t)(unsigned char)m[0] << 16 | (uint32_t)(unsigned char)m[1] << 8 | (unsigned char)m[2];
+	for (int i = 0; i < nmcvs; i++)
+		if (mcvs[i].key == k) {
+			mcvs[i].n++;
+			return;
+		}
+	if (nmcvs < 512)
+		mcvs[nmcvs++] = (typeof(mcvs[0])){ k, 1 };
+}
+
+static void stream_pass(struct tstat *ts, int thread_index)
+{
+	struct rd_stream *s = ts->s;
+	struct pstat *p = proc_of(s);
+	p->threads++;
+	struct rd_event ev;
+	int state = 0;
+	int64_t since = -1, flush_start = 0;
+	/* Open mark and subsystem states: the top of each stack holds the time. */
+	int64_t mtop[100][2]; /* value, since */
+	int64_t mstack[100][64];
+	int mdepth[100] = { 0 };
+	uint16_t sub[512];
+	int nsub = 0;
+	int64_t sub_since = 0;
+	for (int k = 0; k < 100; k++)
+		mtop[k][0] = 0;
+	rd_rewind(s);
+	while (rd_next(s, &ev) == 1) {
+		int64_t now = ev.time;
+		if (!ts->nevents)
+			ts->first = now;
+		ts->nevents++;
+		ts->last = now;
+		count_mcv(ev.mcv);
+		if (since >= 0)
+			ts->state_ns[state] += now - since;
+		since = now;
+		const char *m = ev.mcv;
+		if (m[0] == 'O' && m[1] == 'H') {
+			switch (m[2]) {
+			case 'x': state = 1; break;
+			case 'e': state = 5; break;
+			case 'p': state = 2; break;
+			case 'r': state = 1; break;
+			case 'c': state = 3; break;
+			case 'w': state = 4; break;
+			}
+		} else if (m[0] == 'O' && m[1] == 'F') {
+			if (m[2] == '[') {
+				flush_start = now;
+			} else {
+				ts->nflush++;
+				ts->flush_ns += now - flush_start;
+			}
+		} else if (m[0] == 'O' && m[1] == 'M' && ev.size == 12) {
+			int64_t value = rd_i64(ev.payload);
+			int32_t type = rd_i32(ev.payload + 8);
+			if (type < 0 || type >= 100)
+				continue;
+			if (mtop[type][0]) {
+				struct valtime *v = vt_get(&ts->marks, (int64_t)type << 40 | (mtop[type][0] & 0xffffffffffll));
+				v->ns += now - mtop[type][1];
+			}
+			if (m[2] == '=') {
+				mtop[type][0] = value;
+			} else if (m[2] == '[') {
+				if (mdepth[type] < 64)
+					mstack[type][mdepth[type]++] = mtop[type][0];
+				mtop[type][0] = value;
+				vt_get(&ts->marks, (int64_t)type << 40 | (value & 0xffffffffffll))->count++;
+			} else {
+				mtop[type][0] = mdepth[type] ? mstack[type][--mdepth[type]] : 0;
+			}
+			if (m[2] == '=')
+				vt_get(&ts->marks, (int64_t)type << 40 | (value & 0xffffffffffll))->count++;
+			mtop[type][1] = now;
+		} else if (m[0] == 'P') {
+			if (m[1] == 'O' && m[2] == 'c' && ev.jumbo && ev.size > 4) {
+				char label[600];
+				snprintf(label, sizeof(label), "%.*s", (int)(ev.size - 4), (const char *)ev.payload + 4);
+				ck_map_put(&p->typelabel, rd_u32(ev.payload), add_label(label));
+			} else if (m[1] == 'P' && ev.size >= 4) {
+				struct task *t = task_of(p, rd_u32(ev.payload), m[2] == 'c');
+				if (!t)
+					continue;
+				if (m[2] == 'c' && ev.size >= 8) {
+					t->type = rd_u32(ev.payload + 4);
+				} else if (m[2] == 'x') {
+					if (t->last_thread >= 0 && t->last_thread != thread_index)
+						t->migrations++;
+					t->last_thread = thread_index;
+					t->seg_start = now;
+					t->nseg++;
+					ts->segments++;
+				} else if (m[2] == 'e') {
+					t->total += now - t->seg_start;
+				}
+			} else if (m[1] != 'Q' && m[1] != 'O') {
+				/* Subsystem: lower-case or [ opens, upper-case or ] closes. */
+				if (nsub) {
+					vt_get(&ts->omp, sub[nsub - 1])->ns += now - sub_since;
+				}
+				char v = m[2];
+				int opens = (v >= 'a' && v <= 'z') || v == '[';
+				if (opens && nsub < 512) {
+					sub[nsub] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)v);
+					vt_get(&ts->omp, sub[nsub])->count++;
+					nsub++;
+				} else if (!opens && nsub) {
+					nsub--;
+				}
+				sub_since = now;
+			}
+		}
+	}
+	/* What is still open counts up to the stream's last event. */
+	for (int k = 0; k < 100; k++)
+		if (mtop[k][0])
+			vt_get(&ts->marks, (int64_t)k << 40 | (mtop[k][0] & 0xffffffffffll))->ns += ts->last - mtop[k][1];
+	if (nsub)
+		vt_get(&ts->omp, sub[nsub - 1])->ns += ts->last - sub_since;
+}
+
+static const char *mark_label(struct rd_trace *t, int type, int64_t value)
+{
+	static char buf[64];
+	char key[16], vkey[24];
+	snprintf(key, sizeof(key), "%d", type);
+	snprintf(vkey, sizeof(vkey), "%lld", (long long)value);
+	for (int i = 0; i < t->n; i++) {
+		json_t *m = rd_json_path(t->streams[i].meta, "ovni.mark");
+		json_t *l = json_object_get(json_object_get(json_object_get(m, key), "labels"), vkey);
+		if (json_is_string(l))
+			return json_string_value(l);
+	}
+	snprintf(buf, sizeof(buf), "value %lld", (long long)value);
+	return buf;
+}
+
+static const char *mark_title(struct rd_trace *t, int type)
+{
+	char key[16];
+	snprintf(key, sizeof(key), "%d", type);
+	for (int i = 0; i < t->n; i++) {
+		json_t *title = rd_json_path(json_object_get(rd_json_path(t->streams[i].meta, "ovni.mark"), key), "title");
+		if (json_is_string(title))
+			return json_string_value(title);
+	}
+	return "?";
+}
+
+static const char *subsystem_name(uint16_t id)
+{
+	static const struct {
+		const char *mcv;
+		const char *name;
+	} names[] = {
+		{ "Bb", "barrier: plain" }, { "Bj", "barrier: join" }, { "Bf", "barrier: fork" },
+		{ "Bt", "barrier: task" }, { "Ia", "critical: acquiring" }, { "Ir", "critical: releasing" },
+		{ "I[", "critical: section" }, { "Wd", "work: distribute" }, { "Wy", "work: dynamic for init" },
+		{ "Wc", "work: dynamic for chunk" }, { "Ws", "work: static for chunk" }, { "We", "work: section" },
+		{ "Wi", "work: single" }, { "Ta", "task: allocation" }, { "Tc", "task: check deps" },
+		{ "Td", "task: duplicating" }, { "Tr", "task: releasing deps" }, { "T[", "task: running" },
+		{ "Ti", "task: running if0" }, { "Ts", "task: scheduling" }, { "Tg", "task: taskgroup" },
+		{ "Tt", "task: taskwait" }, { "Tw", "task: taskwait deps" }, { "Ty", "task: taskyield" },
+		{ "A[", "runtime: attached" }, { "Cf", "runtime: fork call" }, { "Ci", "runtime: init" },
+		{ "Mi", "runtime: internal microtask" }, { "Mu", "runtime: user microtask" },
+		{ "H[", "runtime: worker loop" },
+	};
+	char k[3] = { (char)(id >> 8), (char)(id & 0xff), 0 };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(names[i].mcv, k))
+			return names[i].name;
+	return "?";
+}
+
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	static const struct option opts[] = { { "json", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' },
+					      { 0, 0, 0, 0 } };
+	int as_json = 0, c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': as_json = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	struct rd_trace t;
+	char msg[512];
+	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
+		die("%s", msg);
+	struct tstat *ts = calloc((size_t)t.n, sizeof(*ts));
+	long total_events = 0;
+	uint64_t bytes = 0;
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	int damaged = 0;
+	for (int i = 0; i < t.n; i++) {
+		ts[i].s = &t.streams[i];
+		stream_pass(&ts[i], i);
+		total_events += ts[i].nevents;
+		bytes += t.streams[i].size;
+		if (ts[i].nevents && ts[i].first < t0)
+			t0 = ts[i].first;
+		if (ts[i].nevents && ts[i].last > t1)
+			t1 = ts[i].last;
+		if (t.streams[i].bad) {
+			err("%s: %s (statistics stop there)", t.streams[i].relpath, t.streams[i].error);
+			damaged = 1;
+		}
+	}
+	if (t0 == INT64_MAX)
+		t0 = t1 = 0;
+
+	json_t *root = json_object();
+	json_object_set_new(root, "streams", json_integer(t.n));
+	json_object_set_new(root, "events", json_integer(total_events));
+	json_object_set_new(root, "bytes", json_integer((json_int_t)bytes));
+	json_object_set_new(root, "bytes_per_event", json_real(total_events ? (double)bytes / (double)total_events : 0));
+	json_object_set_new(root, "span_ns", json_integer(t1 - t0));
+	if (!as_json) {
+		printf("trace %s: %d streams in %d processes, %ld events, %llu bytes (%.1f bytes/event), %.3f ms\n",
+		       argv[optind], t.n, nprocs, total_events, (unsigned long long)bytes,
+		       total_events ? (double)bytes / (double)total_events : 0.0, ms(t1 - t0));
+		printf("\n%-44s %10s %10s %10s %8s %9s %8s\n", "thread", "lifetime", "running", "paused", "flushes",
+		       "flush ms", "events");
+	}
+	json_t *jthreads = json_array();
+	for (int i = 0; i < t.n; i++) {
+		struct tstat *x = &ts[i];
+		int64_t life = x->last - x->first;
+		if (!as_json)
+			printf("%-44s %8.3fms %8.3fms %8.3fms %8ld %9.3f %8ld\n", x->s->relpath, ms(life),
+			       ms(x->state_ns[1]), ms(x->state_ns[2]), x->nflush, ms(x->flush_ns), x->nevents);
+		json_t *jt = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "stream", x->s->relpath, "tid",
+				       (json_int_t)x->s->tid, "pid", (json_int_t)x->s->pid, "lifetime_ns", (json_int_t)life,
+				       "flushes", (json_int_t)x->nflush, "flush_ns", (json_int_t)x->flush_ns, "events",
+				       (json_int_t)x->nevents);
+		json_t *jst = json_object();
+		for (int k = 1; k < NSTATES - 1; k++)
+			json_object_set_new(jst, state_names[k], json_integer(x->state_ns[k]));
+		json_object_set_new(jt, "state_ns", jst);
+		json_t *jm = json_array();
+		for (size_t k = 0; k < x->marks.n; k++) {
+			int type = (int)(x->marks.v[k].key >> 40);
+			int64_t value = x->marks.v[k].key & 0xffffffffffll;
+			json_array_append_new(jm, json_pack("{s:i, s:I, s:s, s:I, s:I}", "type", type, "value",
+							    (json_int_t)value, "label", mark_label(&t, type, value), "ns",
+							    (json_int_t)x->marks.v[k].ns, "count",
+							    (json_int_t)x->marks.v[k].count));
+		}
+		json_object_set_new(jt, "marks", jm);
+		json_t *jo = json_object();
+		for (size_t k = 0; k < x->omp.n; k++)
+			json_object_set_new(jo, subsystem_name((uint16_t)x->omp.v[k].key),
+					    json_pack("{s:I, s:I}", "ns", (json_int_t)x->omp.v[k].ns, "count",
+						      (json_int_t)x->omp.v[k].count));
+		json_object_set_new(jt, "openmp_ns", jo);
+		json_object_set_new(jt, "task_segments", json_integer(x->segments));
+		json_array_append_new(jthreads, jt);
+	}
+	json_object_set_new(root, "threads", jthreads);
+
+	/* Marks and OpenMP states, per thread, when there are any. */
+	if (!as_json) {
+		int header = 0;
+		for (int i = 0; i < t.n; i++) {
+			for (size_t k = 0; k < ts[i].marks.n; k++) {
+				if (!header++)
+					printf("\n%-44s %-40s %10s %7s\n", "marks (time in each value)", "value", "time", "count");
+				int type = (int)(ts[i].marks.v[k].key >> 40);
+				int64_t value = ts[i].marks.v[k].key & 0xffffffffffll;
+				char what[120];
+				snprintf(what, sizeof(what), "%s: %s", mark_title(&t, type), mark_label(&t, type, value));
+				printf("%-44s %-40.40s %8.3fms %7ld\n", ts[i].s->relpath, what, ms(ts[i].marks.v[k].ns),
+				       ts[i].marks.v[k].count);
+			}
+		}
+		header = 0;
+		for (int i = 0; i < t.n; i++) {
+			for (size_t k = 0; k < ts[i].omp.n; k++) {
+				if (!header++)
+					printf("\n%-44s %-30s %10s %7s\n", "OpenMP states", "state", "time", "count");
+				printf("%-44s %-30s %8.3fms %7ld\n", ts[i].s->relpath,
+				       subsystem_name((uint16_t)ts[i].omp.v[k].key), ms(ts[i].omp.v[k].ns),
+				       ts[i].omp.v[k].count);
+			}
+		}
+	}
+
+	/* Tasks per type, per process. */
+	json_t *jtypes = json_array();
+	int theader = 0;
+	for (int i = 0; i < nprocs; i++) {
+		struct pstat *p = &procs[i];
+		for (size_t a = 0; a < p->ntask; a++) {
+			uint32_t type = p->task[a].type;
+			if (!type)
+				continue;
+			long n = 0, nseg = 0, migr = 0;
+			int64_t total = 0, max = 0;
+			for (size_t b = a; b < p->ntask; b++) {
+				struct task *k = &p->task[b];
+				if (k->type != type)
+					continue;
+				n++;
+				nseg += k->nseg;
+				migr += k->migrations;
+				total += k->total;
+				if (k->total > max)
+					max = k->total;
+				if (b != a)
+					k->type = 0; /* counted */
+			}
+			uint64_t li;
+			const char *label = ck_map_get(&p->typelabel, type, &li) ? labels[li - 1] : "?";
+			if (!as_json) {
+				if (!theader++)
+					printf("\n%-22s %-32s %8s %8s %10s %10s %10s %6s\n", "process", "task type", "tasks",
+					       "segments", "total", "mean", "max", "migr.");
+				char pr[64];
+				snprintf(pr, sizeof(pr), "%s/%lld", p->loom, p->pid);
+				printf("%-22.22s %-32.32s %8ld %8ld %8.3fms %8.3fms %8.3fms %6ld\n", pr, label, n, nseg,
+				       ms(total), ms(n ? total / n : 0), ms(max), migr);
+			}
+			json_array_append_new(jtypes, json_pack("{s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "loom",
+								p->loom, "pid", (json_int_t)p->pid, "label", label, "tasks",
+								(json_int_t)n, "segments", (json_int_t)nseg, "total_ns",
+								(json_int_t)total, "mean_ns", (json_int_t)(n ? total / n : 0),
+								"max_ns", (json_int_t)max, "migrations", (json_int_t)migr));
+			p->task[a].type = 0;
+		}
+	}
+	json_object_set_new(root, "task_types", jtypes);
+
+	/* Events per MCV, most common first. */
+	for (int a = 0; a < nmcvs; a++)
+		for (int b = a + 1; b < nmcvs; b++)
+			if (mcvs[b].n > mcvs[a].n) {
+				typeof(mcvs[0]) tmp = mcvs[a];
+				mcvs[a] = mcvs[b];
+				mcvs[b] = tmp;
+			}
+	json_t *jm = json_object();
+	if (!as_json)
+		printf("\n%-5s %10s\n", "MCV", "events");
+	for (int a = 0; a < nmcvs; a++) {
+		char k[4] = { (char)(mcvs[a].key >> 16), (char)(mcvs[a].key >> 8), (char)mcvs[a].key, 0 };
+		if (!as_json)
+			printf("%-5s %10ld\n", k, mcvs[a].n);
+		json_object_set_new(jm, k, json_integer(mcvs[a].n));
+	}
+	json_object_set_new(root, "events_per_mcv", jm);
+	if (as_json) {
+		char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		puts(text);
+		free(text);
+	}
+	json_decref(root);
+	rd_close(&t);
+	return damaged;
+}
