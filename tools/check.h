@@ -76,9 +76,9 @@ struct ck_marktype {
 struct ck {
 	struct rd_trace *t;
 	struct ck_thread *th;
-	struct ck_proc *procs;
+	struct ck_proc **procs; /* each allocated alone: threads keep pointers */
 	int nprocs;
-	struct ck_loom *looms;
+	struct ck_loom **looms;
 	int nlooms;
 	struct ck_marktype marks[100];
 	const char **labelstr;

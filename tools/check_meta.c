@@ -15,11 +15,11 @@ static void problem(struct ck *c, struct ck_thread *th, const char *kind, const 
 static struct ck_loom *loom_of(struct ck *c, const char *name)
 {
 	for (int i = 0; i < c->nlooms; i++)
-		if (!strcmp(c->looms[i].name, name))
-			return &c->looms[i];
+		if (!strcmp(c->looms[i]->name, name))
+			return c->looms[i];
 	c->looms = realloc(c->looms, sizeof(*c->looms) * (size_t)(c->nlooms + 1));
-	struct ck_loom *l = &c->looms[c->nlooms++];
-	memset(l, 0, sizeof(*l));
+	struct ck_loom *l = calloc(1, sizeof(*l));
+	c->looms[c->nlooms++] = l;
 	l->name = name;
 	return l;
 }
@@ -27,11 +27,11 @@ static struct ck_loom *loom_of(struct ck *c, const char *name)
 static struct ck_proc *proc_of(struct ck *c, struct ck_loom *loom, long long pid)
 {
 	for (int i = 0; i < c->nprocs; i++)
-		if (c->procs[i].loom == loom && c->procs[i].pid == pid)
-			return &c->procs[i];
+		if (c->procs[i]->loom == loom && c->procs[i]->pid == pid)
+			return c->procs[i];
 	c->procs = realloc(c->procs, sizeof(*c->procs) * (size_t)(c->nprocs + 1));
-	struct ck_proc *p = &c->procs[c->nprocs++];
-	memset(p, 0, sizeof(*p));
+	struct ck_proc *p = calloc(1, sizeof(*p));
+	c->procs[c->nprocs++] = p;
 	p->loom = loom;
 	p->pid = pid;
 	p->app_id = p->rank = p->nranks = -1;
@@ -281,7 +281,7 @@ int ck_meta(struct ck *c)
 	}
 	/* Merged results. */
 	for (int i = 0; i < c->nprocs; i++) {
-		struct ck_proc *p = &c->procs[i];
+		struct ck_proc *p = c->procs[i];
 		char msg[160];
 		if (p->app_id == -1) {
 			snprintf(msg, sizeof(msg), "proc_init_end: appid not set (loom %s, pid %lld)", p->loom->name, p->pid);
@@ -291,7 +291,7 @@ int ck_meta(struct ck *c)
 			p->loom->has_rank = 1;
 	}
 	for (int i = 0; i < c->nprocs; i++) {
-		struct ck_proc *p = &c->procs[i];
+		struct ck_proc *p = c->procs[i];
 		if (p->loom->has_rank && p->rank == -1) {
 			char msg[160];
 			snprintf(msg, sizeof(msg), "process %lld of loom %s has no rank while others do", p->pid,
@@ -300,7 +300,7 @@ int ck_meta(struct ck *c)
 		}
 	}
 	for (int i = 0; i < c->nlooms; i++) {
-		struct ck_loom *l = &c->looms[i];
+		struct ck_loom *l = c->looms[i];
 		char msg[160];
 		if (!l->cap)
 			snprintf(msg, sizeof(msg), "loom %s has no physical CPUs", l->name), problem(c, NULL, "meta-cpus", msg);

@@ -13,6 +13,14 @@ static int active(int st)
 	return st == TH_RUNNING || st == TH_COOLING || st == TH_WARMING;
 }
 
+static int loom_index(struct ck *c, struct ck_loom *l)
+{
+	for (int i = 0; i < c->nlooms; i++)
+		if (c->looms[i] == l)
+			return i;
+	return -1;
+}
+
 /* The thread stops or starts occupying its physical CPU as a running thread. */
 static void leave_cpu(struct ck_thread *th)
 {
@@ -28,7 +36,7 @@ static void take_cpu(struct ck *c, struct ck_thread *th, const struct rd_event *
 		return;
 	if (l->running[th->cpu]++ > 0)
 		ck_problem(c, th, ev, "cpu-two", "physical cpu CPU %d.%lld has 2 threads running at the same time",
-			   (int)(l - c->looms), l->phyid[th->cpu]);
+			   loom_index(c, l), l->phyid[th->cpu]);
 }
 
 static int valid_cpu(struct ck *c, struct ck_thread *th, const struct rd_event *ev, int cpu)
@@ -45,7 +53,7 @@ static struct ck_thread *find_thread(struct ck *c, struct ck_thread *self, int t
 	if (ck_map_get(&self->proc->tids, (uint64_t)tid, &idx))
 		return &c->th[idx - 1];
 	for (int i = 0; i < c->nprocs; i++)
-		if (c->procs[i].loom == self->proc->loom && ck_map_get(&c->procs[i].tids, (uint64_t)tid, &idx))
+		if (c->procs[i]->loom == self->proc->loom && ck_map_get(&c->procs[i]->tids, (uint64_t)tid, &idx))
 			return &c->th[idx - 1];
 	return NULL;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,13 +42,26 @@ static const char *str_or_null(json_t *root, const char *path)
 static char **found;
 static int nfound, capfound;
 
+static int want_v1; /* collect v1 thread files instead of stream.json dirs */
+
 static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st;
 	(void)ftw;
 	const char *base = strrchr(path, '/');
-	if (type != FTW_F || !base || strcmp(base + 1, "stream.json"))
+	if (type != FTW_F || !base)
 		return 0;
+	if (want_v1) {
+		if (strncmp(base + 1, "thread.", 7))
+			return 0;
+		char meta[4200];
+		snprintf(meta, sizeof(meta), "%.*s/metadata.json", (int)(base - path), path);
+		if (access(meta, R_OK) != 0)
+			return 0;
+		base = path + strlen(path); /* keep the whole file path */
+	} else if (strcmp(base + 1, "stream.json")) {
+		return 0;
+	}
 	if (nfound == capfound) {
 		capfound = capfound ? capfound * 2 : 64;
 		char **n = realloc(found, sizeof(*n) * (size_t)capfound);
@@ -64,14 +78,79 @@ static int by_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* v1: loom.L/proc.P/metadata.json + thread.T -> the v3 metadata of stream T.
+ * The loom CPUs come from whichever process of the loom lists them. */
+static json_t *v1_meta(struct rd_stream *s, const char *tracedir, char *err, size_t errlen)
+{
+	char procdir[4200], path[4300];
+	snprintf(procdir, sizeof(procdir), "%s", s->obs);
+	*strrchr(procdir, '/') = '\0';
+	snprintf(path, sizeof(path), "%s/metadata.json", procdir);
+	json_error_t jerr;
+	json_t *pm = json_load_file(path, 0, &jerr);
+	if (!pm) {
+		snprintf(err, errlen, "metadata.json line %d: %s", jerr.line, jerr.text);
+		return NULL;
+	}
+	const char *procname = strrchr(procdir, '/') + 1;
+	char loomdir[4200];
+	snprintf(loomdir, sizeof(loomdir), "%.*s", (int)(procname - 1 - procdir), procdir);
+	const char *loomname = strrchr(loomdir, '/') ? strrchr(loomdir, '/') + 1 : loomdir;
+	const char *tname = strrchr(s->obs, '/') + 1;
+	long long tid = strtoll(tname + 7, NULL, 10), pid = strncmp(procname, "proc.", 5) ? -1 : strtoll(procname + 5, NULL, 10);
+	json_t *cpus = json_object_get(pm, "cpus");
+	if (!json_is_array(cpus)) { /* another process of the loom has them */
+		struct dirent **list = NULL;
+		int n = scandir(loomdir, &list, NULL, alphasort);
+		for (int i = 0; i < n; i++) {
+			if (!cpus && !strncmp(list[i]->d_name, "proc.", 5)) {
+				snprintf(path, sizeof(path), "%s/%s/metadata.json", loomdir, list[i]->d_name);
+				json_t *other = json_load_file(path, 0, NULL);
+				json_t *c = json_object_get(other, "cpus");
+				if (json_is_array(c))
+					cpus = json_incref(c);
+				json_decref(other);
+			}
+			free(list[i]);
+		}
+		free(list);
+	} else {
+		json_incref(cpus);
+	}
+	(void)tracedir;
+	json_t *ovni = json_pack("{s:s, s:I, s:I, s:s, s:{s:s}, s:{s:s, s:s}, s:i}", "part", "thread", "tid",
+				 (json_int_t)tid, "pid", (json_int_t)pid, "loom",
+				 strncmp(loomname, "loom.", 5) ? loomname : loomname + 5, "require", "ovni", "1.0.0", "lib",
+				 "version", "ovni trace format v1 (read by ovni-auto)", "commit", "unknown", "finished", 1);
+	json_t *v = json_object_get(pm, "app_id");
+	if (json_is_integer(v))
+		json_object_set(ovni, "app_id", v);
+	if (json_is_integer(v = json_object_get(pm, "rank")))
+		json_object_set(ovni, "rank", v);
+	if (json_is_integer(v = json_object_get(pm, "nranks")))
+		json_object_set(ovni, "nranks", v);
+	if (cpus)
+		json_object_set_new(ovni, "loom_cpus", cpus);
+	json_decref(pm);
+	if (!ovni) {
+		snprintf(err, errlen, "cannot build the metadata of %s", s->obs);
+		return NULL;
+	}
+	return json_pack("{s:i, s:o}", "version", 3, "ovni", ovni);
+}
+
 static void load_stream(struct rd_stream *s)
 {
 	char path[4200];
 	json_error_t jerr;
-	snprintf(path, sizeof(path), "%s/stream.json", s->dir);
-	s->meta = json_load_file(path, JSON_ALLOW_NUL, &jerr);
-	if (!s->meta)
-		snprintf(s->meta_error, sizeof(s->meta_error), "line %d: %s", jerr.line, jerr.text);
+	if (s->header == 0) {
+		s->meta = v1_meta(s, NULL, s->meta_error, sizeof(s->meta_error));
+	} else {
+		snprintf(path, sizeof(path), "%s/stream.json", s->dir);
+		s->meta = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+		if (!s->meta)
+			snprintf(s->meta_error, sizeof(s->meta_error), "line %d: %s", jerr.line, jerr.text);
+	}
 	s->version = int_or(s->meta, "version", -1);
 	s->part = str_or_null(s->meta, "ovni.part");
 	s->loom = str_or_null(s->meta, "ovni.loom");
@@ -82,8 +161,7 @@ static void load_stream(struct rd_stream *s)
 	s->nranks = int_or(s->meta, "ovni.nranks", -1);
 	s->finished = int_or(s->meta, "ovni.finished", -1);
 
-	snprintf(path, sizeof(path), "%s/stream.obs", s->dir);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(s->obs, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		s->map_error = errno;
@@ -110,7 +188,14 @@ void rd_rewind(struct rd_stream *s)
 {
 	s->bad = 0;
 	s->error[0] = '\0';
-	s->off = OVNI_HEADER_SIZE;
+	s->off = s->header;
+	if (s->header == 0) {
+		if (s->map_error) {
+			s->bad = 1;
+			snprintf(s->error, sizeof(s->error), "cannot read %s: %s", s->obs, strerror(s->map_error));
+		}
+		return;
+	}
 	if (s->map_error) {
 		s->bad = 1;
 		snprintf(s->error, sizeof(s->error), "cannot read stream.obs: %s", strerror(s->map_error));
@@ -166,17 +251,23 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	t->dir = strdup(path);
-	found = NULL;
-	nfound = capfound = 0;
-	if (nftw(path, collect, 32, FTW_PHYS) != 0) {
-		snprintf(err, errlen, "%s: cannot walk the directory", path);
-		return -1;
+	for (want_v1 = 0; want_v1 < 2; want_v1++) {
+		found = NULL;
+		nfound = capfound = 0;
+		if (nftw(path, collect, 32, FTW_PHYS) != 0) {
+			snprintf(err, errlen, "%s: cannot walk the directory", path);
+			return -1;
+		}
+		if (nfound)
+			break;
+		free(found);
 	}
 	if (!nfound) {
-		snprintf(err, errlen, "%s: no stream (no stream.json below it)", path);
-		free(found);
+		snprintf(err, errlen, "%s: no stream (no stream.json, nor v1 metadata.json and thread.* files, below it)",
+			 path);
 		return -1;
 	}
+	t->v1 = want_v1 == 1;
 	qsort(found, (size_t)nfound, sizeof(*found), by_path);
 	t->streams = calloc((size_t)nfound, sizeof(*t->streams));
 	t->n = nfound;
@@ -185,6 +276,14 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 		struct rd_stream *s = &t->streams[i];
 		s->index = i;
 		s->dir = found[i];
+		s->header = t->v1 ? 0 : OVNI_HEADER_SIZE;
+		if (t->v1) {
+			s->obs = strdup(found[i]);
+		} else {
+			char obs[4200];
+			snprintf(obs, sizeof(obs), "%s/stream.obs", found[i]);
+			s->obs = strdup(obs);
+		}
 		const char *rel = found[i] + plen;
 		while (*rel == '/')
 			rel++;
@@ -203,6 +302,7 @@ void rd_close(struct rd_trace *t)
 		if (s->data)
 			munmap((void *)s->data, s->size);
 		json_decref(s->meta);
+		free(s->obs);
 		free(s->dir);
 		free(s->relpath);
 	}

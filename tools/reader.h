@@ -38,6 +38,8 @@ struct rd_stream {
 	int bad;            /* reading stopped at a malformed event */
 	char error[256];    /* what, with the offset */
 	int index;          /* in the trace */
+	size_t header;      /* 8 (v3 stream.obs) or 0 (v1 thread file) */
+	char *obs;          /* the event file */
 };
 
 struct rd_trace {
@@ -45,10 +47,13 @@ struct rd_trace {
 	struct rd_stream *streams;
 	int n;
 	int offsets_loaded;
+	int v1;             /* a format-v1 trace: metadata synthesised as v3 */
 };
 
-/* Open a trace directory (or a single stream directory). Returns 0, or -1
- * with a message in err. */
+/* Open a trace directory (or a single stream directory). Format-v1 traces
+ * (a metadata.json in each proc directory, thread.TID event files) are read too: each thread
+ * file becomes a stream whose metadata is the v3 equivalent. Returns 0, or
+ * -1 with a message in err. */
 int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen);
 void rd_close(struct rd_trace *t);
 

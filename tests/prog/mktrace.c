@@ -8,6 +8,8 @@
  *                             it a jumbo event
  *   raw HEXBYTES              bytes appended as they are (damage)
  *   header HEXBYTES           replace the 8-byte stream header
+ *   v1proc RELDIR JSON        format v1: RELDIR/metadata.json gets JSON
+ *   v1thread RELPATH          format v1: events go to RELPATH, no header
  * Lines starting with # are comments. */
 #include <errno.h>
 #include <stdint.h>
@@ -92,6 +94,21 @@ int main(int argc, char **argv)
 			snprintf(path, sizeof(path), "%s/stream.obs", dir);
 			obs = fopen(path, "w+");
 			fwrite("ovni\1\0\0\0", 1, 8, obs);
+		} else if (!strcmp(word, "v1proc")) {
+			char *rel = strtok_r(NULL, " ", &save);
+			snprintf(dir, sizeof(dir), "%s/%s", argv[1], rel);
+			mkdirs(dir);
+			char path[4200];
+			snprintf(path, sizeof(path), "%s/metadata.json", dir);
+			FILE *j = fopen(path, "w");
+			fputs(save, j);
+			fclose(j);
+		} else if (!strcmp(word, "v1thread")) {
+			char path[4200];
+			if (obs)
+				fclose(obs);
+			snprintf(path, sizeof(path), "%s/%s", argv[1], strtok_r(NULL, " ", &save));
+			obs = fopen(path, "w");
 		} else if (!strcmp(word, "header")) {
 			fseek(obs, 0, SEEK_SET);
 			hexbytes(strtok_r(NULL, " ", &save));

@@ -110,5 +110,24 @@ ev OHe 7300000002000' "starting clock too far"
 expect "zero events" '$a stream loom.node0/proc.1/thread.3 '"$(meta 3)" "zero events"
 expect "event of an unknown part" '$a stream loom.node0/proc.1/thread.3 {"version":3,"ovni":{"part":"other"}}\
 ev OHx 1000 i32:-1 i32:-1 u64:0' "unknown stream"
+# Several processes and looms: valid, then a loom without CPUs.
+other() { meta "$1" | sed "s/\"pid\":1/\"pid\":$2/; s/\"loom\":\"node0\"/\"loom\":\"$3\"/"; }
+spec_more() {
+	spec
+	echo "stream loom.node0/proc.2/thread.20 $(other 20 2 node0)"
+	echo "ev OHx 1600 i32:-1 i32:-1 u64:0"
+	echo "ev OHe 1700"
+	echo "stream loom.node1/proc.3/thread.30 $(other 30 3 node1)"
+	echo "ev OHx 1600 i32:0 i32:-1 u64:0"
+	echo "ev OHe 1700"
+}
+spec_more | "$MK" "$WORK/more" || fail "mktrace"
+"$OA" check "$WORK/more" >"$WORK/out" || { cat "$WORK/out"; fail "several processes and looms rejected"; }
+grep -q "ok: 4 streams" "$WORK/out" || fail "summary with 4 streams"
+check_trace "$WORK/more"
+n=$((n + 1))
+spec_more | sed '/thread\.30 /s/"loom_cpus":\[[^]]*\],//' | "$MK" "$WORK/more2"
+"$OA" check "$WORK/more2" >"$WORK/out" 2>&1 && fail "a loom without CPUs was accepted"
+grep -q "loom node1 has no physical CPUs" "$WORK/out" || fail "loom without CPUs: $(cat "$WORK/out")"
 info "$n broken traces, each reported"
 assert_ge "cases" 45 $n
