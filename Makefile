@@ -92,6 +92,7 @@ $(B)/prog/%: tests/prog/%.c
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread $(PROG_LIBS_$*)
 
 PROG_LIBS_omp_% := -fopenmp
+PROG_LIBS_jsoncheck := -ljansson
 
 # Writer tests again under the sanitizers, in their own build trees.
 SAN_TESTS := $(WRITER_TESTS)

@@ -11,6 +11,7 @@
 
 #include "../writer/log.h"
 #include "check.h"
+#include "labels.h"
 #include "reader.h"
 
 static const char usage_text[] =
@@ -260,57 +261,24 @@ static void stream_pass(struct tstat *ts, int thread_index)
 		vt_get(&ts->omp, sub[nsub - 1])->ns += ts->last - sub_since;
 }
 
+static struct lb_marks *names;
+
 static const char *mark_label(struct rd_trace *t, int type, int64_t value)
 {
-	static char buf[64];
-	char key[16], vkey[24];
-	snprintf(key, sizeof(key), "%d", type);
-	snprintf(vkey, sizeof(vkey), "%lld", (long long)value);
-	for (int i = 0; i < t->n; i++) {
-		json_t *m = rd_json_path(t->streams[i].meta, "ovni.mark");
-		json_t *l = json_object_get(json_object_get(json_object_get(m, key), "labels"), vkey);
-		if (json_is_string(l))
-			return json_string_value(l);
-	}
-	snprintf(buf, sizeof(buf), "value %lld", (long long)value);
-	return buf;
+	(void)t;
+	return lb_mark_label(names, type, value);
 }
 
 static const char *mark_title(struct rd_trace *t, int type)
 {
-	char key[16];
-	snprintf(key, sizeof(key), "%d", type);
-	for (int i = 0; i < t->n; i++) {
-		json_t *title = rd_json_path(json_object_get(rd_json_path(t->streams[i].meta, "ovni.mark"), key), "title");
-		if (json_is_string(title))
-			return json_string_value(title);
-	}
-	return "?";
+	(void)t;
+	return lb_mark_title(names, type);
 }
 
 static const char *subsystem_name(uint16_t id)
 {
-	static const struct {
-		const char *mcv;
-		const char *name;
-	} names[] = {
-		{ "Bb", "barrier: plain" }, { "Bj", "barrier: join" }, { "Bf", "barrier: fork" },
-		{ "Bt", "barrier: task" }, { "Ia", "critical: acquiring" }, { "Ir", "critical: releasing" },
-		{ "I[", "critical: section" }, { "Wd", "work: distribute" }, { "Wy", "work: dynamic for init" },
-		{ "Wc", "work: dynamic for chunk" }, { "Ws", "work: static for chunk" }, { "We", "work: section" },
-		{ "Wi", "work: single" }, { "Ta", "task: allocation" }, { "Tc", "task: check deps" },
-		{ "Td", "task: duplicating" }, { "Tr", "task: releasing deps" }, { "T[", "task: running" },
-		{ "Ti", "task: running if0" }, { "Ts", "task: scheduling" }, { "Tg", "task: taskgroup" },
-		{ "Tt", "task: taskwait" }, { "Tw", "task: taskwait deps" }, { "Ty", "task: taskyield" },
-		{ "A[", "runtime: attached" }, { "Cf", "runtime: fork call" }, { "Ci", "runtime: init" },
-		{ "Mi", "runtime: internal microtask" }, { "Mu", "runtime: user microtask" },
-		{ "H[", "runtime: worker loop" },
-	};
-	char k[3] = { (char)(id >> 8), (char)(id & 0xff), 0 };
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(names[i].mcv, k))
-			return names[i].name;
-	return "?";
+	const char *n = lb_omp_state((char)(id >> 8), (char)(id & 0xff));
+	return n ? n : "?";
 }
 
 static double ms(int64_t ns)
@@ -338,6 +306,7 @@ int cmd_stats(int argc, char **argv)
 	char msg[512];
 	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
 		die("%s", msg);
+	names = lb_marks_load(&t);
 	struct tstat *ts = calloc((size_t)t.n, sizeof(*ts));
 	long total_events = 0;
 	uint64_t bytes = 0;
@@ -505,6 +474,7 @@ int cmd_stats(int argc, char **argv)
 		free(text);
 	}
 	json_decref(root);
+	lb_marks_free(names);
 	rd_close(&t);
 	return damaged;
 }

@@ -10,7 +10,8 @@
 	X(check, "validate a trace against the ovni format and model rules") \
 	X(repair, "close the streams of processes killed before they could (kill -9)") \
 	X(stats, "where the time went: per thread states, marks, OpenMP states, tasks") \
-	X(upgrade, "convert a format-v1 trace into format v3")
+	X(upgrade, "convert a format-v1 trace into format v3") \
+	X(export, "write a timeline for Perfetto UI / chrome://tracing (JSON or protobuf)")
 
 #define OA_DECLARE(name, summary) int cmd_##name(int argc, char **argv);
 OA_COMMANDS(OA_DECLARE)
