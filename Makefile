@@ -37,7 +37,7 @@ PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
 AGENT_LIBS := -ljansson -lelf -lunwind -ldl -lpthread
 TOOLS_LIBS := -ljansson -lm
 
-.PHONY: all test test-unit test-run test-san install clean deps bench example format-check
+.PHONY: all test test-unit test-run test-san install clean deps bench example format-check fuzz
 all: $(LIB) $(CLI) $(RUN)
 
 $(B)/gen/version.h: FORCE
@@ -106,6 +106,10 @@ test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(PROG_BIN)
 	@$(MAKE) --no-print-directory -s test-san
 	@tests/run.sh
+
+# The readers under libFuzzer for FUZZ_SECONDS (not part of `make test`).
+fuzz: all
+	$(MAKE) -C fuzz regress run
 
 bench: all
 	$(MAKE) -C bench

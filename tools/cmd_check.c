@@ -144,9 +144,9 @@ static void walk(struct ck *c)
 		if (ev.time < 0)
 			ck_problem(c, th, &ev, "clock", "negative clock after the offset");
 		if (th->nevents++ == 0) {
-			if (!c->t->offsets_loaded && (ev.time - gate > HOUR_NS || gate - ev.time > HOUR_NS))
+			if (!c->t->offsets_loaded && (rd_sub(ev.time, gate) > HOUR_NS || rd_sub(gate, ev.time) > HOUR_NS))
 				ck_problem(c, th, &ev, "gate", "stream has starting clock too far: delta=%.2f h",
-					   (double)(ev.time - gate) / (double)HOUR_NS);
+					   (double)rd_sub(ev.time, gate) / (double)HOUR_NS);
 		} else if (ev.time < th->last_time) {
 			ck_problem(c, th, &ev, "clock", "clock goes backwards %lld -> %lld", (long long)th->last_time,
 				   (long long)ev.time);
@@ -199,6 +199,7 @@ int cmd_check(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	memset(kinds, 0, sizeof(kinds));
 	struct rd_trace t;
 	char msg[512];
 	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
@@ -243,6 +244,36 @@ int cmd_check(int argc, char **argv)
 		       c.events);
 	else if (!quiet || 1)
 		printf("ok: %d streams, %ld events\n", t.n, c.events);
+	for (int i = 0; i < t.n; i++) {
+		struct ck_thread *th = &c.th[i];
+		for (int k = 0; k < 100; k++)
+			free(th->mstack[k]);
+		free(th->tasks);
+		free(th->labels);
+		free(th->sub);
+	}
+	for (int i = 0; i < c.nprocs; i++) {
+		struct ck_proc *p = c.procs[i];
+		ck_map_free(&p->tids);
+		ck_map_free(&p->types);
+		ck_map_free(&p->tasks);
+		ck_map_free(&p->tags);
+		ck_map_free(&p->tagstream);
+		free(p->task);
+		free(p);
+	}
+	for (int i = 0; i < c.nlooms; i++) {
+		free(c.looms[i]->phyid);
+		free(c.looms[i]->running);
+		free(c.looms[i]);
+	}
+	for (int k = 0; k < 100; k++)
+		ck_map_free(&c.marks[k].labels);
+	free(c.procs);
+	free(c.looms);
+	free(c.labelstr);
+	free(c.th);
+	free(c.stream_bad);
 	rd_close(&t);
 	return c.problems ? 1 : 0;
 }

@@ -40,8 +40,8 @@ static const char usage_text[] =
 #define NTRACK 103 /* 0 state, 1 openmp, 2 tasks, 3+T mark type T */
 
 struct slice_stack {
-	const char *name[MAXDEPTH];
-	int n;
+	const char **name; /* grows as needed, up to MAXDEPTH */
+	int n, cap;
 	int declared;
 };
 
@@ -108,6 +108,10 @@ static void open_slice(struct xthread *x, int k, int64_t ts, const char *name, c
 	struct slice_stack *s = &x->st[k];
 	if (s->n >= MAXDEPTH)
 		return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 4;
+		s->name = realloc(s->name, sizeof(*s->name) * (size_t)s->cap);
+	}
 	s->name[s->n++] = name;
 	if (window_open && x->selected) {
 		declare(x, k);
@@ -318,6 +322,13 @@ int cmd_export(int argc, char **argv)
 	const char *output = NULL, *threads = NULL;
 	int c;
 	ops = &ex_json_ops;
+	/* A fresh start when called again in one process (fuzzing). */
+	procs = NULL;
+	nprocs = 0;
+	window_open = 0;
+	from_ns = 0;
+	to_ns = INT64_MAX;
+	memset(&flows_started, 0, sizeof(flows_started));
 	while ((c = getopt_long(argc, argv, "o:f:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': output = optarg; break;
@@ -400,7 +411,7 @@ int cmd_export(int argc, char **argv)
 			t0 = ev.time;
 			have_t0 = 1;
 		}
-		int64_t ts = ev.time - t0;
+		int64_t ts = rd_sub(ev.time, t0);
 		if (ts > to_ns)
 			break;
 		if (!window_open && ts >= from_ns)
@@ -429,6 +440,19 @@ int cmd_export(int argc, char **argv)
 		}
 	if (out != stdout && fclose(out) != 0)
 		die("cannot write %s:", output);
+	for (int i = 0; i < t.n; i++)
+		for (int k = 0; k < NTRACK; k++)
+			free(th[i].st[k].name);
+	free(th);
+	for (int p = 0; p < nprocs; p++) {
+		ck_map_free(&procs[p].types);
+		ck_map_free(&procs[p].started);
+	}
+	free(procs);
+	for (size_t i = 0; i < ninterned; i++)
+		free(interned[i]);
+	ninterned = 0;
+	ck_map_free(&flows_started);
 	lb_marks_free(names);
 	rd_close(&t);
 	return bad;

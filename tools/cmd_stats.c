@@ -173,7 +173,7 @@ static void stream_pass(struct tstat *ts, int thread_index)
 		ts->last = now;
 		count_mcv(ev.mcv);
 		if (since >= 0)
-			ts->state_ns[state] += now - since;
+			ts->state_ns[state] = rd_add(ts->state_ns[state], rd_sub(now, since));
 		since = now;
 		const char *m = ev.mcv;
 		if (m[0] == 'O' && m[1] == 'H') {
@@ -190,7 +190,7 @@ static void stream_pass(struct tstat *ts, int thread_index)
 				flush_start = now;
 			} else {
 				ts->nflush++;
-				ts->flush_ns += now - flush_start;
+				ts->flush_ns = rd_add(ts->flush_ns, rd_sub(now, flush_start));
 			}
 		} else if (m[0] == 'O' && m[1] == 'M' && ev.size == 12) {
 			int64_t value = rd_i64(ev.payload);
@@ -199,7 +199,7 @@ static void stream_pass(struct tstat *ts, int thread_index)
 				continue;
 			if (mtop[type][0]) {
 				struct valtime *v = vt_get(&ts->marks, (int64_t)type << 40 | (mtop[type][0] & 0xffffffffffll));
-				v->ns += now - mtop[type][1];
+				v->ns = rd_add(v->ns, rd_sub(now, mtop[type][1]));
 			}
 			if (m[2] == '=') {
 				mtop[type][0] = value;
@@ -233,12 +233,13 @@ static void stream_pass(struct tstat *ts, int thread_index)
 					t->nseg++;
 					ts->segments++;
 				} else if (m[2] == 'e') {
-					t->total += now - t->seg_start;
+					t->total = rd_add(t->total, rd_sub(now, t->seg_start));
 				}
 			} else if (m[1] != 'Q' && m[1] != 'O') {
 				/* Subsystem: lower-case or [ opens, upper-case or ] closes. */
 				if (nsub) {
-					vt_get(&ts->omp, sub[nsub - 1])->ns += now - sub_since;
+					struct valtime *v = vt_get(&ts->omp, sub[nsub - 1]);
+					v->ns = rd_add(v->ns, rd_sub(now, sub_since));
 				}
 				char v = m[2];
 				int opens = (v >= 'a' && v <= 'z') || v == '[';
@@ -255,10 +256,14 @@ static void stream_pass(struct tstat *ts, int thread_index)
 	}
 	/* What is still open counts up to the stream's last event. */
 	for (int k = 0; k < 100; k++)
-		if (mtop[k][0])
-			vt_get(&ts->marks, (int64_t)k << 40 | (mtop[k][0] & 0xffffffffffll))->ns += ts->last - mtop[k][1];
-	if (nsub)
-		vt_get(&ts->omp, sub[nsub - 1])->ns += ts->last - sub_since;
+		if (mtop[k][0]) {
+			struct valtime *v = vt_get(&ts->marks, (int64_t)k << 40 | (mtop[k][0] & 0xffffffffffll));
+			v->ns = rd_add(v->ns, rd_sub(ts->last, mtop[k][1]));
+		}
+	if (nsub) {
+		struct valtime *v = vt_get(&ts->omp, sub[nsub - 1]);
+		v->ns = rd_add(v->ns, rd_sub(ts->last, sub_since));
+	}
 }
 
 static struct lb_marks *names;
@@ -302,6 +307,10 @@ int cmd_stats(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	procs = NULL; /* a fresh start when called again in one process (fuzzing) */
+	nprocs = 0;
+	nmcvs = 0;
+	nlabels = 0;
 	struct rd_trace t;
 	char msg[512];
 	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
@@ -334,18 +343,18 @@ int cmd_stats(int argc, char **argv)
 	json_object_set_new(root, "events", json_integer(total_events));
 	json_object_set_new(root, "bytes", json_integer((json_int_t)bytes));
 	json_object_set_new(root, "bytes_per_event", json_real(total_events ? (double)bytes / (double)total_events : 0));
-	json_object_set_new(root, "span_ns", json_integer(t1 - t0));
+	json_object_set_new(root, "span_ns", json_integer(rd_sub(t1, t0)));
 	if (!as_json) {
 		printf("trace %s: %d streams in %d processes, %ld events, %llu bytes (%.1f bytes/event), %.3f ms\n",
 		       argv[optind], t.n, nprocs, total_events, (unsigned long long)bytes,
-		       total_events ? (double)bytes / (double)total_events : 0.0, ms(t1 - t0));
+		       total_events ? (double)bytes / (double)total_events : 0.0, ms(rd_sub(t1, t0)));
 		printf("\n%-44s %10s %10s %10s %8s %9s %8s\n", "thread", "lifetime", "running", "paused", "flushes",
 		       "flush ms", "events");
 	}
 	json_t *jthreads = json_array();
 	for (int i = 0; i < t.n; i++) {
 		struct tstat *x = &ts[i];
-		int64_t life = x->last - x->first;
+		int64_t life = rd_sub(x->last, x->first);
 		if (!as_json)
 			printf("%-44s %8.3fms %8.3fms %8.3fms %8ld %9.3f %8ld\n", x->s->relpath, ms(life),
 			       ms(x->state_ns[1]), ms(x->state_ns[2]), x->nflush, ms(x->flush_ns), x->nevents);
@@ -474,6 +483,19 @@ int cmd_stats(int argc, char **argv)
 		free(text);
 	}
 	json_decref(root);
+	for (int i = 0; i < t.n; i++) {
+		free(ts[i].marks.v);
+		free(ts[i].omp.v);
+	}
+	free(ts);
+	for (int i = 0; i < nprocs; i++) {
+		ck_map_free(&procs[i].typelabel);
+		ck_map_free(&procs[i].tasks);
+		free(procs[i].task);
+	}
+	free(procs);
+	for (size_t i = 0; i < nlabels; i++)
+		free((void *)labels[i]);
 	lb_marks_free(names);
 	rd_close(&t);
 	return damaged;

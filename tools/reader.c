@@ -327,7 +327,7 @@ int rd_next(struct rd_stream *s, struct rd_event *ev)
 	ev->mcv[2] = (char)p[3];
 	ev->mcv[3] = '\0';
 	ev->clock = rd_u64(p + 4);
-	ev->time = (int64_t)ev->clock + s->offset;
+	ev->time = rd_add((int64_t)ev->clock, s->offset);
 	ev->offset = off;
 	ev->jumbo = ovni_flags_is_jumbo(p[0]);
 	size_t size;

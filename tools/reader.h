@@ -96,6 +96,17 @@ static inline uint64_t rd_u64(const uint8_t *p)
 	return v;
 }
 
+/* Time arithmetic on values that come from files: wraps instead of
+ * overflowing (garbage clocks must not be undefined behaviour). */
+static inline int64_t rd_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t rd_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 /* A dotted key of a JSON object ("ovni.lib.version"), NULL if absent. */
 json_t *rd_json_path(json_t *root, const char *path);
 
