@@ -59,6 +59,7 @@ struct xproc {
 	char name[300];
 	struct ck_map types;  /* type id -> label index + 1 */
 	struct ck_map started;/* task id + 1 -> 1 once executed */
+	struct ck_map slicename; /* (task? 1<<32) | type -> interned name index + 1 */
 	int running;
 	int counter_declared;
 };
@@ -226,7 +227,6 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 				x->track[k].name = intern(name, strlen(name));
 			}
 			const char *label = lb_mark_label(names, type, rd_i64(ev->payload));
-			label = intern(label, strlen(label));
 			if (m[2] == '[') {
 				open_slice(x, k, ts, label, NULL);
 			} else if (m[2] == ']') {
@@ -272,8 +272,15 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 			label = interned[idx - 1];
 		if (m[1] == 'P' && ck_map_get(&p->started, (uint64_t)id + 1, &idx) && idx > 1)
 			label = interned[idx - 2];
-		snprintf(name, sizeof(name), "%s%s", m[1] == 'P' ? "task " : "", label ? label : "?");
-		open_slice(x, 2, ts, intern(name, strlen(name)), args);
+		/* One name per type, made once. */
+		uint64_t tkey = (uint64_t)(m[1] == 'P') << 32 | (label ? (uint64_t)(idx & 0xffffffffu) : 0), nidx;
+		if (!ck_map_get(&p->slicename, tkey + 1, &nidx)) {
+			snprintf(name, sizeof(name), "%s%s", m[1] == 'P' ? "task " : "", label ? label : "?");
+			intern(name, strlen(name));
+			nidx = ninterned;
+			ck_map_put(&p->slicename, tkey + 1, nidx);
+		}
+		open_slice(x, 2, ts, interned[nidx - 1], args);
 		if (m[1] == 'P' && !ck_map_get(&p->started, (uint64_t)id + 1 + (1ull << 62), &dummy)) {
 			ck_map_put(&p->started, (uint64_t)id + 1 + (1ull << 62), 1);
 			if (flows)
@@ -447,6 +454,7 @@ int cmd_export(int argc, char **argv)
 	for (int p = 0; p < nprocs; p++) {
 		ck_map_free(&procs[p].types);
 		ck_map_free(&procs[p].started);
+		ck_map_free(&procs[p].slicename);
 	}
 	free(procs);
 	for (size_t i = 0; i < ninterned; i++)

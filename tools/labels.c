@@ -12,6 +12,8 @@ struct lb_marks {
 	const char **text;
 	size_t n, cap;
 	const char *title[100];
+	char **owned; /* the "value N" names made here */
+	size_t nowned;
 };
 
 static uint64_t key(int type, int64_t value)
@@ -56,18 +58,32 @@ void lb_marks_free(struct lb_marks *m)
 	if (!m)
 		return;
 	ck_map_free(&m->values);
+	for (size_t i = 0; i < m->nowned; i++)
+		free(m->owned[i]);
+	free(m->owned);
 	free(m->text);
 	free(m);
 }
 
 const char *lb_mark_label(struct lb_marks *m, int type, int64_t value)
 {
-	static char buf[64];
 	uint64_t idx;
-	if (type >= 0 && type < 100 && ck_map_get(&m->values, key(type, value), &idx))
+	if (type < 0 || type >= 100)
+		return "?";
+	if (ck_map_get(&m->values, key(type, value), &idx))
 		return m->text[idx - 1];
+	/* No label: "value N", made once and kept (callers keep the pointer). */
+	char buf[64];
 	snprintf(buf, sizeof(buf), "value %lld", (long long)value);
-	return buf;
+	if (m->n == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->text = realloc(m->text, sizeof(*m->text) * m->cap);
+	}
+	m->text[m->n++] = strdup(buf);
+	m->owned = realloc(m->owned, sizeof(*m->owned) * (m->nowned + 1));
+	m->owned[m->nowned++] = (char *)m->text[m->n - 1];
+	ck_map_put(&m->values, key(type, value), m->n);
+	return m->text[m->n - 1];
 }
 
 const char *lb_mark_title(struct lb_marks *m, int type)

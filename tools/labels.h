@@ -12,7 +12,7 @@ struct lb_marks;
 
 struct lb_marks *lb_marks_load(struct rd_trace *t);
 void lb_marks_free(struct lb_marks *m);
-/* The label of a mark value, or "value N" (in a static buffer). */
+/* The label of a mark value, or "value N"; the string lives as long as m. */
 const char *lb_mark_label(struct lb_marks *m, int type, int64_t value);
 const char *lb_mark_title(struct lb_marks *m, int type);
 

@@ -189,6 +189,7 @@ void rd_rewind(struct rd_stream *s)
 	s->bad = 0;
 	s->error[0] = '\0';
 	s->off = s->header;
+	s->dropped = 0;
 	if (s->header == 0) {
 		if (s->map_error) {
 			s->bad = 1;
@@ -361,6 +362,15 @@ int rd_next(struct rd_stream *s, struct rd_event *ev)
 		return -1;
 	}
 	s->off = off + size;
+	/* Memory stays bounded on huge traces: give back what is behind us
+	 * (the pages stay in the page cache if read again). */
+	if (s->off - s->dropped > (64u << 20)) {
+		size_t upto = (s->off - (16u << 20)) & ~(size_t)0xfffff;
+		if (upto > s->dropped) {
+			madvise((void *)(s->data + s->dropped), upto - s->dropped, MADV_DONTNEED);
+			s->dropped = upto;
+		}
+	}
 	return 1;
 torn:
 	snprintf(s->error, sizeof(s->error), "offset %zu: stream ends with incomplete event (%zu bytes left)", off,

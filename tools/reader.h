@@ -35,6 +35,7 @@ struct rd_stream {
 	int map_error;      /* errno of open/mmap, 0 if mapped */
 	int64_t offset;     /* clock offset of its loom */
 	size_t off;         /* next event */
+	size_t dropped;     /* pages before this were released (MADV_DONTNEED) */
 	int bad;            /* reading stopped at a malformed event */
 	char error[256];    /* what, with the offset */
 	int index;          /* in the trace */
