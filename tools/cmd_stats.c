@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../writer/log.h"
 #include "check.h"
@@ -24,7 +25,9 @@ static const char usage_text[] =
 	"duration, migrations: segments resumed on another thread); events per MCV;\n"
 	"the trace size and bytes per event.\n"
 	"\n"
-	"  --json   one JSON object instead of tables (for scripts)\n";
+	"  --json   one JSON object instead of tables (for scripts)\n"
+	"\n"
+	"On a terminal, a progress line is shown for traces over 256 MB.\n";
 
 #define NSTATES 6
 static const char *const state_names[NSTATES] = { "unknown", "running", "paused", "cooling", "warming", "dead" };
@@ -318,12 +321,18 @@ int cmd_stats(int argc, char **argv)
 	names = lb_marks_load(&t);
 	struct tstat *ts = calloc((size_t)t.n, sizeof(*ts));
 	long total_events = 0;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, all_bytes = 0, done_bytes = 0;
+	int tty = isatty(2);
+	for (int i = 0; i < t.n; i++)
+		all_bytes += t.streams[i].size;
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
 	int damaged = 0;
 	for (int i = 0; i < t.n; i++) {
 		ts[i].s = &t.streams[i];
 		stream_pass(&ts[i], i);
+		done_bytes += t.streams[i].size;
+		if (tty && all_bytes > (256u << 20))
+			fprintf(stderr, "\rstats: %3.0f%%", 100.0 * (double)done_bytes / (double)all_bytes);
 		total_events += ts[i].nevents;
 		bytes += t.streams[i].size;
 		if (ts[i].nevents && ts[i].first < t0)
@@ -335,6 +344,8 @@ int cmd_stats(int argc, char **argv)
 			damaged = 1;
 		}
 	}
+	if (tty && all_bytes > (256u << 20))
+		fputs("\r\033[K", stderr);
 	if (t0 == INT64_MAX)
 		t0 = t1 = 0;
 
