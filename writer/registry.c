@@ -161,8 +161,11 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 		if (!s->claimed)
 			continue;
 		s->claimed = 0;
+		/* ~1 s for a thread inside an emit; a flush (file system work that
+		 * always completes, but may stall under heavy I/O) gets ~10 s. */
 		int round = 0;
-		while (atomic_load_explicit(&s->in_emit, memory_order_acquire) && round < 1000)
+		while (atomic_load_explicit(&s->in_emit, memory_order_acquire) &&
+		       (round < 1000 || (s->remapping && round < 10000)))
 			pause_a_little(round++);
 		if (atomic_load_explicit(&s->in_emit, memory_order_acquire))
 			continue; /* stuck inside an emit (stopped by a debugger?) */

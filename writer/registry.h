@@ -34,10 +34,10 @@ void oa_registry_abandon(struct oa_stream *s);
 typedef void (*oa_end_fn)(struct oa_stream *s, void *arg);
 
 /* Mark the process as ending, claim every OPEN stream except `self`, wait
- * (bounded) until their threads are out of the emit path, then call end()
- * for each.  Async-signal-safe.  Returns how many streams it ended; streams
- * whose thread stayed inside an emit longer than the bound are left alone
- * (`ovni-auto repair` closes them). */
+ * (bounded: ~1 s, ~10 s for a thread inside a flush) until their threads
+ * are out of the emit path, then call end() for each.  Async-signal-safe.
+ * Returns how many streams it ended; streams whose thread stayed inside an
+ * emit longer than the bound are left alone (`ovni-auto repair` closes them). */
 int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg);
 
 /* A failed exec: the process goes on, new streams may open again. */
