@@ -345,7 +345,7 @@ void agent_proc_event(const char *label)
 void agent_signal_event(int sig)
 {
 	struct oa_thread *t = oa_self;
-	if (t && !atomic_load_explicit(&t->s.in_emit, memory_order_relaxed))
+	if (t && !oa_emitting(&t->s))
 		ev_ovni_mark_set(&t->s, OA_MARK_PROC, PROC_SIGNAL_BASE + sig);
 }
 

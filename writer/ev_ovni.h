@@ -33,12 +33,12 @@ static inline uint64_t ev_ovni_thread_end(struct oa_stream *s)
 
 static inline uint64_t ev_ovni_thread_pause(struct oa_stream *s)
 {
-	return oa_emit(s, "OHp", NULL, 0);
+	return oa_emit_state(s, "OHp", 1);
 }
 
 static inline uint64_t ev_ovni_thread_resume(struct oa_stream *s)
 {
-	return oa_emit(s, "OHr", NULL, 0);
+	return oa_emit_state(s, "OHr", 0);
 }
 
 /* OAs: this thread now runs on loom CPU index cpu. */

@@ -1,12 +1,15 @@
 /* registry.c: lock-free list of thread stream slots, and ending other
  * threads' streams safely.
  *
- * The emit path of a thread does: in_emit = 1; compiler barrier; if (closed)
- * skip; write; in_emit = 0 (release).  A closer does: closed = 1; a
- * process-wide memory barrier (membarrier(2)); wait until in_emit == 0.  The
- * barrier makes the pair behave like Dekker's algorithm without a fence on
- * the emit path: after it, either the emitting thread saw `closed`, or its
- * in_emit = 1 is visible to the closer, which then waits for the commit. */
+ * The emit path of a thread does: emit_seq++ (odd); compiler barrier; if
+ * (closed) skip; write; emit_seq++ (even, release).  A closer does: closed =
+ * 1; a process-wide memory barrier (membarrier(2)); read emit_seq; if odd,
+ * wait until it changes.  The barrier makes the pair behave like Dekker's
+ * algorithm without a fence on the emit path: after it, either the emit in
+ * progress is visible as an odd emit_seq (and the closer waits for it to
+ * end), or it sees `closed`, like every later emit.  Waiting for a change,
+ * not for an even value, matters: a thread that keeps calling emit (each
+ * call returning at once) is inside the bracket most of the time. */
 #include "registry.h"
 
 #include <errno.h>
@@ -164,10 +167,11 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 		/* ~1 s for a thread inside an emit; a flush (file system work that
 		 * always completes, but may stall under heavy I/O) gets ~10 s. */
 		int round = 0;
-		while (atomic_load_explicit(&s->in_emit, memory_order_acquire) &&
+		unsigned q = atomic_load_explicit(&s->emit_seq, memory_order_acquire);
+		while ((q & 1) && atomic_load_explicit(&s->emit_seq, memory_order_acquire) == q &&
 		       (round < 1000 || (s->remapping && round < 10000)))
 			pause_a_little(round++);
-		if (atomic_load_explicit(&s->in_emit, memory_order_acquire))
+		if ((q & 1) && atomic_load_explicit(&s->emit_seq, memory_order_acquire) == q)
 			continue; /* stuck inside an emit (stopped by a debugger?) */
 		end(s, arg);
 		atomic_store(&s->state, OA_SLOT_CLOSED);

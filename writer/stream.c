@@ -96,12 +96,14 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const c
 	s->map_off = 0;
 	s->failed = 0;
 	s->nflush = 0;
+	s->paused = 0;
+	s->open_gen++;
 	s->tid = cfg->tid;
 	s->max_window = cfg->max_window ? cfg->max_window : OA_STREAM_DEFAULT_WINDOW;
 	if (s->max_window < OA_STREAM_MIN_WINDOW)
 		s->max_window = OA_STREAM_MIN_WINDOW;
 	s->window = OA_STREAM_MIN_WINDOW;
-	atomic_store(&s->in_emit, 0);
+	/* emit_seq keeps counting across reuses of the slot (a closer may hold it). */
 	atomic_store(&s->closed, 1);
 	if (strlen(cfg->dir) >= sizeof(s->path))
 		return -ENAMETOOLONG;
@@ -257,6 +259,16 @@ static int advance(struct oa_stream *s, uint64_t cur, size_t need, size_t ps)
 	return 0;
 }
 
+uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused)
+{
+	unsigned q = oa_emit_enter(s);
+	uint64_t used = oa_emit_core(s, mcv, oa_clock_now(), NULL, 0);
+	if (used)
+		s->paused = paused; /* in the same bracket as the event */
+	oa_emit_leave(s, q);
+	return used;
+}
+
 uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, uint32_t n)
 {
 	return oa_emit_jumbo_at(s, mcv, 0, data, n);
@@ -266,8 +278,7 @@ uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, 
 {
 	uint64_t used = 0, t0 = 0, t1 = 0;
 	int flushed;
-	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
+	unsigned q = oa_emit_enter(s);
 	if (atomic_load_explicit(&s->closed, memory_order_relaxed) || n >= OVNI_JUMBO_MAX)
 		goto out;
 	if (!clock)
@@ -283,7 +294,7 @@ uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, 
 	memcpy(p + OVNI_EV_HEADER_SIZE + 4, data, n);
 	used = oa_commit(s, p + size, clock, flushed, t0, t1);
 out:
-	atomic_store_explicit(&s->in_emit, 0, memory_order_release);
+	oa_emit_leave(s, q);
 	return used;
 }
 
@@ -407,10 +418,16 @@ int oa_stream_end(struct oa_stream *s)
 	if (s->remapping) {
 		/* Interrupted inside a flush (only a signal handler gets here):
 		 * write the OHe through the descriptor after the last whole event. */
-		uint8_t ev[OVNI_EV_HEADER_SIZE];
-		oa_put_header(ev, 0, "OHe", clock);
-		int r = pwrite(s->fd, ev, sizeof(ev), (off_t)s->committed_size) == (ssize_t)sizeof(ev) ? 0 : -EIO;
-		if (ftruncate(s->fd, (off_t)(s->committed_size + sizeof(ev))) != 0 && !r)
+		uint8_t ev[2 * OVNI_EV_HEADER_SIZE];
+		size_t n = 0;
+		if (s->paused) {
+			oa_put_header(ev, 0, "OHr", clock);
+			n += OVNI_EV_HEADER_SIZE;
+		}
+		oa_put_header(ev + n, 0, "OHe", clock);
+		n += OVNI_EV_HEADER_SIZE;
+		int r = pwrite(s->fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
+		if (ftruncate(s->fd, (off_t)(s->committed_size + n)) != 0 && !r)
 			r = -errno;
 		close(s->fd);
 		s->fd = -1;
@@ -420,7 +437,13 @@ int oa_stream_end(struct oa_stream *s)
 	}
 	if (!s->map)
 		return -EBADF;
-	/* The reserve after soft_end always holds one more event. */
+	/* The reserve after soft_end always holds these two events. A paused
+	 * thread is resumed first: OHe needs a running thread. */
+	if (s->paused) {
+		oa_put_header(s->pos, 0, "OHr", clock);
+		s->pos += OVNI_EV_HEADER_SIZE;
+		s->paused = 0;
+	}
 	oa_put_header(s->pos, 0, "OHe", clock);
 	s->pos += OVNI_EV_HEADER_SIZE;
 	s->last_clock = clock;

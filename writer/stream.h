@@ -8,8 +8,10 @@
  *
  * Ownership: only the owner thread emits.  Another thread may end the stream
  * (process exit, crash, exec) with oa_stream_claim() + oa_stream_wait_idle():
- * the emit path announces itself in in_emit and checks `closed` first, and the
- * closer publishes `closed` then waits for in_emit to drop after a process-wide
+ * the emit path makes emit_seq odd while it runs and checks `closed` first; the
+ * closer publishes `closed` then, after a process-wide memory barrier, waits
+ * for an odd emit_seq to change (the emit that was in progress ended; every
+ * later one sees `closed`). See registry.c. The
  * memory barrier (see registry.c), so neither side needs a fence per event. */
 #ifndef OA_STREAM_H
 #define OA_STREAM_H
@@ -24,8 +26,9 @@
 #include "ovni_fmt.h"
 
 /* Room always kept free at the end of a window: an OF[ / OF] pair after a
- * flush, and an OHe so that a stream that cannot grow can still be ended. */
-#define OA_STREAM_RESERVE (3u * OVNI_EV_HEADER_SIZE)
+ * flush, and OHr + OHe so that a stream that cannot grow (or whose thread is
+ * paused) can still be ended. */
+#define OA_STREAM_RESERVE (4u * OVNI_EV_HEADER_SIZE)
 #define OA_STREAM_MIN_WINDOW (32u * 1024u)
 #define OA_STREAM_DEFAULT_WINDOW (4u * 1024u * 1024u)
 
@@ -38,11 +41,11 @@ enum oa_slot_state {
 };
 
 struct oa_stream {
-	/* Hot fields, touched by every emit (owner only, except in_emit/closed). */
+	/* Hot fields, touched by every emit (owner only, except emit_seq/closed). */
 	uint8_t *pos;        /* next byte to write */
 	uint8_t *soft_end;   /* flush when an event would pass this */
 	uint64_t last_clock; /* clocks never go backwards inside a stream */
-	_Atomic int in_emit; /* owner is between the closed check and the commit */
+	_Atomic unsigned emit_seq; /* odd while the owner is inside an emit */
 	_Atomic int closed;  /* nonzero: no more events are accepted */
 
 	/* Cold fields. */
@@ -70,6 +73,8 @@ struct oa_stream {
 	/* Set on a stream ended for an exec that then failed: its owner reopens
 	 * it (appending) at its next event. */
 	_Atomic int reopen;
+	int paused;        /* the last thread state written is Paused (OHp) */
+	unsigned open_gen; /* bumped at every (re)open */
 };
 
 /* Called by the owner's emit when `closed` and `reopen` are set: continue
@@ -157,44 +162,74 @@ static inline uint64_t oa_commit(struct oa_stream *s, uint8_t *p, uint64_t clock
 	return clock;
 }
 
+/* The emit bracket: emit_seq odd inside. A compiler barrier suffices on the
+ * owner's side (the closer uses a process-wide barrier, registry.c). */
+static inline unsigned oa_emit_enter(struct oa_stream *s)
+{
+	unsigned q = atomic_load_explicit(&s->emit_seq, memory_order_relaxed);
+	atomic_store_explicit(&s->emit_seq, q + 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	return q;
+}
+
+static inline void oa_emit_leave(struct oa_stream *s, unsigned q)
+{
+	atomic_store_explicit(&s->emit_seq, q + 2, memory_order_release);
+}
+
+/* Is the owner inside an emit? (For a signal handler on the same thread.) */
+static inline int oa_emitting(struct oa_stream *s)
+{
+	return atomic_load_explicit(&s->emit_seq, memory_order_relaxed) & 1;
+}
+
+/* The body of an emit, inside the bracket. */
+static inline uint64_t oa_emit_core(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload,
+				    unsigned n)
+{
+	uint64_t t0 = 0, t1 = 0;
+	int flushed;
+	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
+	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
+		return 0;
+	if (clock < s->last_clock)
+		clock = s->last_clock;
+	size_t size = OVNI_EV_HEADER_SIZE + n;
+	if (unlikely(oa_reserve(s, size, &t0, &t1, &flushed) != 0))
+		return 0;
+	uint8_t *p = s->pos;
+	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
+	if (n)
+		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
+	return oa_commit(s, p + size, clock, flushed, t0, t1);
+}
+
 /* Write one event at an explicit clock (raised to the stream's last clock).
  * n is 0 or 2..16 for a normal event.  Returns the clock used, 0 if dropped. */
 static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t clock,
 				  const void *payload, unsigned n)
 {
-	uint64_t used = 0, t0 = 0, t1 = 0;
-	int flushed;
-	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
-	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
-		goto out;
-	if (clock < s->last_clock)
-		clock = s->last_clock;
-	size_t size = OVNI_EV_HEADER_SIZE + n;
-	if (unlikely(oa_reserve(s, size, &t0, &t1, &flushed) != 0))
-		goto out;
-	uint8_t *p = s->pos;
-	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
-	if (n)
-		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
-	used = oa_commit(s, p + size, clock, flushed, t0, t1);
-out:
-	atomic_store_explicit(&s->in_emit, 0, memory_order_release);
+	unsigned q = oa_emit_enter(s);
+	uint64_t used = oa_emit_core(s, mcv, clock, payload, n);
+	oa_emit_leave(s, q);
 	return used;
 }
 
-/* Write one event stamped now. */
+/* Write one event stamped now. The clock is read inside the bracket so that
+ * an event written by a signal handler in between cannot be later than ours
+ * in the file. */
 static inline uint64_t oa_emit(struct oa_stream *s, const char *mcv, const void *payload, unsigned n)
 {
-	atomic_store_explicit(&s->in_emit, 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
-	/* Read the clock inside the in_emit window so that an event written by a
-	 * signal handler in between cannot be later than ours in the file. */
-	uint64_t now = oa_clock_now();
-	uint64_t r = oa_emit_at(s, mcv, now, payload, n);
-	return r;
+	unsigned q = oa_emit_enter(s);
+	uint64_t used = oa_emit_core(s, mcv, oa_clock_now(), payload, n);
+	oa_emit_leave(s, q);
+	return used;
 }
+
+/* A thread state event (OHp, OHr): `paused` is recorded with it, in the same
+ * emit window, so that whoever ends the stream knows whether to resume it
+ * first. Returns the clock used, 0 if dropped. */
+uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused);
 
 /* A jumbo event: flags 0x13, u32 size, then the data (POc labels). */
 uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, uint32_t n);
