@@ -1,0 +1,171 @@
+/* sync.c: blocking pthread mutex, rwlock, barrier, join and once calls.
+ * Interposes: pthread_mutex_lock, pthread_mutex_timedlock,
+ * pthread_rwlock_rdlock, pthread_rwlock_wrlock, pthread_rwlock_timedrdlock,
+ * pthread_rwlock_timedwrlock, pthread_barrier_wait, pthread_join, pthread_once.
+ * A call is recorded only when it would block: the lock is tried first (the
+ * uncontended path costs one extra try, no event); when it blocks, the
+ * thread shows the wait as a state of mark channel 81 ("Blocked in") and as
+ * Paused (OHp ... OHr), so CPU views do not count it as running. Return
+ * values and errno are those of the real call. */
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include "../writer/ev_ovni.h"
+#include "../writer/ovni_fmt.h"
+#include "sync.h"
+
+static struct {
+	int (*mutex_lock)(pthread_mutex_t *);
+	int (*mutex_trylock)(pthread_mutex_t *);
+	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
+	int (*rd)(pthread_rwlock_t *), (*tryrd)(pthread_rwlock_t *);
+	int (*wr)(pthread_rwlock_t *), (*trywr)(pthread_rwlock_t *);
+	int (*timedrd)(pthread_rwlock_t *, const struct timespec *);
+	int (*timedwr)(pthread_rwlock_t *, const struct timespec *);
+	int (*barrier_wait)(pthread_barrier_t *);
+	int (*join)(pthread_t, void **);
+	int (*tryjoin)(pthread_t, void **);
+	int (*once)(pthread_once_t *, void (*)(void));
+} real;
+
+static const char *const labels[SYNC_NKINDS] = {
+	[SYNC_MUTEX] = "mutex lock", [SYNC_COND] = "condition wait", [SYNC_RWLOCK_RD] = "rwlock read",
+	[SYNC_RWLOCK_WR] = "rwlock write", [SYNC_BARRIER] = "barrier", [SYNC_JOIN] = "join",
+	[SYNC_SEM] = "semaphore wait", [SYNC_ONCE] = "once", [SYNC_SLEEP] = "sleep", [SYNC_YIELD] = "yield",
+};
+
+__attribute__((constructor(102))) static void sync_init(void)
+{
+#define R(field, name) *(void **)&real.field = dlsym(RTLD_NEXT, name)
+	R(mutex_lock, "pthread_mutex_lock");
+	R(mutex_trylock, "pthread_mutex_trylock");
+	R(mutex_timedlock, "pthread_mutex_timedlock");
+	R(rd, "pthread_rwlock_rdlock");
+	R(tryrd, "pthread_rwlock_tryrdlock");
+	R(wr, "pthread_rwlock_wrlock");
+	R(trywr, "pthread_rwlock_trywrlock");
+	R(timedrd, "pthread_rwlock_timedrdlock");
+	R(timedwr, "pthread_rwlock_timedwrlock");
+	R(barrier_wait, "pthread_barrier_wait");
+	R(join, "pthread_join");
+	R(tryjoin, "pthread_tryjoin_np");
+	R(once, "pthread_once");
+#undef R
+	if (!agent_active())
+		return;
+	oa_meta_mark_type(&oa_meta, OA_MARK_SYNC, 1, "Blocked in (ovni-auto)");
+	for (int k = 1; k < SYNC_NKINDS; k++)
+		oa_meta_mark_label(&oa_meta, OA_MARK_SYNC, k, labels[k]);
+}
+
+static OA_TLS int blocked;       /* depth of waits on this thread */
+static OA_TLS unsigned block_gen; /* stream incarnation the outer wait began in */
+
+void sync_block(struct oa_thread *t, enum sync_kind kind)
+{
+	int saved = errno;
+	if (blocked++ == 0)
+		block_gen = t->s.open_gen;
+	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, kind);
+	if (blocked == 1)
+		ev_ovni_thread_pause(&t->s);
+	errno = saved;
+}
+
+void sync_unblock(struct oa_thread *t, enum sync_kind kind)
+{
+	int saved = errno;
+	blocked--;
+	/* The stream was ended while we waited (the process exec'd, the exec
+	 * failed): it restarts Running with its marks closed: nothing to undo. */
+	if (t->s.open_gen != block_gen || atomic_load_explicit(&t->s.closed, memory_order_relaxed)) {
+		errno = saved;
+		return;
+	}
+	if (blocked == 0)
+		ev_ovni_thread_resume(&t->s);
+	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, kind);
+	errno = saved;
+}
+
+#define RESOLVED(f) (real.f ? real.f : (sync_init(), real.f))
+
+/* Try first; only a call that would block is recorded. */
+#define TRY_THEN_BLOCK(kind, trycall, call)                   \
+	do {                                                  \
+		struct oa_thread *t_ = sync_self();           \
+		if (!t_)                                      \
+			return call;                          \
+		int r_ = trycall;                             \
+		if (r_ != EBUSY)                              \
+			return r_;                            \
+		sync_block(t_, kind);                         \
+		r_ = call;                                    \
+		sync_unblock(t_, kind);                       \
+		return r_;                                    \
+	} while (0)
+
+OA_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+{
+	TRY_THEN_BLOCK(SYNC_MUTEX, RESOLVED(mutex_trylock)(m), RESOLVED(mutex_lock)(m));
+}
+
+OA_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_MUTEX, RESOLVED(mutex_trylock)(m), RESOLVED(mutex_timedlock)(m, abstime));
+}
+
+OA_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
+{
+	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, RESOLVED(tryrd)(l), RESOLVED(rd)(l));
+}
+
+OA_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
+{
+	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, RESOLVED(trywr)(l), RESOLVED(wr)(l));
+}
+
+OA_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, RESOLVED(tryrd)(l), RESOLVED(timedrd)(l, abstime));
+}
+
+OA_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, RESOLVED(trywr)(l), RESOLVED(timedwr)(l, abstime));
+}
+
+OA_EXPORT int pthread_join(pthread_t th, void **ret)
+{
+	/* A thread that already ended is joined at once, without a wait. */
+	TRY_THEN_BLOCK(SYNC_JOIN, RESOLVED(tryjoin)(th, ret), RESOLVED(join)(th, ret));
+}
+
+/* Barriers and once cannot be tried: every call that waits is recorded. */
+OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
+{
+	struct oa_thread *t = sync_self();
+	if (!t)
+		return RESOLVED(barrier_wait)(b);
+	sync_block(t, SYNC_BARRIER);
+	int r = RESOLVED(barrier_wait)(b);
+	sync_unblock(t, SYNC_BARRIER);
+	return r;
+}
+
+OA_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
+{
+	/* Done already (glibc sets bit 1): no event. Otherwise the call runs
+	 * fn or waits for the thread that does: shown as "once", not paused. */
+	struct oa_thread *t = sync_self();
+	if (!t || (__atomic_load_n((int *)once, __ATOMIC_ACQUIRE) & 2))
+		return RESOLVED(once)(once, fn);
+	int saved = errno;
+	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, SYNC_ONCE);
+	errno = saved;
+	int r = RESOLVED(once)(once, fn);
+	saved = errno;
+	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_ONCE);
+	errno = saved;
+	return r;
+}

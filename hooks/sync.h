@@ -1,0 +1,39 @@
+/* sync.h: what the synchronisation interposers share: the wait kinds (mark
+ * values of channel OA_MARK_SYNC) and the bracket that shows a blocked
+ * thread: OM[ kind, OHp ... OHr, OM] kind. */
+#ifndef OA_SYNC_H
+#define OA_SYNC_H
+
+#include "hooks.h"
+
+enum sync_kind {
+	SYNC_MUTEX = 1,
+	SYNC_COND,
+	SYNC_RWLOCK_RD,
+	SYNC_RWLOCK_WR,
+	SYNC_BARRIER,
+	SYNC_JOIN,
+	SYNC_SEM,
+	SYNC_ONCE,
+	SYNC_SLEEP,
+	SYNC_YIELD,
+	SYNC_NKINDS
+};
+
+/* The calling thread's stream if this call is to be recorded, else NULL.
+ * Not while the agent runs on this thread, nor from a signal handler that
+ * interrupted this thread inside an emit (the stream is mid-write). */
+static inline struct oa_thread *sync_self(void)
+{
+	struct oa_thread *t = oa_self;
+	if (!t || oa_guard || oa_emitting(&t->s))
+		return NULL;
+	return t;
+}
+
+/* Enter / leave a blocking state. errno is preserved. Nested waits (a signal
+ * handler waiting while its thread is blocked) push marks but pause once. */
+void sync_block(struct oa_thread *t, enum sync_kind kind);
+void sync_unblock(struct oa_thread *t, enum sync_kind kind);
+
+#endif

@@ -1,0 +1,91 @@
+/* sync_sleep.c: sleeping and yielding.
+ * Interposes: sleep, usleep, nanosleep, clock_nanosleep, sched_yield.
+ * A sleep is a blocking state ("sleep", Paused); a yield is a "yield" state
+ * while the thread is still runnable. Return values, errno and the
+ * remaining time of an interrupted sleep (EINTR) are those of the real call. */
+#include <dlfcn.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../writer/ev_ovni.h"
+#include "../writer/ovni_fmt.h"
+#include "sync.h"
+
+static struct {
+	unsigned (*sleep)(unsigned);
+	int (*usleep)(useconds_t);
+	int (*nanosleep)(const struct timespec *, struct timespec *);
+	int (*clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
+	int (*sched_yield)(void);
+} real;
+
+__attribute__((constructor(102))) static void sleep_init(void)
+{
+	*(void **)&real.sleep = dlsym(RTLD_NEXT, "sleep");
+	*(void **)&real.usleep = dlsym(RTLD_NEXT, "usleep");
+	*(void **)&real.nanosleep = dlsym(RTLD_NEXT, "nanosleep");
+	*(void **)&real.clock_nanosleep = dlsym(RTLD_NEXT, "clock_nanosleep");
+	*(void **)&real.sched_yield = dlsym(RTLD_NEXT, "sched_yield");
+}
+
+#define RESOLVED(f) (real.f ? real.f : (sleep_init(), real.f))
+
+OA_EXPORT unsigned sleep(unsigned s)
+{
+	struct oa_thread *t = sync_self();
+	if (!t)
+		return RESOLVED(sleep)(s);
+	sync_block(t, SYNC_SLEEP);
+	unsigned r = RESOLVED(sleep)(s);
+	sync_unblock(t, SYNC_SLEEP);
+	return r;
+}
+
+OA_EXPORT int usleep(useconds_t us)
+{
+	struct oa_thread *t = sync_self();
+	if (!t)
+		return RESOLVED(usleep)(us);
+	sync_block(t, SYNC_SLEEP);
+	int r = RESOLVED(usleep)(us);
+	sync_unblock(t, SYNC_SLEEP);
+	return r;
+}
+
+OA_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	struct oa_thread *t = sync_self();
+	if (!t)
+		return RESOLVED(nanosleep)(req, rem);
+	sync_block(t, SYNC_SLEEP);
+	int r = RESOLVED(nanosleep)(req, rem);
+	sync_unblock(t, SYNC_SLEEP);
+	return r;
+}
+
+OA_EXPORT int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem)
+{
+	struct oa_thread *t = sync_self();
+	if (!t)
+		return RESOLVED(clock_nanosleep)(id, flags, req, rem);
+	sync_block(t, SYNC_SLEEP);
+	int r = RESOLVED(clock_nanosleep)(id, flags, req, rem);
+	sync_unblock(t, SYNC_SLEEP);
+	return r;
+}
+
+OA_EXPORT int sched_yield(void)
+{
+	struct oa_thread *t = sync_self();
+	if (!t)
+		return RESOLVED(sched_yield)();
+	int saved = errno;
+	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, SYNC_YIELD);
+	errno = saved;
+	int r = RESOLVED(sched_yield)();
+	saved = errno;
+	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_YIELD);
+	errno = saved;
+	return r;
+}
