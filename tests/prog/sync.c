@@ -1,0 +1,205 @@
+/* sync.c: blocking pthread calls for the integration tests. Each mode prints
+ * what the calls returned (values and errno names), so the test can compare
+ * the output with and without the agent.
+ * usage: sync MODE   (mutex cond barrier rwlock sem join sleep once errors all) */
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
+static pthread_barrier_t bar;
+static sem_t sem;
+static int ready;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int once_runs;
+
+static const char *ename(int e)
+{
+	return e == EBUSY ? "EBUSY" : e == ETIMEDOUT ? "ETIMEDOUT" : e == EINTR ? "EINTR" : e == EAGAIN ? "EAGAIN"
+		: e == 0 ? "0" : "other";
+}
+
+static void *holder(void *arg)
+{
+	pthread_mutex_lock(&m);
+	usleep(30000);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void *producer(void *arg)
+{
+	usleep(20000);
+	pthread_mutex_lock(&m);
+	ready = 1;
+	pthread_cond_signal(&c);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void *at_barrier(void *arg)
+{
+	usleep((useconds_t)(long)arg * 10000);
+	pthread_barrier_wait(&bar);
+	return NULL;
+}
+
+static void *writer(void *arg)
+{
+	pthread_rwlock_wrlock(&rw);
+	usleep(30000);
+	pthread_rwlock_unlock(&rw);
+	return arg;
+}
+
+static void *poster(void *arg)
+{
+	usleep(20000);
+	sem_post(&sem);
+	return arg;
+}
+
+static void *napper(void *arg)
+{
+	usleep(50000);
+	return arg;
+}
+
+static void init_once(void)
+{
+	once_runs++;
+	usleep(10000);
+}
+
+static void *call_once(void *arg)
+{
+	pthread_once(&once, init_once);
+	return arg;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+}
+
+static void *interrupter(void *arg)
+{
+	usleep(20000);
+	pthread_kill(*(pthread_t *)arg, SIGUSR1);
+	return NULL;
+}
+
+static void deadline(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_nsec += ms * 1000000;
+	ts->tv_sec += ts->tv_nsec / 1000000000;
+	ts->tv_nsec %= 1000000000;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "all";
+	int all = !strcmp(mode, "all");
+	pthread_t t, u, v;
+	if (all || !strcmp(mode, "mutex")) {
+		pthread_create(&t, NULL, holder, NULL);
+		usleep(5000);
+		int r = pthread_mutex_lock(&m); /* blocks ~25 ms */
+		pthread_mutex_unlock(&m);
+		pthread_join(t, NULL);
+		printf("mutex %d\n", r);
+	}
+	if (all || !strcmp(mode, "cond")) {
+		pthread_create(&t, NULL, producer, NULL);
+		pthread_mutex_lock(&m);
+		while (!ready)
+			pthread_cond_wait(&c, &m);
+		pthread_mutex_unlock(&m);
+		pthread_join(t, NULL);
+		printf("cond %d\n", ready);
+	}
+	if (all || !strcmp(mode, "barrier")) {
+		pthread_barrier_init(&bar, NULL, 3);
+		pthread_create(&t, NULL, at_barrier, (void *)1L);
+		pthread_create(&u, NULL, at_barrier, (void *)2L);
+		int r = pthread_barrier_wait(&bar);
+		pthread_join(t, NULL);
+		pthread_join(u, NULL);
+		printf("barrier %s\n", r == 0 || r == PTHREAD_BARRIER_SERIAL_THREAD ? "ok" : "bad");
+	}
+	if (all || !strcmp(mode, "rwlock")) {
+		pthread_create(&t, NULL, writer, NULL);
+		usleep(5000);
+		int r = pthread_rwlock_rdlock(&rw);
+		pthread_rwlock_unlock(&rw);
+		pthread_join(t, NULL);
+		printf("rwlock %d\n", r);
+	}
+	if (all || !strcmp(mode, "sem")) {
+		sem_init(&sem, 0, 0);
+		pthread_create(&t, NULL, poster, NULL);
+		int r = sem_wait(&sem);
+		pthread_join(t, NULL);
+		printf("sem %d\n", r);
+	}
+	if (all || !strcmp(mode, "join")) {
+		pthread_create(&t, NULL, napper, NULL);
+		printf("join %d\n", pthread_join(t, NULL));
+	}
+	if (all || !strcmp(mode, "sleep")) {
+		struct timespec ts = { 0, 100000000 };
+		printf("sleep %d\n", nanosleep(&ts, NULL));
+	}
+	if (all || !strcmp(mode, "once")) {
+		pthread_create(&t, NULL, call_once, NULL);
+		pthread_create(&u, NULL, call_once, NULL);
+		pthread_once(&once, init_once);
+		pthread_join(t, NULL);
+		pthread_join(u, NULL);
+		printf("once ran %d time(s)\n", once_runs);
+	}
+	if (all || !strcmp(mode, "errors")) {
+		struct timespec ts;
+		pthread_create(&t, NULL, holder, NULL);
+		usleep(5000);
+		printf("trylock %s\n", ename(pthread_mutex_trylock(&m)));
+		deadline(&ts, 5);
+		printf("timedlock %s\n", ename(pthread_mutex_timedlock(&m, &ts)));
+		pthread_join(t, NULL);
+		pthread_mutex_lock(&m);
+		deadline(&ts, 5);
+		printf("cond_timedwait %s\n", ename(pthread_cond_timedwait(&c, &m, &ts)));
+		pthread_mutex_unlock(&m);
+		sem_init(&sem, 0, 0);
+		deadline(&ts, 5);
+		errno = 0;
+		int r = sem_timedwait(&sem, &ts);
+		printf("sem_timedwait %d %s\n", r, ename(errno));
+		errno = 0;
+		r = sem_trywait(&sem);
+		printf("sem_trywait %d %s\n", r, ename(errno));
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_usr1; /* no SA_RESTART: the sleep is interrupted */
+		sigaction(SIGUSR1, &sa, NULL);
+		pthread_t self = pthread_self();
+		pthread_create(&v, NULL, interrupter, &self);
+		struct timespec req = { 2, 0 }, rem = { 0, 0 };
+		errno = 0;
+		r = nanosleep(&req, &rem);
+		printf("nanosleep %d %s rem>1s %d\n", r, ename(errno), rem.tv_sec >= 1);
+		pthread_join(v, NULL);
+		errno = 12345;
+		usleep(1000);
+		printf("errno kept %d\n", errno == 12345);
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+# Blocking pthread calls: each wait that really blocks is a labelled state of
+# mark channel 81 on the waiting thread, which is Paused meanwhile; results,
+# errno values and output are exactly those without the agent.
+. "$(dirname "$0")/../lib.sh"
+want=$("$PROG/sync" all) || fail "plain run"
+got=$("$OVNIRUN" -q -o "$WORK/t" "$PROG/sync" all) || fail "traced run"
+assert_eq "output (results and errno values)" "$want" "$got"
+echo "$got" | grep -qx "timedlock ETIMEDOUT" || fail "timedlock did not time out: $got"
+echo "$got" | grep -qx "nanosleep -1 EINTR rem>1s 1" || fail "EINTR: $got"
+echo "$got" | grep -qx "errno kept 1" || fail "errno: $got"
+check_trace "$WORK/t"
+dump "$WORK/t" >"$WORK/d"
+labels=$(cat $(find "$WORK/t" -name stream.json) | tr -d '\n ')
+for kind in 1:mutexlock 2:conditionwait 3:rwlockread 5:barrier 6:join 7:semaphorewait 8:once 9:sleep; do
+	v=${kind%%:*}; name=${kind#*:}
+	echo "$labels" | grep -q "\"$v\":\"$name\"" || fail "label of wait kind $v"
+	n=$(awk -v v="value=$v" '$2 == "OM[" && $4 == v && $5 == "type=81"' "$WORK/d" | wc -l)
+	assert_ge "recorded waits of kind $name" 1 "$n"
+done
+# Pushes and pops match, and every pause is resumed (check verifies order).
+assert_eq "waits opened and closed" "$(count 'OM[' "$WORK/d")" "$(count 'OM]' "$WORK/d")"
+assert_eq "pauses and resumes" "$(count OHp "$WORK/d")" "$(count OHr "$WORK/d")"
+assert_ge "pauses" 7 "$(count OHp "$WORK/d")"
+# Only calls that block are recorded: in the join mode the main thread waits
+# once (join) and the joined thread once (its sleep); no lock call waits.
+"$OVNIRUN" -q -o "$WORK/j" "$PROG/sync" join >/dev/null || fail "join run"
+dump "$WORK/j" >"$WORK/dj"
+assert_eq "join waits" 1 "$(awk '$2 == "OM[" && $4 == "value=6"' "$WORK/dj" | wc -l)"
+assert_eq "sleep waits" 1 "$(awk '$2 == "OM[" && $4 == "value=9"' "$WORK/dj" | wc -l)"
+assert_eq "all waits" 2 "$(count 'OM[' "$WORK/dj")"
+# The 100 ms sleep: >= 100 ms in "sleep" and Paused, as stats says.
+"$OVNIRUN" -q -o "$WORK/s" "$PROG/sync" sleep >/dev/null || fail "sleep run"
+"$OA" stats --json "$WORK/s" >"$WORK/j.json"
+paused=$(grep -o '"paused": [0-9]*' "$WORK/j.json" | awk '{print $2}' | sort -n | tail -1)
+assert_ge "paused ns during the 100 ms sleep" 100000000 "$paused"
+grep -A3 '"label": "sleep"' "$WORK/j.json" | grep -o '"ns": [0-9]*' | awk '{ if ($2 < 100000000) exit 1 }' ||
+	fail "less than 100 ms in the sleep state"
