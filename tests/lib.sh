@@ -36,3 +36,13 @@ dump() { "$OA" dump "$1"; }
 count() { awk -v m="$1" '$2 == m { n++ } END { print n + 0 }' "$2"; }
 # streams DIR: how many thread streams
 streams() { find "$1" -name stream.json | wc -l; }
+
+# trace_meta TID [EXTRA-LABELS]: the stream.json of a hand-made thread stream
+# (process 1 of loom node0, 2 CPUs, ovni + openmp, marks 5 "Phase" stack and
+# 6 "Single" single) for tests/prog/mktrace specs.
+trace_meta() {
+	printf '{"version":3,"ovni":{"part":"thread","tid":%s,"pid":1,"loom":"node0","app_id":1,' "$1"
+	printf '"loom_cpus":[{"index":0,"phyid":0},{"index":1,"phyid":1}],"require":{"ovni":"1.1.0","openmp":"1.2.1"},'
+	printf '"lib":{"version":"t","commit":"t"},"finished":1,'
+	printf '"mark":{"5":{"title":"Phase","chan_type":"stack","labels":{"1":"one"}},"6":{"title":"Single","chan_type":"single"%s}}}}' "${2:-}"
+}

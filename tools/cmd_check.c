@@ -201,9 +201,7 @@ int cmd_check(int argc, char **argv)
 	}
 	memset(kinds, 0, sizeof(kinds));
 	struct rd_trace t;
-	char msg[512];
-	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
-		die("%s", msg);
+	rd_open_or_die(&t, argv[optind]);
 	struct ck c = { .t = &t, .quiet = quiet };
 	c.th = calloc((size_t)t.n, sizeof(*c.th));
 	c.stream_bad = calloc((size_t)t.n, sizeof(int));

@@ -102,9 +102,7 @@ int cmd_dump(int argc, char **argv)
 		return 2;
 	}
 	struct rd_trace t;
-	char msg[512];
-	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
-		die("%s", msg);
+	rd_open_or_die(&t, argv[optind]);
 	static char buf[1 << 16];
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	struct rd_stream *s;
@@ -123,13 +121,7 @@ int cmd_dump(int argc, char **argv)
 		}
 	}
 	fflush(stdout);
-	int bad = 0;
-	for (int i = 0; i < t.n; i++) {
-		if (t.streams[i].bad) {
-			err("%s: %s", t.streams[i].relpath, t.streams[i].error);
-			bad = 1;
-		}
-	}
+	int bad = rd_report_damage(&t);
 	rd_close(&t);
 	return bad;
 }

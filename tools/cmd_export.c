@@ -359,9 +359,7 @@ int cmd_export(int argc, char **argv)
 		return 2;
 	}
 	struct rd_trace t;
-	char msg[512];
-	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
-		die("%s", msg);
+	rd_open_or_die(&t, argv[optind]);
 	out = strcmp(output, "-") ? fopen(output, "w") : stdout;
 	if (!out)
 		die("cannot write %s:", output);
@@ -439,12 +437,7 @@ int cmd_export(int argc, char **argv)
 		close_all(&t, last < to_ns ? last : to_ns);
 	ops->end(out);
 	rd_merge_free(m);
-	int bad = 0;
-	for (int i = 0; i < t.n; i++)
-		if (t.streams[i].bad) {
-			err("%s: %s", t.streams[i].relpath, t.streams[i].error);
-			bad = 1;
-		}
+	int bad = rd_report_damage(&t);
 	if (out != stdout && fclose(out) != 0)
 		die("cannot write %s:", output);
 	for (int i = 0; i < t.n; i++)

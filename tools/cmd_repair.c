@@ -244,9 +244,7 @@ int cmd_repair(int argc, char **argv)
 		return 2;
 	}
 	struct rd_trace t;
-	char msg[512];
-	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
-		die("%s", msg);
+	rd_open_or_die(&t, argv[optind]);
 	int repaired = 0, failed = 0;
 	for (int i = 0; i < t.n; i++) {
 		int r = repair_stream(&t.streams[i], dry);

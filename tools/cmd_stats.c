@@ -315,9 +315,7 @@ int cmd_stats(int argc, char **argv)
 	nmcvs = 0;
 	nlabels = 0;
 	struct rd_trace t;
-	char msg[512];
-	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
-		die("%s", msg);
+	rd_open_or_die(&t, argv[optind]);
 	names = lb_marks_load(&t);
 	struct tstat *ts = calloc((size_t)t.n, sizeof(*ts));
 	long total_events = 0;

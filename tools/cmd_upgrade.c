@@ -63,9 +63,7 @@ int cmd_upgrade(int argc, char **argv)
 	if (stat(argv[2], &st) == 0)
 		die("%s exists: give a new directory", argv[2]);
 	struct rd_trace t;
-	char msg[512];
-	if (rd_open(&t, argv[1], msg, sizeof(msg)) != 0)
-		die("%s", msg);
+	rd_open_or_die(&t, argv[1]);
 	if (!t.v1)
 		die("%s is not a format-v1 trace (it has stream.json files)", argv[1]);
 	int nev_total = 0;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
 
 json_t *rd_json_path(json_t *root, const char *path)
@@ -446,4 +447,23 @@ void rd_merge_free(struct rd_merge *m)
 	free(m->heap);
 	free(m->next);
 	free(m);
+}
+
+void rd_open_or_die(struct rd_trace *t, const char *path)
+{
+	char msg[512];
+	if (rd_open(t, path, msg, sizeof(msg)) != 0)
+		die("%s", msg);
+}
+
+int rd_report_damage(struct rd_trace *t)
+{
+	int bad = 0;
+	for (int i = 0; i < t->n; i++) {
+		if (t->streams[i].bad) {
+			err("%s: %s", t->streams[i].relpath, t->streams[i].error);
+			bad = 1;
+		}
+	}
+	return bad;
 }

@@ -57,6 +57,11 @@ struct rd_trace {
  * -1 with a message in err. */
 int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen);
 void rd_close(struct rd_trace *t);
+/* The same for the commands: exits with the message when it fails. */
+void rd_open_or_die(struct rd_trace *t, const char *path);
+/* Report every stream whose reading stopped at damage (stream, offset,
+ * what) on stderr. Returns 1 if there was any, else 0. */
+int rd_report_damage(struct rd_trace *t);
 
 /* Next event of one stream: 1 read, 0 at the end, -1 malformed (s->error). */
 int rd_next(struct rd_stream *s, struct rd_event *ev);

@@ -3,12 +3,7 @@
 . "$(dirname "$0")/../lib.sh"
 MK="$PROG/mktrace"
 
-meta() { # tid [extra json inside "ovni"]
-	printf '{"version":3,"ovni":{"part":"thread","tid":%s,"pid":1,"loom":"node0","app_id":1,' "$1"
-	printf '"loom_cpus":[{"index":0,"phyid":0},{"index":1,"phyid":1}],"require":{"ovni":"1.1.0","openmp":"1.2.1"},'
-	printf '"lib":{"version":"t","commit":"t"},"finished":1,'
-	printf '"mark":{"5":{"title":"Phase","chan_type":"stack","labels":{"1":"one"}},"6":{"title":"Single","chan_type":"single"}}}}'
-}
+meta() { trace_meta "$1" ''; }
 
 spec() {
 	cat <<EOS

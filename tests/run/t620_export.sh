@@ -3,12 +3,7 @@
 # labels; the time window and the thread filter; the Perfetto protobuf
 # decodes with the same slices; a real program's trace exports too.
 . "$(dirname "$0")/../lib.sh"
-meta() {
-	printf '{"version":3,"ovni":{"part":"thread","tid":%s,"pid":1,"loom":"node0","app_id":1,' "$1"
-	printf '"loom_cpus":[{"index":0,"phyid":0},{"index":1,"phyid":1}],"require":{"ovni":"1.1.0","openmp":"1.2.1"},'
-	printf '"lib":{"version":"t","commit":"t"},"finished":1,'
-	printf '"mark":{"5":{"title":"Phase","chan_type":"stack","labels":{"1":"one"}},"6":{"title":"Single","chan_type":"single","labels":{"3":"three"}}}}}'
-}
+meta() { trace_meta "$1" ',"labels":{"3":"three"}'; }
 "$PROG/mktrace" "$WORK/t" <<EOS
 stream loom.node0/proc.1/thread.1 $(meta 1)
 ev OHx 1000 i32:0 i32:-1 u64:0
