@@ -10,6 +10,7 @@
 
 #include "../writer/ev_ovni.h"
 #include "hooks.h"
+#include "names.h"
 
 struct start {
 	void *(*fn)(void *);
@@ -23,7 +24,8 @@ static void *trampoline(void *p)
 {
 	struct start st = *(struct start *)p;
 	free(p);
-	agent_thread_begin(st.creator, st.tag, st.clock + 1);
+	if (agent_thread_begin(st.creator, st.tag, st.clock + 1))
+		names_start_routine(st.fn);
 	return st.fn(st.arg);
 }
 

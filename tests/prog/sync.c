@@ -68,6 +68,7 @@ static void *poster(void *arg)
 
 static void *napper(void *arg)
 {
+	pthread_setname_np(pthread_self(), "napper-42");
 	usleep(50000);
 	return arg;
 }

@@ -1,0 +1,64 @@
+/* names.c: thread names in the trace.
+ * Interposes: pthread_setname_np.
+ * Mark channel 84 ("Thread name") holds, per thread, the name of its start
+ * routine (resolved from the ELF symbol tables at thread start, cached), the
+ * program's name for the main thread, and any name the thread is given with
+ * pthread_setname_np. The value is a hash of the name, so one name has one
+ * value (and one colour) in every process of the trace. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "../preload/symbols.h"
+#include "../writer/ev_ovni.h"
+#include "../writer/ovni_fmt.h"
+#include "hooks.h"
+#include "names.h"
+
+static int (*real_setname)(pthread_t, const char *);
+
+static int64_t name_value(const char *name)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a, kept to 40 bits, never 0 */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	h &= 0xffffffffffull;
+	return (int64_t)(h ? h : 1);
+}
+
+void names_set(const char *name)
+{
+	struct oa_thread *t = oa_self;
+	if (!t || !name || !*name || oa_emitting(&t->s))
+		return;
+	int saved = errno;
+	int64_t v = name_value(name);
+	oa_meta_mark_label(&oa_meta, OA_MARK_THREAD_NAME, v, name);
+	ev_ovni_mark_set(&t->s, OA_MARK_THREAD_NAME, v);
+	errno = saved;
+}
+
+void names_start_routine(void *(*fn)(void *))
+{
+	if (oa_self)
+		names_set(oa_sym_name((uintptr_t)fn));
+}
+
+__attribute__((constructor(103))) static void names_init(void)
+{
+	*(void **)&real_setname = dlsym(RTLD_NEXT, "pthread_setname_np");
+	if (!agent_active())
+		return;
+	oa_meta_mark_type(&oa_meta, OA_MARK_THREAD_NAME, 0, "Thread name (ovni-auto)");
+	names_set(program_invocation_short_name);
+}
+
+OA_EXPORT int pthread_setname_np(pthread_t th, const char *name)
+{
+	if (!real_setname)
+		*(void **)&real_setname = dlsym(RTLD_NEXT, "pthread_setname_np");
+	int r = real_setname(th, name);
+	if (r == 0 && hook_tracing() && pthread_equal(th, pthread_self()))
+		names_set(name);
+	return r;
+}
