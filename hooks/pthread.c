@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "../writer/ev_ovni.h"
+#include "../preload/callsite.h"
+#include "../writer/ovni_fmt.h"
 #include "hooks.h"
 #include "names.h"
 
@@ -45,11 +47,16 @@ OA_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	st->arg = arg;
 	st->tag = agent_next_tag();
 	st->creator = self ? self->tid : gettid();
+	int64_t where = self && oa_callsites ? oa_callsite() : 0;
+	if (where)
+		ev_ovni_mark_push(&self->s, OA_MARK_CALLSITE, where);
 	st->clock = self ? ev_ovni_thread_create(&self->s, atomic_load(&self->cpu), st->tag) : 0;
 	errno = saved;
 	int r = real(th, attr, trampoline, st);
 	if (r != 0)
 		free(st);
+	if (where)
+		ev_ovni_mark_pop(&self->s, OA_MARK_CALLSITE, where);
 	errno = saved;
 	return r;
 }

@@ -12,6 +12,7 @@
 
 #include "../writer/ev_ovni.h"
 #include "../writer/ovni_fmt.h"
+#include "../preload/callsite.h"
 #include "sync.h"
 
 static struct {
@@ -60,6 +61,7 @@ __attribute__((constructor(102))) static void sync_init(void)
 
 static OA_TLS int blocked;       /* depth of waits on this thread */
 static OA_TLS unsigned block_gen; /* stream incarnation the outer wait began in */
+static OA_TLS int64_t site[8];    /* call site pushed by each nested wait, or 0 */
 
 void sync_block(struct oa_thread *t, enum sync_kind kind)
 {
@@ -67,6 +69,11 @@ void sync_block(struct oa_thread *t, enum sync_kind kind)
 	if (blocked++ == 0)
 		block_gen = t->s.open_gen;
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, kind);
+	int64_t where = oa_callsites && blocked <= 8 ? oa_callsite() : 0;
+	if (blocked <= 8)
+		site[blocked - 1] = where;
+	if (where)
+		ev_ovni_mark_push(&t->s, OA_MARK_CALLSITE, where);
 	if (blocked == 1)
 		ev_ovni_thread_pause(&t->s);
 	errno = saved;
@@ -84,6 +91,8 @@ void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 	}
 	if (blocked == 0)
 		ev_ovni_thread_resume(&t->s);
+	if (blocked < 8 && site[blocked])
+		ev_ovni_mark_pop(&t->s, OA_MARK_CALLSITE, site[blocked]);
 	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, kind);
 	errno = saved;
 }

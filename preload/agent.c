@@ -15,6 +15,7 @@
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
 #include "config.h"
+#include "callsite.h"
 #include "childenv.h"
 #include "cpus.h"
 #include "version.h"
@@ -351,6 +352,9 @@ void agent_signal_event(int sig)
 
 static void declare_marks(void)
 {
+	oa_callsites = oa_cfg.callsites;
+	if (oa_callsites)
+		oa_meta_mark_type(&oa_meta, OA_MARK_CALLSITE, 1, "Called from (ovni-auto)");
 	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
 	for (int sig = 1; sig < 65; sig++) {
 		const char *name = sigabbrev_np(sig);

@@ -143,6 +143,9 @@ int oa_config_load(void)
 		oa_cfg.root_pid = getpid();
 	}
 
+	v = getenv("OVNI_CALLSITES");
+	oa_cfg.callsites = v && *v && strcmp(v, "0") != 0;
+
 	oa_cfg.bufsize = 0;
 	v = getenv("OVNI_BUFSIZE");
 	if (v && *v && !(oa_cfg.bufsize = oa_config_parse_size(v)))

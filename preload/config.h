@@ -18,6 +18,7 @@ struct oa_config {
 	enum oa_children children; /* OVNI_CHILDREN: all, none, or a name pattern */
 	char children_pattern[256];
 	int root_pid;        /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */
+	int callsites;       /* OVNI_CALLSITES=1: callers of waits and thread creations */
 };
 
 extern struct oa_config oa_cfg;

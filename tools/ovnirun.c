@@ -37,6 +37,8 @@ static const char usage_text[] =
 	"  -b, --bufsize SIZE largest mapped window per thread (default 4M)\n"
 	"  -c, --children WHICH  child processes to trace: all (default), none,\n"
 	"                     or a shell pattern matched against the program name\n"
+	"  -s, --callsites    record the calling function of each wait and thread\n"
+	"                     creation (libunwind; OVNI_CALLSITES=1)\n"
 	"  -q, --quiet        do not print where the trace is\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -50,6 +52,7 @@ static const struct option long_opts[] = {
 	{ "appid", required_argument, 0, 'a' },  { "bufsize", required_argument, 0, 'b' },
 	{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
 	{ "children", required_argument, 0, 'c' },
+	{ "callsites", no_argument, 0, 's' },
 	{ 0, 0, 0, 0 },
 };
 
@@ -187,10 +190,10 @@ int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
 	const char *children = NULL;
-	int force = 0, quiet = 0, c;
+	int force = 0, quiet = 0, callsites = 0, c;
 
 	oa_progname = "ovnirun";
-	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:sqh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'f': force = 1; break;
@@ -199,6 +202,7 @@ int main(int argc, char **argv)
 		case 'a': appid = optarg; break;
 		case 'b': bufsize = optarg; break;
 		case 'c': children = optarg; break;
+		case 's': callsites = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -266,6 +270,8 @@ int main(int argc, char **argv)
 			setenv("OVNI_BUFSIZE", bufsize, 1);
 		if (children)
 			setenv("OVNI_CHILDREN", children, 1);
+		if (callsites)
+			setenv("OVNI_CALLSITES", "1", 1);
 		char root[16];
 		snprintf(root, sizeof(root), "%d", (int)getpid());
 		setenv("OVNI_ROOT_PID", root, 1);

@@ -42,3 +42,16 @@ for n in '"sync"' '"napper"' '"napper-42"'; do
 	echo "$names" | grep -q ":$n" || fail "thread name label $n"
 done
 assert_ge "thread name marks" 3 "$(awk '$2 == "OM=" && $5 == "type=84"' "$WORK/dj" | wc -l)"
+
+# Call sites (ovnirun -s): waits and thread creations carry the calling
+# function on channel 82, named from the program's symbols.
+"$OVNIRUN" -q -s -o "$WORK/cs" "$PROG/sync" mutex >/dev/null || fail "callsites run"
+check_trace "$WORK/cs"
+dump "$WORK/cs" >"$WORK/dcs"
+assert_ge "call site marks" 3 "$(awk '$2 == "OM[" && $5 == "type=82"' "$WORK/dcs" | wc -l)"
+assert_eq "call sites balanced" "$(awk '$2 == "OM[" && $5 == "type=82"' "$WORK/dcs" | wc -l)" \
+	"$(awk '$2 == "OM]" && $5 == "type=82"' "$WORK/dcs" | wc -l)"
+sites=$(cat $(find "$WORK/cs" -name stream.json) | tr -d '\n ')
+echo "$sites" | grep -q '"main"' || fail "call site main"
+echo "$sites" | grep -q '"holder"' || fail "call site holder (the thread that sleeps)"
+assert_eq "no call sites without -s" 0 "$(awk '$5 == "type=82"' "$WORK/dj" | wc -l)"

@@ -1,0 +1,51 @@
+/* callsite.c: call sites with libunwind (see callsite.h). */
+#include "callsite.h"
+
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <string.h>
+
+#include "../writer/meta.h"
+#include "../writer/ovni_fmt.h"
+#include "agent.h"
+#include "symbols.h"
+
+int oa_callsites;
+
+static uintptr_t self_base;
+
+static int in_agent(uintptr_t pc)
+{
+	Dl_info info;
+	if (!self_base) {
+		if (dladdr((void *)oa_callsite, &info))
+			self_base = (uintptr_t)info.dli_fbase;
+	}
+	return dladdr((void *)pc, &info) && (uintptr_t)info.dli_fbase == self_base;
+}
+
+static int64_t name_value(const char *name)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a, 40 bits, never 0 */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	h &= 0xffffffffffull;
+	return (int64_t)(h ? h : 1);
+}
+
+int64_t oa_callsite(void)
+{
+	void *frames[16];
+	int n = unw_backtrace(frames, 16);
+	for (int i = 0; i < n; i++) {
+		uintptr_t pc = (uintptr_t)frames[i];
+		if (!pc || in_agent(pc))
+			continue;
+		/* A return address points after the call: look up pc - 1. */
+		const char *name = oa_sym_name(pc - 1);
+		int64_t v = name_value(name);
+		oa_meta_mark_label(&oa_meta, OA_MARK_CALLSITE, v, name);
+		return v;
+	}
+	return 0;
+}
