@@ -34,7 +34,7 @@ RUN := $(B)/bin/ovnirun
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
 
-AGENT_LIBS := -ljansson -lelf -lunwind -ldl -lpthread
+AGENT_LIBS := -ljansson -lelf -lunwind -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
 .PHONY: all test test-unit test-run test-san install clean deps bench example format-check fuzz

@@ -16,6 +16,7 @@
 #include "../writer/registry.h"
 #include "config.h"
 #include "callsite.h"
+#include "sample.h"
 #include "childenv.h"
 #include "cpus.h"
 #include "version.h"
@@ -134,6 +135,8 @@ static int open_stream(struct oa_thread *t)
 /* End a stream we own: OHe, close, give back the CPU. */
 static void end_stream(struct oa_thread *t, int in_signal)
 {
+	if (!in_signal)
+		oa_sample_label();
 	unsigned gen = atomic_load(&oa_meta.generation);
 	if (!in_signal && gen != t->s.meta_generation) {
 		char *meta = oa_meta_render(&oa_meta, t->tid, 1);
@@ -177,6 +180,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 	int dirty = 1;
 	if (atomic_compare_exchange_strong(&t->aff_dirty, &dirty, 0))
 		agent_affinity_self();
+	oa_sample_thread_start(t);
 out:
 	oa_guard--;
 	return t;
@@ -189,6 +193,7 @@ void agent_thread_end(void)
 		return;
 	int saved = errno;
 	oa_guard++;
+	oa_sample_thread_stop();
 	oa_self = NULL;
 	if (oa_registry_claim_self(&t->s) == 0) {
 		end_stream(t, 0);
@@ -402,6 +407,7 @@ void agent_process_init(void)
 	if (oa_meta.ncpus <= 0)
 		goto out;
 	declare_marks();
+	oa_sample_init();
 	if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
 		goto out;
 	oa_childenv_init();

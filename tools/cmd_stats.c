@@ -33,7 +33,8 @@ static const char usage_text[] =
 static const char *const state_names[NSTATES] = { "unknown", "running", "paused", "cooling", "warming", "dead" };
 
 struct valtime { /* time per (channel, value) */
-	int64_t key;     /* type << 48 ^ value for marks; subsystem id for openmp */
+	int type;        /* mark type; 0 for openmp states */
+	int64_t key;     /* mark value; subsystem id for openmp */
 	int64_t ns;
 	long count;
 };
@@ -43,17 +44,22 @@ struct vt_table {
 	size_t n, cap;
 };
 
-static struct valtime *vt_get(struct vt_table *t, int64_t key)
+static struct valtime *vt_get2(struct vt_table *t, int type, int64_t key)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if (t->v[i].key == key)
+		if (t->v[i].key == key && t->v[i].type == type)
 			return &t->v[i];
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 16;
 		t->v = realloc(t->v, sizeof(*t->v) * t->cap);
 	}
-	t->v[t->n] = (struct valtime){ key, 0, 0 };
+	t->v[t->n] = (struct valtime){ type, key, 0, 0 };
 	return &t->v[t->n++];
+}
+
+static struct valtime *vt_get(struct vt_table *t, int64_t key)
+{
+	return vt_get2(t, 0, key);
 }
 
 struct tstat {
@@ -201,7 +207,7 @@ static void stream_pass(struct tstat *ts, int thread_index)
 			if (type < 0 || type >= 100)
 				continue;
 			if (mtop[type][0]) {
-				struct valtime *v = vt_get(&ts->marks, (int64_t)type << 40 | (mtop[type][0] & 0xffffffffffll));
+				struct valtime *v = vt_get2(&ts->marks, type, mtop[type][0]);
 				v->ns = rd_add(v->ns, rd_sub(now, mtop[type][1]));
 			}
 			if (m[2] == '=') {
@@ -210,12 +216,12 @@ static void stream_pass(struct tstat *ts, int thread_index)
 				if (mdepth[type] < 64)
 					mstack[type][mdepth[type]++] = mtop[type][0];
 				mtop[type][0] = value;
-				vt_get(&ts->marks, (int64_t)type << 40 | (value & 0xffffffffffll))->count++;
+				vt_get2(&ts->marks, type, value)->count++;
 			} else {
 				mtop[type][0] = mdepth[type] ? mstack[type][--mdepth[type]] : 0;
 			}
 			if (m[2] == '=')
-				vt_get(&ts->marks, (int64_t)type << 40 | (value & 0xffffffffffll))->count++;
+				vt_get2(&ts->marks, type, value)->count++;
 			mtop[type][1] = now;
 		} else if (m[0] == 'P') {
 			if (m[1] == 'O' && m[2] == 'c' && ev.jumbo && ev.size > 4) {
@@ -260,7 +266,7 @@ static void stream_pass(struct tstat *ts, int thread_index)
 	/* What is still open counts up to the stream's last event. */
 	for (int k = 0; k < 100; k++)
 		if (mtop[k][0]) {
-			struct valtime *v = vt_get(&ts->marks, (int64_t)k << 40 | (mtop[k][0] & 0xffffffffffll));
+			struct valtime *v = vt_get2(&ts->marks, k, mtop[k][0]);
 			v->ns = rd_add(v->ns, rd_sub(ts->last, mtop[k][1]));
 		}
 	if (nsub) {
@@ -377,8 +383,8 @@ int cmd_stats(int argc, char **argv)
 		json_object_set_new(jt, "state_ns", jst);
 		json_t *jm = json_array();
 		for (size_t k = 0; k < x->marks.n; k++) {
-			int type = (int)(x->marks.v[k].key >> 40);
-			int64_t value = x->marks.v[k].key & 0xffffffffffll;
+			int type = x->marks.v[k].type;
+			int64_t value = x->marks.v[k].key;
 			json_array_append_new(jm, json_pack("{s:i, s:I, s:s, s:I, s:I}", "type", type, "value",
 							    (json_int_t)value, "label", mark_label(&t, type, value), "ns",
 							    (json_int_t)x->marks.v[k].ns, "count",
@@ -403,8 +409,8 @@ int cmd_stats(int argc, char **argv)
 			for (size_t k = 0; k < ts[i].marks.n; k++) {
 				if (!header++)
 					printf("\n%-44s %-40s %10s %7s\n", "marks (time in each value)", "value", "time", "count");
-				int type = (int)(ts[i].marks.v[k].key >> 40);
-				int64_t value = ts[i].marks.v[k].key & 0xffffffffffll;
+				int type = ts[i].marks.v[k].type;
+				int64_t value = ts[i].marks.v[k].key;
 				char what[120];
 				snprintf(what, sizeof(what), "%s: %s", mark_title(&t, type), mark_label(&t, type, value));
 				printf("%-44s %-40.40s %8.3fms %7ld\n", ts[i].s->relpath, what, ms(ts[i].marks.v[k].ns),

@@ -39,6 +39,8 @@ static const char usage_text[] =
 	"                     or a shell pattern matched against the program name\n"
 	"  -s, --callsites    record the calling function of each wait and thread\n"
 	"                     creation (libunwind; OVNI_CALLSITES=1)\n"
+	"  -S, --sample US    sample the running function of each thread every US\n"
+	"                     microseconds of its CPU time (OVNI_SAMPLE_US)\n"
 	"  -q, --quiet        do not print where the trace is\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -53,6 +55,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
 	{ "children", required_argument, 0, 'c' },
 	{ "callsites", no_argument, 0, 's' },
+	{ "sample", required_argument, 0, 'S' },
 	{ 0, 0, 0, 0 },
 };
 
@@ -189,11 +192,11 @@ static void forward(int sig)
 int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
-	const char *children = NULL;
+	const char *children = NULL, *sample = NULL;
 	int force = 0, quiet = 0, callsites = 0, c;
 
 	oa_progname = "ovnirun";
-	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:sqh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:sS:qh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'f': force = 1; break;
@@ -203,6 +206,7 @@ int main(int argc, char **argv)
 		case 'b': bufsize = optarg; break;
 		case 'c': children = optarg; break;
 		case 's': callsites = 1; break;
+		case 'S': sample = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -272,6 +276,8 @@ int main(int argc, char **argv)
 			setenv("OVNI_CHILDREN", children, 1);
 		if (callsites)
 			setenv("OVNI_CALLSITES", "1", 1);
+		if (sample)
+			setenv("OVNI_SAMPLE_US", sample, 1);
 		char root[16];
 		snprintf(root, sizeof(root), "%d", (int)getpid());
 		setenv("OVNI_ROOT_PID", root, 1);
