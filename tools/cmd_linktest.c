@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../writer/log.h"
+#include "heatmap.h"
 #include "linktest.h"
 
 static const char usage_text[] =
@@ -28,6 +29,8 @@ static const char usage_text[] =
 	"             the time A measured with partner B (empty on the diagonal)\n"
 	"  --json     everything as one JSON object\n"
 	"  --raw      the decoded fields, one line per rank (for checks)\n"
+	"  --heatmap FILE.png|FILE.svg  also draw the matrix (colour per pair time,\n"
+	"             grey diagonal), its colour scale and a histogram of the times\n"
 	"\n"
 	"A file whose payload does not match the known layouts is reported as\n"
 	"\"unknown layout\" with the rank and sizes, never guessed.\n";
@@ -141,14 +144,17 @@ int cmd_linktest(int argc, char **argv)
 {
 	static const struct option opts[] = { { "csv", no_argument, 0, 'c' }, { "json", no_argument, 0, 'j' },
 					      { "raw", no_argument, 0, 'r' },  { "help", no_argument, 0, 'h' },
+					      { "heatmap", required_argument, 0, 'H' },
 					      { 0, 0, 0, 0 } };
 	int mode = 0, top = 10, c;
+	const char *heatmap = NULL;
 	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': top = atoi(optarg); break;
 		case 'c': mode = 'c'; break;
 		case 'j': mode = 'j'; break;
 		case 'r': mode = 'r'; break;
+		case 'H': heatmap = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
 		}
@@ -165,6 +171,13 @@ int cmd_linktest(int argc, char **argv)
 		die("%s: %s", path, msg);
 	if (lt_decode(&s, &r, msg, sizeof(msg)) != 0 || build_matrix(&r, msg, sizeof(msg)) != 0)
 		die("%s: %s", path, msg);
+	if (heatmap) {
+		char title[160];
+		snprintf(title, sizeof(title), "LinkTest %u.%u.%u: time per message, %d ranks", r.major, r.minor, r.patch,
+			 r.n);
+		if (hm_write(heatmap, matrix, n, title) != 0)
+			die("cannot write %s:", heatmap);
+	}
 	if (mode == 'r') {
 		print_raw(&s, &r);
 		goto out;

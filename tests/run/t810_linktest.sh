@@ -33,3 +33,20 @@ printf 'XXXXXXXXX' | dd of="$WORK/cut.sion" bs=1 seek=$((4096 + 371)) conv=notru
 "$OA" linktest "$WORK/cut.sion" 2>"$WORK/err"; assert_eq "broken END_BLOCK status" 1 $?
 grep -q 'unknown layout' "$WORK/err" || fail "broken END_BLOCK: $(cat "$WORK/err")"
 "$OA" linktest --help | grep -q "usage: ovni-auto linktest" || fail "--help"
+
+# Heatmap: PNG (own encoder) with the documented geometry, SVG with one cell
+# per pair. Geometry: cell = min(24, 480/N); width = 160 + N*cell,
+# height = 230 + N*cell.
+for n in 4:emulated_lktst-2.1.16_np4.sion 6:emulated_lktst-2.1.16_np6_a2a.sion; do
+	N=${n%%:*}; file=${n#*:}
+	"$OA" linktest --heatmap "$WORK/h.png" "$D/$file" >/dev/null || fail "heatmap png"
+	assert_eq "PNG signature" "89504e470d0a1a0a" "$(head -c 8 "$WORK/h.png" | od -An -tx1 | tr -d ' \n')"
+	assert_eq "PNG IHDR" "$(printf '%08x%08x' $((160 + N * 24)) $((230 + N * 24)))" \
+		"$(dd if="$WORK/h.png" bs=1 skip=16 count=8 2>/dev/null | od -An -tx1 | tr -d ' \n')"
+	tail -c 12 "$WORK/h.png" | od -An -c | grep -q 'I   E   N   D' || fail "PNG ends with IEND"
+	"$OA" linktest --heatmap "$WORK/h.svg" "$D/$file" >/dev/null || fail "heatmap svg"
+	assert_eq "SVG matrix cells" $((N * N)) "$(grep -c 'class="cell"' "$WORK/h.svg")"
+	assert_eq "SVG histogram bars" 20 "$(grep -c 'class="bar"' "$WORK/h.svg")"
+	grep -q "^<svg .*width=\"$((160 + N * 24))\" height=\"$((230 + N * 24))\"" "$WORK/h.svg" || fail "SVG size"
+	tail -n 1 "$WORK/h.svg" | grep -q '</svg>' || fail "SVG not closed"
+done
