@@ -59,22 +59,27 @@ __attribute__((constructor(102))) static void sync_init(void)
 		oa_meta_mark_label(&oa_meta, OA_MARK_SYNC, k, labels[k]);
 }
 
-static OA_TLS int blocked;       /* depth of waits on this thread */
-static OA_TLS unsigned block_gen; /* stream incarnation the outer wait began in */
-static OA_TLS int64_t site[8];    /* call site pushed by each nested wait, or 0 */
+static OA_TLS int blocked;         /* depth of waits on this thread */
+static OA_TLS int64_t site[8];      /* call site pushed by each nested wait, or 0 */
+static OA_TLS unsigned push_gen[8]; /* stream incarnation each wait's marks went to */
 
+/* A wait's marks are popped in the stream incarnation they were pushed to;
+ * the pause is undone when the stream says the thread is paused. Both matter
+ * when an exec ends the streams during the wait and fails (the streams then
+ * restart Running, possibly from this very bracket). */
 void sync_block(struct oa_thread *t, enum sync_kind kind)
 {
 	int saved = errno;
-	if (blocked++ == 0)
-		block_gen = t->s.open_gen;
+	int depth = blocked++;
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, kind);
-	int64_t where = oa_callsites && blocked <= 8 ? oa_callsite() : 0;
-	if (blocked <= 8)
-		site[blocked - 1] = where;
+	int64_t where = oa_callsites && depth < 8 ? oa_callsite() : 0;
 	if (where)
 		ev_ovni_mark_push(&t->s, OA_MARK_CALLSITE, where);
-	if (blocked == 1)
+	if (depth < 8) {
+		site[depth] = where;
+		push_gen[depth] = t->s.open_gen; /* read after the push: it may have reopened */
+	}
+	if (depth == 0)
 		ev_ovni_thread_pause(&t->s);
 	errno = saved;
 }
@@ -82,18 +87,18 @@ void sync_block(struct oa_thread *t, enum sync_kind kind)
 void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 {
 	int saved = errno;
-	blocked--;
-	/* The stream was ended while we waited (the process exec'd, the exec
-	 * failed): it restarts Running with its marks closed: nothing to undo. */
-	if (t->s.open_gen != block_gen || atomic_load_explicit(&t->s.closed, memory_order_relaxed)) {
-		errno = saved;
+	int depth = --blocked;
+	if (atomic_load_explicit(&t->s.closed, memory_order_relaxed)) {
+		errno = saved; /* ended meanwhile: it restarts Running, marks closed */
 		return;
 	}
-	if (blocked == 0)
+	if (depth == 0 && t->s.paused)
 		ev_ovni_thread_resume(&t->s);
-	if (blocked < 8 && site[blocked])
-		ev_ovni_mark_pop(&t->s, OA_MARK_CALLSITE, site[blocked]);
-	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, kind);
+	if (depth < 8 && push_gen[depth] == t->s.open_gen) {
+		if (site[depth])
+			ev_ovni_mark_pop(&t->s, OA_MARK_CALLSITE, site[depth]);
+		ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, kind);
+	}
 	errno = saved;
 }
 

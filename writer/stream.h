@@ -167,7 +167,9 @@ static inline uint64_t oa_commit(struct oa_stream *s, uint8_t *p, uint64_t clock
 static inline unsigned oa_emit_enter(struct oa_stream *s)
 {
 	unsigned q = atomic_load_explicit(&s->emit_seq, memory_order_relaxed);
-	atomic_store_explicit(&s->emit_seq, q + 1, memory_order_relaxed);
+	/* Release (a plain store on x86): a closer that reads this value also
+	 * sees everything the previous emits wrote. */
+	atomic_store_explicit(&s->emit_seq, q + 1, memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
 	return q;
 }
