@@ -1,12 +1,17 @@
-/* check_openmp.c: the openmp model 1.2.1 rules: task and worksharing types
- * (POc), tasks (PPc PPx PPe: per process, LIFO per thread, resurrect
- * allowed), worksharing labels (PQx PQe), and the one subsystem stack per
- * thread shared by every paired state; in lint mode it must be empty when the
- * thread ends. */
+/* check_openmp.c: the openmp model 1.2.1: task and worksharing types (POc,
+ * per process), tasks (PPc PPx PPe: per process, LIFO per thread, ended on
+ * the thread that runs them, resurrect allowed, never running twice at
+ * once), the label channel shared by tasks and worksharings (PQx PQe), the
+ * one subsystem stack per thread shared by every paired state (empty at the
+ * end in lint mode), and the equal-clock check of PPc/PPx on two threads. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../writer/log.h"
 #include "check.h"
+
+#define MAX_LABEL 512
 
 /* Subsystem pairs: category, opening value, closing value. */
 static const char pairs[][3] = {
@@ -18,13 +23,10 @@ static const char pairs[][3] = {
 	{ 'A', '[', ']' }, { 'C', 'f', 'F' }, { 'C', 'i', 'I' }, { 'M', 'i', 'I' }, { 'M', 'u', 'U' }, { 'H', '[', ']' },
 };
 
-static void push_label(struct ck_thread *th, uint32_t v)
+static const char *label_of(const struct ck_proc *p, uint32_t type)
 {
-	if (th->nlabels == th->caplabels) {
-		th->caplabels = th->caplabels ? th->caplabels * 2 : 16;
-		th->labels = realloc(th->labels, sizeof(uint32_t) * (size_t)th->caplabels);
-	}
-	th->labels[th->nlabels++] = v;
+	uint64_t idx;
+	return ck_map_get(&p->types, type, &idx) ? p->typelabel[idx - 1] : NULL;
 }
 
 static struct ck_task *task_of(struct ck_proc *p, uint32_t id)
@@ -38,163 +40,258 @@ static void subsystem(struct ck *c, struct ck_thread *th, const struct rd_event 
 	char cat = ev->mcv[1], val = ev->mcv[2];
 	if (cat == 'B' && (val == 's' || val == 'S'))
 		return; /* spin wait: accepted and ignored */
+	int known_cat = 0;
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		if (pairs[i][0] != cat)
 			continue;
-		uint16_t id = (uint16_t)((unsigned char)cat << 8 | (unsigned char)pairs[i][1]);
+		known_cat = 1;
+		uint32_t id = (uint32_t)(unsigned char)cat << 8 | (unsigned char)pairs[i][1];
 		if (val == pairs[i][1]) {
-			if (th->nsub >= 512) {
-				ck_problem(c, th, ev, "omp-depth", "openmp subsystem stack is full (512)");
-				return;
-			}
-			if (th->nsub == th->capsub) {
-				th->capsub = th->capsub ? th->capsub * 2 : 16;
-				th->sub = realloc(th->sub, sizeof(uint16_t) * (size_t)th->capsub);
-			}
-			th->sub[th->nsub++] = id;
+			if (th->sub.n >= CK_MAX_DEPTH)
+				ck_problem(c, th, ev, "omp-depth", "openmp subsystem stack is full (%d)", CK_MAX_DEPTH);
+			else
+				ck_push(&th->sub, id);
 			return;
 		}
 		if (val == pairs[i][2]) {
-			if (!th->nsub || th->sub[th->nsub - 1] != id) {
+			if (!th->sub.n || ck_top(&th->sub) != id) {
+				char top[16] = "nothing";
+				if (th->sub.n)
+					snprintf(top, sizeof(top), "P%c%c", (char)(ck_top(&th->sub) >> 8),
+						 (char)(ck_top(&th->sub) & 0xff));
 				ck_problem(c, th, ev, "omp-pop",
-					   "chan_pop: openmp subsystem: %s does not close the top of the stack (%c%c)",
-					   ev->mcv, th->nsub ? (char)(th->sub[th->nsub - 1] >> 8) : '-',
-					   th->nsub ? (char)(th->sub[th->nsub - 1] & 0xff) : '-');
+					   "chan_pop: openmp subsystem: %s does not close the top of the stack (%s is "
+					   "open): expected value different from top of stack",
+					   ev->mcv, top);
 				return;
 			}
-			th->nsub--;
+			th->sub.n--;
 			return;
 		}
 	}
-	ck_problem(c, th, ev, "omp-unknown", "unknown openmp function event %s", ev->mcv);
+	if (known_cat)
+		ck_problem(c, th, ev, "omp-unknown", "unknown openmp function event %s", ev->mcv);
+	else
+		ck_problem(c, th, ev, "omp-unknown", "unknown event category %s (openmp)", ev->mcv);
+}
+
+static void declare_type(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
+{
+	struct ck_proc *p = th->proc;
+	if (!ev->jumbo) {
+		ck_problem(c, th, ev, "omp-type", "expecting a jumbo event (POc carries its label)");
+		return;
+	}
+	if (ev->size < 5 || !memchr(ev->payload + 4, '\0', ev->size - 4)) {
+		ck_problem(c, th, ev, "omp-type", "needs a u32 type id and a NUL-terminated label (%u bytes)",
+			   ev->size);
+		return;
+	}
+	uint32_t type = rd_u32(ev->payload);
+	const char *label = (const char *)ev->payload + 4;
+	uint64_t dummy;
+	if (strlen(label) > MAX_LABEL) {
+		ck_problem(c, th, ev, "omp-type", "label of type %u is longer than %d bytes", type, MAX_LABEL);
+		return;
+	}
+	if (!type) {
+		ck_problem(c, th, ev, "omp-type", "type id must not be 0");
+		return;
+	}
+	if (ck_map_get(&p->types, type, &dummy)) {
+		ck_problem(c, th, ev, "omp-type", "a task type with id %u already exists", type);
+		return;
+	}
+	char unlabeled[64];
+	if (!*label) {
+		snprintf(unlabeled, sizeof(unlabeled), "(unlabeled task type %u)", type);
+		label = unlabeled;
+	}
+	if (p->ntypes == p->captypes) {
+		p->captypes = p->captypes ? p->captypes * 2 : 16;
+		p->typelabel = realloc(p->typelabel, sizeof(char *) * p->captypes);
+		if (!p->typelabel)
+			die("out of memory");
+	}
+	p->typelabel[p->ntypes++] = strdup(label);
+	ck_map_put(&p->types, type, p->ntypes);
+}
+
+static void create_task(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
+{
+	struct ck_proc *p = th->proc;
+	if (ev->size != 8 || ev->jumbo) {
+		ck_problem(c, th, ev, "size", "PPc payload must be 8 bytes (u32 task, u32 type), not %u", ev->size);
+		return;
+	}
+	uint32_t id = rd_u32(ev->payload), type = rd_u32(ev->payload + 4);
+	if (!id || !type) {
+		ck_problem(c, th, ev, "omp-task", "task id and type id must not be 0 (task %u, type %u)", id, type);
+		return;
+	}
+	if (!label_of(p, type)) {
+		ck_problem(c, th, ev, "omp-task", "unknown type id %u", type);
+		return;
+	}
+	if (task_of(p, id)) {
+		ck_problem(c, th, ev, "omp-task", "task_id %u already exists", id);
+		return;
+	}
+	uint64_t when, who;
+	if (ck_map_get(&p->missing, (uint64_t)id + 1, &when) && (int64_t)when == ev->time &&
+	    ck_map_get(&p->missing_by, (uint64_t)id + 1, &who) && (int)who != th->s->index + 1)
+		ck_problem(c, th, ev, "tie",
+			   "PPc of task %u has the same clock as a PPx of it in %s: the emulator may order them either "
+			   "way (the first PPx needs a strictly later clock)",
+			   id, c->t->streams[who - 1].relpath);
+	if (p->ntask == p->captask) {
+		p->captask = p->captask ? p->captask * 2 : 64;
+		p->task = realloc(p->task, sizeof(*p->task) * p->captask);
+		if (!p->task)
+			die("out of memory");
+	}
+	p->task[p->ntask++] = (struct ck_task){ type, TASK_CREATED, ev->time, th->s->index, -1 };
+	ck_map_put(&p->tasks, (uint64_t)id + 1, p->ntask);
+}
+
+static const char *const task_state[] = { "?", "Created", "Running", "Ended" };
+
+static void execute_task(struct ck *c, struct ck_thread *th, const struct rd_event *ev, uint32_t id,
+			 struct ck_task *t)
+{
+	if (t->state == TASK_RUNNING) {
+		ck_problem(c, th, ev, "omp-task", "body_execute: body(id=1,taskid=%u) state must be Created but is Running (on %s)",
+			   id, c->t->streams[t->running_on].relpath);
+		return;
+	}
+	if (th->tasks.n >= CK_MAX_DEPTH || th->labels.n >= CK_MAX_DEPTH) {
+		ck_problem(c, th, ev, "omp-depth", "openmp task or label stack is full (%d)", CK_MAX_DEPTH);
+		return;
+	}
+	if (t->state == TASK_CREATED && t->created == ev->time && t->created_by != th->s->index)
+		ck_problem(c, th, ev, "tie",
+			   "PPx of task %u has the same clock as its PPc in %s: the emulator may order them either way",
+			   id, c->t->streams[t->created_by].relpath);
+	t->state = TASK_RUNNING;
+	t->running_on = th->s->index;
+	ck_push(&th->tasks, id);
+	ck_push(&th->labels, t->type);
+}
+
+static void end_task(struct ck *c, struct ck_thread *th, const struct rd_event *ev, uint32_t id, struct ck_task *t)
+{
+	struct ck_proc *p = th->proc;
+	if (t->state != TASK_RUNNING) {
+		ck_problem(c, th, ev, "omp-task", "body_end: body(id=1,taskid=%u) state must be Running but is %s", id,
+			   task_state[t->state]);
+		return;
+	}
+	if (t->running_on != th->s->index) {
+		ck_problem(c, th, ev, "omp-task", "body_end: body(id=1,taskid=%u) has another stack (it runs on %s)", id,
+			   c->t->streams[t->running_on].relpath);
+		return;
+	}
+	if (ck_top(&th->tasks) != id) {
+		ck_problem(c, th, ev, "omp-task", "body_end: body(id=1,taskid=%u) is not on top of the stack (task %u is)",
+			   id, ck_top(&th->tasks));
+		return;
+	}
+	th->tasks.n--;
+	t->state = TASK_ENDED;
+	t->running_on = -1;
+	const char *want = label_of(p, t->type), *top = th->labels.n ? label_of(p, ck_top(&th->labels)) : NULL;
+	if (!top || strcmp(top, want))
+		ck_problem(c, th, ev, "omp-label",
+			   "chan_pop: openmp label: PPe of task %u (\"%s\") but the top of the label stack is %s%s%s: "
+			   "PQx/PQe and PPx/PPe must nest",
+			   id, want, top ? "\"" : "", top ? top : "empty", top ? "\"" : "");
+	else
+		th->labels.n--;
+}
+
+static void task_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
+{
+	char val = ev->mcv[2];
+	if (val == 'c') {
+		create_task(c, th, ev);
+		return;
+	}
+	if (val != 'x' && val != 'e') {
+		ck_problem(c, th, ev, "omp-unknown", "unexpected task event value %s", ev->mcv);
+		return;
+	}
+	if (ev->size < 4 || ev->jumbo) {
+		ck_problem(c, th, ev, "size", "%s needs a u32 task id (%u bytes)", ev->mcv, ev->size);
+		return;
+	}
+	uint32_t id = rd_u32(ev->payload);
+	struct ck_task *t = task_of(th->proc, id);
+	if (!t) {
+		ck_problem(c, th, ev, "omp-task", "cannot find task with id %u", id);
+		if (val == 'x') { /* its PPc may come later at the same clock */
+			ck_map_put(&th->proc->missing, (uint64_t)id + 1, (uint64_t)ev->time);
+			ck_map_put(&th->proc->missing_by, (uint64_t)id + 1, (uint64_t)th->s->index + 1);
+		}
+		return;
+	}
+	if (val == 'x')
+		execute_task(c, th, ev, id, t);
+	else
+		end_task(c, th, ev, id, t);
+}
+
+static void worksharing(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
+{
+	if (ev->mcv[2] != 'x' && ev->mcv[2] != 'e') {
+		ck_problem(c, th, ev, "omp-unknown", "unknown openmp worksharing event %s", ev->mcv);
+		return;
+	}
+	if (ev->size < 4 || ev->jumbo) {
+		ck_problem(c, th, ev, "size", "%s needs a u32 type id (%u bytes)", ev->mcv, ev->size);
+		return;
+	}
+	uint32_t type = rd_u32(ev->payload);
+	const char *label = label_of(th->proc, type);
+	if (!label) {
+		ck_problem(c, th, ev, "omp-ws", "cannot find ws with type %u", type);
+		return;
+	}
+	if (ev->mcv[2] == 'x') {
+		if (th->labels.n >= CK_MAX_DEPTH)
+			ck_problem(c, th, ev, "omp-depth", "openmp label stack is full (%d)", CK_MAX_DEPTH);
+		else
+			ck_push(&th->labels, type);
+		return;
+	}
+	const char *top = th->labels.n ? label_of(th->proc, ck_top(&th->labels)) : NULL;
+	if (!top || strcmp(top, label))
+		ck_problem(c, th, ev, "omp-label",
+			   "chan_pop: openmp label: PQe of type %u (\"%s\") does not match the top of the label stack "
+			   "(%s%s%s)",
+			   type, label, top ? "\"" : "", top ? top : "empty", top ? "\"" : "");
+	else
+		th->labels.n--;
 }
 
 void ck_openmp_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
 {
-	struct ck_proc *p = th->proc;
-	const uint8_t *d = ev->payload;
-	char cat = ev->mcv[1], val = ev->mcv[2];
-	if (!(c->models & CK_MODEL_OPENMP)) {
-		ck_problem(c, th, ev, "model", "model openmp not enabled for event %s", ev->mcv);
-		return;
-	}
 	if (th->state != TH_RUNNING) {
-		ck_problem(c, th, ev, "state", "process_ev: current thread %lld not running", th->s->tid);
+		ck_problem(c, th, ev, "state", "process_ev: current thread %lld not running (%s)", th->s->tid,
+			   ck_state_name[th->state]);
 		return;
 	}
-	if (cat == 'O' && val == 'c') {
-		if (!ev->jumbo) {
-			ck_problem(c, th, ev, "omp-type", "POc: expecting a jumbo event");
-			return;
-		}
-		if (ev->size < 5 || !memchr(d + 4, '\0', ev->size - 4) || ev->size - 4 > 513) {
-			ck_problem(c, th, ev, "omp-type", "POc: the label must be NUL-terminated and at most 512 bytes");
-			return;
-		}
-		uint32_t type = rd_u32(d);
-		uint64_t dummy;
-		if (!type)
-			ck_problem(c, th, ev, "omp-type", "POc: type id must not be 0");
-		else if (ck_map_get(&p->types, type, &dummy))
-			ck_problem(c, th, ev, "omp-type", "a task type with id %u already exists", type);
+	switch (ev->mcv[1]) {
+	case 'O':
+		if (ev->mcv[2] == 'c')
+			declare_type(c, th, ev);
 		else
-			ck_map_put(&p->types, type, 1);
+			ck_problem(c, th, ev, "omp-unknown", "unknown openmp type event %s", ev->mcv);
 		return;
-	}
-	if (cat == 'P') {
-		if (val == 'c') {
-			if (ev->size != 8) {
-				ck_problem(c, th, ev, "size", "PPc payload must be 8 bytes");
-				return;
-			}
-			uint32_t id = rd_u32(d), type = rd_u32(d + 4);
-			uint64_t dummy;
-			if (!id || !type) {
-				ck_problem(c, th, ev, "omp-task", "PPc: task and type ids must not be 0");
-				return;
-			}
-			if (!ck_map_get(&p->types, type, &dummy)) {
-				ck_problem(c, th, ev, "omp-task", "unknown type id %u", type);
-				return;
-			}
-			if (task_of(p, id)) {
-				ck_problem(c, th, ev, "omp-task", "task_id %u already exists", id);
-				return;
-			}
-			if (p->ntask == p->captask) {
-				p->captask = p->captask ? p->captask * 2 : 64;
-				p->task = realloc(p->task, sizeof(*p->task) * p->captask);
-			}
-			p->task[p->ntask++] = (struct ck_task){ type, 1, ev->time, th->s->index, -1 };
-			ck_map_put(&p->tasks, (uint64_t)id + 1, p->ntask);
-			return;
-		}
-		if (val == 'x' || val == 'e') {
-			if (ev->size < 4) {
-				ck_problem(c, th, ev, "size", "%s needs a task id", ev->mcv);
-				return;
-			}
-			uint32_t id = rd_u32(d);
-			struct ck_task *t = task_of(p, id);
-			if (!t) {
-				ck_problem(c, th, ev, "omp-task", "cannot find task with id %u", id);
-				return;
-			}
-			if (val == 'x') {
-				if (t->state == 2) {
-					ck_problem(c, th, ev, "omp-task", "body_execute: task %u must be Created but is Running", id);
-					return;
-				}
-				if (t->state == 1 && t->created == ev->time && t->created_by != th->s->index)
-					ck_problem(c, th, ev, "tie",
-						   "PPx of task %u has the same clock as its PPc in another thread: "
-						   "the emulator may order them either way", id);
-				t->state = 2;
-				t->running_on = th->s->index;
-				if (th->ntasks == th->captasks) {
-					th->captasks = th->captasks ? th->captasks * 2 : 16;
-					th->tasks = realloc(th->tasks, sizeof(uint32_t) * (size_t)th->captasks);
-				}
-				th->tasks[th->ntasks++] = id;
-				push_label(th, 0x80000000u | t->type);
-				return;
-			}
-			if (t->state != 2 || t->running_on != th->s->index) {
-				ck_problem(c, th, ev, "omp-task", "body_end: task %u has another stack or is not running", id);
-				return;
-			}
-			if (!th->ntasks || th->tasks[th->ntasks - 1] != id) {
-				ck_problem(c, th, ev, "omp-task", "body_end: task %u is not on top of the stack", id);
-				return;
-			}
-			if (!th->nlabels || th->labels[th->nlabels - 1] != (0x80000000u | t->type))
-				ck_problem(c, th, ev, "omp-label", "PPe of task %u while a worksharing label is open", id);
-			else
-				th->nlabels--;
-			th->ntasks--;
-			t->state = 3;
-			t->running_on = -1;
-			return;
-		}
-	}
-	if (cat == 'Q' && (val == 'x' || val == 'e')) {
-		if (ev->size < 4) {
-			ck_problem(c, th, ev, "size", "%s needs a type id", ev->mcv);
-			return;
-		}
-		uint32_t type = rd_u32(d);
-		uint64_t dummy;
-		if (!ck_map_get(&p->types, type, &dummy)) {
-			ck_problem(c, th, ev, "omp-ws", "cannot find ws with type %u", type);
-			return;
-		}
-		if (val == 'x') {
-			push_label(th, type);
-		} else if (!th->nlabels || th->labels[th->nlabels - 1] != type) {
-			ck_problem(c, th, ev, "omp-label", "PQe of type %u does not match the top of the label stack", type);
-		} else {
-			th->nlabels--;
-		}
+	case 'P':
+		task_event(c, th, ev);
+		return;
+	case 'Q':
+		worksharing(c, th, ev);
 		return;
 	}
 	subsystem(c, th, ev);
@@ -202,7 +299,7 @@ void ck_openmp_event(struct ck *c, struct ck_thread *th, const struct rd_event *
 
 void ck_openmp_end(struct ck *c, struct ck_thread *th)
 {
-	if (th->nsub)
+	if (th->sub.n)
 		ck_problem(c, th, NULL, "omp-end", "end_lint: thread %lld ended with %d stacked openmp functions",
-			   th->s->tid, th->nsub);
+			   th->s->tid, th->sub.n);
 }

@@ -1,6 +1,9 @@
 /* cmd_check.c: `ovni-auto check [-q] PATH`: validates a trace against the
- * rules the upstream emulator enforces in lint mode (see check.h), walking
- * the events in merged clock order as the emulator does. */
+ * rules the upstream emulator enforces in lint mode (see check.h for where
+ * each group of rules lives). This file drives: it opens the trace, checks
+ * the metadata, walks the events in merged clock order as the emulator does
+ * (per-stream clocks, the 1-hour clock gate, dispatch by model), runs the end
+ * checks, and prints the problems and the summary. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,29 +16,28 @@
 static const char usage_text[] =
 	"usage: ovni-auto check [-q] PATH\n"
 	"\n"
-	"Validate the trace in directory PATH against the ovni trace format v3 and\n"
-	"the rules of the upstream emulator in lint mode: stream.json keys and how\n"
-	"streams merge (app id, ranks, loom CPUs, model versions, marks), stream\n"
-	"headers and event encoding, clocks (never backwards in a stream, the 1 h\n"
-	"gate), the thread state machine, CPUs (one running thread per physical CPU),\n"
-	"affinity, flushes, mark channels, and the openmp model (types, tasks,\n"
-	"worksharing labels, balanced subsystem stacks). It also reports causally\n"
+	"Validate the trace in directory PATH (or one stream directory) against the\n"
+	"ovni trace format v3 and the rules of the upstream emulator in lint mode:\n"
+	"stream.json keys and how streams merge (app id, ranks, loom CPUs, model\n"
+	"versions, marks), stream headers and event encoding, clocks (never backwards\n"
+	"in a stream, the 1 h gate, clock-offsets.txt), the thread state machine,\n"
+	"CPUs (one running thread per physical CPU), affinity, flushes, mark\n"
+	"channels, the openmp model (types, tasks, worksharing labels, balanced\n"
+	"subsystem stacks), the kernel and mpi models. It also reports causally\n"
 	"ordered events of two threads with equal clocks (OHC/OHx, PPc/PPx), which\n"
 	"the emulator may order either way.\n"
 	"\n"
-	"Each problem is one line: STREAM offset N MCV: what is wrong.\n"
-	"  -q, --quiet   print only the problems and the summary\n"
+	"Each problem is one line:  STREAM offset N MCV: what is wrong\n"
+	"(STREAM: what, for the metadata; trace: what, for the whole trace), then a\n"
+	"summary line: 'ok: N streams, N events' or 'N problems in N streams ...'.\n"
+	"At most 100 problems of one kind are listed.\n"
 	"\n"
-	"Exit status: 0 when the trace is valid, 1 when a problem was found.\n";
+	"  -q, --quiet   print only the problems and the summary (no notes)\n"
+	"\n"
+	"Exit status: 0 when the trace is valid, 1 when a problem was found or the\n"
+	"trace cannot be read.\n";
 
-struct kind_count {
-	const char *kind;
-	long n;
-};
-static struct kind_count kinds[64];
-
-void ck_problem(struct ck *c, struct ck_thread *th, const struct rd_event *ev, const char *kind, const char *fmt,
-		...)
+static void count_problem(struct ck *c, struct ck_thread *th, const char *kind, int *listed)
 {
 	c->problems++;
 	if (th && !c->stream_bad[th->s->index]) {
@@ -43,144 +45,244 @@ void ck_problem(struct ck *c, struct ck_thread *th, const struct rd_event *ev, c
 		c->streams_with_problems++;
 	}
 	size_t k = 0;
-	while (k < 63 && kinds[k].kind && kinds[k].kind != kind)
+	while (k < 63 && c->kinds[k].kind && strcmp(c->kinds[k].kind, kind))
 		k++;
-	kinds[k].kind = kind;
-	if (++kinds[k].n > 100)
+	c->kinds[k].kind = kind;
+	*listed = ++c->kinds[k].n <= CK_LIST_MAX;
+}
+
+void ck_problem(struct ck *c, struct ck_thread *th, const struct rd_event *ev, const char *kind, const char *fmt,
+		...)
+{
+	int listed;
+	count_problem(c, th, kind, &listed);
+	if (!listed)
 		return;
-	if (th)
-		printf("%s", th->s->relpath);
-	else
-		printf("trace");
-	if (ev)
-		printf(" offset %zu %s", ev->offset, ev->mcv);
-	printf(": ");
+	fputs(th ? th->s->relpath : "trace", c->out);
+	if (ev) {
+		char mcv[4];
+		for (int i = 0; i < 3; i++)
+			mcv[i] = (unsigned char)ev->mcv[i] > 32 && (unsigned char)ev->mcv[i] < 127 ? ev->mcv[i] : '?';
+		mcv[3] = '\0';
+		fprintf(c->out, " offset %zu %s", ev->offset, mcv);
+	}
+	fputs(": ", c->out);
 	va_list ap;
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vfprintf(c->out, fmt, ap);
 	va_end(ap);
-	putchar('\n');
+	fputc('\n', c->out);
 }
 
-/* ck_map: open addressing on u64 keys (0 is "empty"). */
-static size_t slot(const struct ck_map *m, uint64_t key)
+void ck_note(struct ck *c, const char *fmt, ...)
 {
-	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (m->cap - 1);
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-int ck_map_get(const struct ck_map *m, uint64_t key, uint64_t *val)
-{
-	if (!m->cap || !key)
-		return 0;
-	size_t i = slot(m, key);
-	if (!m->keys[i])
-		return 0;
-	*val = m->vals[i];
-	return 1;
-}
-
-void ck_map_put(struct ck_map *m, uint64_t key, uint64_t val)
-{
-	if (!key)
+	if (c->quiet)
 		return;
-	if ((m->n + 1) * 2 > m->cap) {
-		struct ck_map old = *m;
-		m->cap = m->cap ? m->cap * 2 : 64;
-		m->keys = calloc(m->cap, sizeof(uint64_t));
-		m->vals = calloc(m->cap, sizeof(uint64_t));
-		m->n = 0;
-		for (size_t i = 0; i < old.cap; i++)
-			if (old.keys[i])
-				ck_map_put(m, old.keys[i], old.vals[i]);
-		free(old.keys);
-		free(old.vals);
-	}
-	size_t i = slot(m, key);
-	if (!m->keys[i])
-		m->n++;
-	m->keys[i] = key;
-	m->vals[i] = val;
+	fputs("note: ", c->out);
+	va_list ap;
+	va_start(ap, fmt);
+	vfprintf(c->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', c->out);
 }
 
-void ck_map_free(struct ck_map *m)
+/* A damaged stream: its reader error names the byte offset. */
+static void stream_damage(struct ck *c, struct ck_thread *th)
 {
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
+	struct rd_stream *s = th->s;
+	const char *what = strstr(s->error, ": ");
+	int listed;
+	count_problem(c, th, "stream", &listed);
+	if (!listed)
+		return;
+	fprintf(c->out, "%s offset %zu", s->relpath, s->bad_offset);
+	const uint8_t *p = NULL;
+	if (s->data && s->bad_offset >= s->header && s->bad_offset + 4 <= s->size)
+		p = s->data + s->bad_offset;
+	if (p && p[1] > 32 && p[1] < 127 && p[2] > 32 && p[2] < 127 && p[3] > 32 && p[3] < 127)
+		fprintf(c->out, " %c%c%c", p[1], p[2], p[3]); /* the MCV, when it is readable */
+	fprintf(c->out, ": %s\n", what ? what + 2 : s->error);
 }
 
-#define HOUR_NS 3600000000000ll
+/* The gate: the first event of the first thread stream, in path order. */
+static int first_time(struct ck *c, int64_t *gate)
+{
+	for (int i = 0; i < c->t->n; i++) {
+		struct rd_stream *s = &c->t->streams[i];
+		struct rd_event first;
+		if (c->th[i].ignored)
+			continue;
+		rd_rewind(s);
+		int r = rd_next(s, &first);
+		rd_rewind(s);
+		if (r == 1) {
+			*gate = first.time;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void event(struct ck *c, struct ck_thread *th, const struct rd_event *ev, int64_t gate)
+{
+	if (th->nevents++ == 0 && !c->t->offsets_loaded) {
+		int64_t d = rd_sub(ev->time, gate);
+		if (d > CK_HOUR_NS || d < -CK_HOUR_NS)
+			ck_problem(c, th, ev, "gate",
+				   "stream has starting clock too far: delta=%.2f h (detected large clock gate, run "
+				   "'ovnisync' to set the offsets)",
+				   (double)d / (double)CK_HOUR_NS);
+	}
+	if (ev->time < th->last_time)
+		ck_problem(c, th, ev, "clock", "clock goes backwards %lld -> %lld", (long long)th->last_time,
+			   (long long)ev->time);
+	th->last_time = ev->time;
+	char letter = ev->mcv[0];
+	if (letter == 'O') { /* the ovni model is always on */
+		ck_ovni_event(c, th, ev);
+		return;
+	}
+	const struct ck_model *m = ck_model_by_letter(letter);
+	if (!m) {
+		ck_problem(c, th, ev, "model", "event %s of an unknown model", ev->mcv);
+		return;
+	}
+	if (!(c->models & m->bit)) {
+		ck_problem(c, th, ev, "model",
+			   "model %s not enabled for event %s (missing call to ovni_thread_require(\"%s\", \"%s\")?)",
+			   m->name, ev->mcv, m->name, m->version ? m->version : "x.y.z");
+		return;
+	}
+	if (letter == 'P') {
+		ck_openmp_event(c, th, ev);
+	} else if (letter == 'K') {
+		ck_kernel_event(c, th, ev);
+	} else if (letter == 'M') {
+		ck_mpi_event(c, th, ev);
+	} else if (letter == 'V' && th->out_of_cpu) {
+		ck_problem(c, th, ev, "kernel-out", "current thread %lld out of CPU (between KCO and KCI)", th->s->tid);
+	}
+}
 
 static void walk(struct ck *c)
 {
+	int64_t gate = 0;
+	first_time(c, &gate);
 	struct rd_merge *m = rd_merge_new(c->t);
 	struct rd_stream *s;
 	struct rd_event ev;
-	int64_t gate = 0;
-	int have_gate = 0;
-	/* The gate is the first event of the first stream in path order. */
-	for (int i = 0; i < c->t->n && !have_gate; i++) {
-		struct rd_stream *st = &c->t->streams[i];
-		struct rd_event first;
-		rd_rewind(st);
-		if (rd_next(st, &first) == 1) {
-			gate = first.time;
-			have_gate = 1;
-		}
-	}
-	rd_merge_free(m);
-	m = rd_merge_new(c->t);
 	while (rd_merge_next(m, &s, &ev)) {
 		struct ck_thread *th = &c->th[s->index];
 		c->events++;
-		if (th->ignored) {
-			if (th->s->part && strcmp(th->s->part, "thread"))
-				ck_problem(c, th, &ev, "part", "set_current: event from unknown stream");
+		if (__builtin_expect(th->ignored, 0)) {
+			if (s->part && strcmp(s->part, "thread") && th->nevents++ == 0)
+				ck_problem(c, th, &ev, "part", "set_current: event from unknown stream: %s (ovni.part \"%s\")",
+					   s->relpath, s->part);
 			continue;
 		}
-		if (ev.time < 0)
-			ck_problem(c, th, &ev, "clock", "negative clock after the offset");
-		if (th->nevents++ == 0) {
-			if (!c->t->offsets_loaded && (rd_sub(ev.time, gate) > HOUR_NS || rd_sub(gate, ev.time) > HOUR_NS))
-				ck_problem(c, th, &ev, "gate", "stream has starting clock too far: delta=%.2f h",
-					   (double)rd_sub(ev.time, gate) / (double)HOUR_NS);
-		} else if (ev.time < th->last_time) {
-			ck_problem(c, th, &ev, "clock", "clock goes backwards %lld -> %lld", (long long)th->last_time,
-				   (long long)ev.time);
-		}
-		th->last_time = ev.time;
-		switch (ev.mcv[0]) {
-		case 'O':
-			ck_ovni_event(c, th, &ev);
-			break;
-		case 'P':
-			ck_openmp_event(c, th, &ev);
-			break;
-		case 'K':
-			if (!(c->models & CK_MODEL_KERNEL))
-				ck_problem(c, th, &ev, "model", "model kernel not enabled for event %s", ev.mcv);
-			break;
-		case 'M':
-			if (!(c->models & CK_MODEL_MPI))
-				ck_problem(c, th, &ev, "model", "model mpi not enabled for event %s", ev.mcv);
-			else if (th->state != TH_RUNNING)
-				ck_problem(c, th, &ev, "state", "process_ev: current thread %lld not running", s->tid);
-			break;
-		case 'V':
-		case '6':
-		case 'T':
-		case 'D':
-			if (!(c->models & CK_MODEL_OTHER))
-				ck_problem(c, th, &ev, "model", "no model enabled for event %s", ev.mcv);
-			break;
-		default:
-			ck_problem(c, th, &ev, "model", "event %s of an unknown model", ev.mcv);
-		}
+		event(c, th, &ev, gate);
 	}
 	rd_merge_free(m);
+}
+
+static void end_checks(struct ck *c)
+{
+	for (int i = 0; i < c->t->n; i++) {
+		struct ck_thread *th = &c->th[i];
+		if (th->s->bad) { /* what follows the damage is unknown: no end checks */
+			stream_damage(c, th);
+			continue;
+		}
+		if (th->ignored)
+			continue;
+		ck_ovni_end(c, th);
+		ck_openmp_end(c, th);
+		ck_mpi_end(c, th);
+	}
+}
+
+static void summary(struct ck *c)
+{
+	for (size_t k = 0; k < 64 && c->kinds[k].kind; k++)
+		if (c->kinds[k].n > CK_LIST_MAX)
+			fprintf(c->out, "... and %ld more problems of the same kind (%s)\n", c->kinds[k].n - CK_LIST_MAX,
+				c->kinds[k].kind);
+	if (c->problems && c->streams_with_problems)
+		fprintf(c->out, "%ld problem%s in %d stream%s (%d streams, %ld events)\n", c->problems,
+			c->problems == 1 ? "" : "s", c->streams_with_problems, c->streams_with_problems == 1 ? "" : "s",
+			c->t->n, c->events);
+	else if (c->problems)
+		fprintf(c->out, "%ld problem%s in the trace (%d streams, %ld events)\n", c->problems,
+			c->problems == 1 ? "" : "s", c->t->n, c->events);
+	else
+		fprintf(c->out, "ok: %d streams, %ld events\n", c->t->n, c->events);
+}
+
+long ck_check_path(const char *path, int quiet, FILE *out, char *err, size_t errlen)
+{
+	struct rd_trace t;
+	if (rd_open(&t, path, err, errlen) != 0)
+		return -1;
+	struct ck c = { .t = &t, .out = out, .quiet = quiet };
+	c.th = calloc((size_t)t.n, sizeof(*c.th));
+	c.stream_bad = calloc((size_t)t.n, 1);
+	if (!c.th || !c.stream_bad)
+		die("out of memory");
+	for (int i = 0; i < t.n; i++) {
+		c.th[i].s = &t.streams[i];
+		c.th[i].cpu = -1;
+	}
+	if (t.offsets_error[0])
+		ck_problem(&c, NULL, NULL, "offsets", "clock offsets: %s", t.offsets_error);
+	ck_meta(&c);
+	walk(&c);
+	end_checks(&c);
+	summary(&c);
+	long problems = c.problems;
+	ck_free(&c);
+	rd_close(&t);
+	return problems;
+}
+
+void ck_free(struct ck *c)
+{
+	for (int i = 0; i < c->t->n; i++) {
+		struct ck_thread *th = &c->th[i];
+		for (int k = 0; k < CK_MARK_TYPES; k++)
+			free(th->marks[k].v);
+		free(th->tasks.v);
+		free(th->labels.v);
+		free(th->sub.v);
+		free(th->mpi.v);
+	}
+	for (int i = 0; i < c->nprocs; i++) {
+		struct ck_proc *p = c->procs[i];
+		struct ck_map *maps[] = { &p->tids, &p->types, &p->tasks, &p->missing, &p->missing_by,
+					  &p->ohc_time, &p->ohc_by, &p->ohx_time, &p->ohx_by };
+		for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
+			ck_map_free(maps[k]);
+		for (size_t k = 0; k < p->ntypes; k++)
+			free(p->typelabel[k]);
+		free(p->typelabel);
+		free(p->task);
+		free(p);
+	}
+	for (int i = 0; i < c->nlooms; i++) {
+		struct ck_loom *l = c->looms[i];
+		ck_map_free(&l->byphy);
+		free(l->ent_phy);
+		free(l->ent_idx);
+		free(l->phyid);
+		free(l->running);
+		free(l);
+	}
+	for (int k = 0; k < CK_MARK_TYPES; k++)
+		ck_map_free(&c->marks[k].labels);
+	free(c->procs);
+	free(c->looms);
+	free(c->labelstr);
+	free(c->th);
+	free(c->stream_bad);
 }
 
 int cmd_check(int argc, char **argv)
@@ -199,79 +301,12 @@ int cmd_check(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	memset(kinds, 0, sizeof(kinds));
-	struct rd_trace t;
-	rd_open_or_die(&t, argv[optind]);
-	struct ck c = { .t = &t, .quiet = quiet };
-	c.th = calloc((size_t)t.n, sizeof(*c.th));
-	c.stream_bad = calloc((size_t)t.n, sizeof(int));
-	for (int i = 0; i < t.n; i++) {
-		c.th[i].s = &t.streams[i];
-		c.th[i].cpu = -1;
+	char msg[600];
+	long problems = ck_check_path(argv[optind], quiet, stdout, msg, sizeof(msg));
+	fflush(stdout);
+	if (problems < 0) {
+		err("%s", msg);
+		return 1;
 	}
-	ck_meta(&c);
-	for (int i = 0; i < t.n; i++) {
-		struct ck_thread *th = &c.th[i];
-		if (t.streams[i].bad) {
-			ck_problem(&c, th, NULL, "stream", "%s", t.streams[i].error);
-			th->ignored = 1;
-		}
-	}
-	walk(&c);
-	for (int i = 0; i < t.n; i++) {
-		struct ck_thread *th = &c.th[i];
-		if (t.streams[i].bad && !th->ignored)
-			ck_problem(&c, th, NULL, "stream", "%s", t.streams[i].error);
-		if (th->ignored && !(th->s->part && strcmp(th->s->part, "thread")))
-			continue;
-		if (th->ignored)
-			continue;
-		if (!th->nevents)
-			ck_problem(&c, th, NULL, "empty", "stream has zero events");
-		if (th->state != TH_DEAD)
-			ck_problem(&c, th, NULL, "dead", "model_ovni_finish: thread %lld is not dead", th->s->tid);
-		if (th->flushing)
-			ck_problem(&c, th, NULL, "flush", "the stream ends while flushing (OF[ without OF])");
-		ck_openmp_end(&c, th);
-	}
-	for (size_t k = 0; k < 64 && kinds[k].kind; k++)
-		if (kinds[k].n > 100)
-			printf("... and %ld more problems of the same kind (%s)\n", kinds[k].n - 100, kinds[k].kind);
-	if (c.problems)
-		printf("%ld problems in %d of %d streams (%ld events)\n", c.problems, c.streams_with_problems, t.n,
-		       c.events);
-	else if (!quiet || 1)
-		printf("ok: %d streams, %ld events\n", t.n, c.events);
-	for (int i = 0; i < t.n; i++) {
-		struct ck_thread *th = &c.th[i];
-		for (int k = 0; k < 100; k++)
-			free(th->mstack[k]);
-		free(th->tasks);
-		free(th->labels);
-		free(th->sub);
-	}
-	for (int i = 0; i < c.nprocs; i++) {
-		struct ck_proc *p = c.procs[i];
-		ck_map_free(&p->tids);
-		ck_map_free(&p->types);
-		ck_map_free(&p->tasks);
-		ck_map_free(&p->tags);
-		ck_map_free(&p->tagstream);
-		free(p->task);
-		free(p);
-	}
-	for (int i = 0; i < c.nlooms; i++) {
-		free(c.looms[i]->phyid);
-		free(c.looms[i]->running);
-		free(c.looms[i]);
-	}
-	for (int k = 0; k < 100; k++)
-		ck_map_free(&c.marks[k].labels);
-	free(c.procs);
-	free(c.looms);
-	free(c.labelstr);
-	free(c.th);
-	free(c.stream_bad);
-	rd_close(&t);
-	return c.problems ? 1 : 0;
+	return problems ? 1 : 0;
 }

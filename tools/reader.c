@@ -1,11 +1,14 @@
-/* reader.c: trace discovery, metadata, event framing and the merged walk
- * (see reader.h). */
+/* reader.c: the shared trace reader (see reader.h): stream discovery,
+ * stream.json loading, clock offsets, event framing with bounds checks, and
+ * the merged walk in clock order. */
 #include "reader.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <ftw.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +18,15 @@
 
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
+
+/* Pages of a stream behind the walk are given back once it has read this
+ * much past the last drop: 256 MiB shared by the streams of the trace, at
+ * least 4 MiB and at most 64 MiB each, so the mapped pages of a whole walk
+ * stay near 256 MiB whatever the trace size (and 4 MiB per stream). */
+#define RD_MAPPED_TOTAL (256ull << 20)
+#define RD_WINDOW_MIN (4u << 20)
+#define RD_WINDOW_MAX (64u << 20)
+#define RD_FLAGS_RESERVED 0xe0u /* flag bits above the jumbo bit */
 
 json_t *rd_json_path(json_t *root, const char *path)
 {
@@ -27,16 +39,88 @@ json_t *rd_json_path(json_t *root, const char *path)
 	return cur;
 }
 
-static long long int_or(json_t *root, const char *path, long long def)
+int rd_json_int(json_t *root, const char *path, long long *out)
 {
 	json_t *v = rd_json_path(root, path);
-	return json_is_integer(v) ? (long long)json_integer_value(v) : def;
+	if (json_is_integer(v)) {
+		*out = (long long)json_integer_value(v);
+		return 1;
+	}
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		if (d == floor(d) && d >= -9.2e18 && d <= 9.2e18) {
+			*out = (long long)d;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static long long int_or(json_t *root, const char *path, long long def)
+{
+	long long v;
+	return rd_json_int(root, path, &v) ? v : def;
 }
 
 static const char *str_or_null(json_t *root, const char *path)
 {
 	json_t *v = rd_json_path(root, path);
 	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+/* The emulator's JSON parser accepts comments; jansson does not. Blank them
+ * out (outside strings, keeping newlines so line numbers stay) and retry. */
+static json_t *load_json_with_comments(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	char chunk[8192];
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (len + n > cap) {
+			cap = (len + n) * 2;
+			char *nb = realloc(buf, cap);
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+		}
+		memcpy(buf + len, chunk, n);
+		len += n;
+	}
+	fclose(f);
+	int in_str = 0, changed = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (in_str) {
+			if (buf[i] == '\\')
+				i++;
+			else if (buf[i] == '"')
+				in_str = 0;
+		} else if (buf[i] == '"') {
+			in_str = 1;
+		} else if (buf[i] == '/' && i + 1 < len && buf[i + 1] == '/') {
+			for (; i < len && buf[i] != '\n'; i++)
+				buf[i] = ' ';
+			changed = 1;
+		} else if (buf[i] == '/' && i + 1 < len && buf[i + 1] == '*') {
+			size_t j = i + 2;
+			while (j < len && !(buf[j] == '*' && j + 1 < len && buf[j + 1] == '/'))
+				j++;
+			size_t end = j + 2 < len ? j + 2 : len; /* past the closing mark */
+			for (size_t k = i; k < end; k++)
+				if (buf[k] != '\n')
+					buf[k] = ' ';
+			i = end - 1;
+			changed = 1;
+		}
+	}
+	json_t *root = changed ? json_loadb(buf, len, JSON_ALLOW_NUL, NULL) : NULL;
+	free(buf);
+	return root;
 }
 
 /* Collected by nftw (which takes no user pointer). */
@@ -81,7 +165,7 @@ static int by_path(const void *a, const void *b)
 
 /* v1: loom.L/proc.P/metadata.json + thread.T -> the v3 metadata of stream T.
  * The loom CPUs come from whichever process of the loom lists them. */
-static json_t *v1_meta(struct rd_stream *s, const char *tracedir, char *err, size_t errlen)
+static json_t *v1_meta(struct rd_stream *s, char *err, size_t errlen)
 {
 	char procdir[4200], path[4300];
 	snprintf(procdir, sizeof(procdir), "%s", s->obs);
@@ -118,7 +202,6 @@ static json_t *v1_meta(struct rd_stream *s, const char *tracedir, char *err, siz
 	} else {
 		json_incref(cpus);
 	}
-	(void)tracedir;
 	json_t *ovni = json_pack("{s:s, s:I, s:I, s:s, s:{s:s}, s:{s:s, s:s}, s:i}", "part", "thread", "tid",
 				 (json_int_t)tid, "pid", (json_int_t)pid, "loom",
 				 strncmp(loomname, "loom.", 5) ? loomname : loomname + 5, "require", "ovni", "1.0.0", "lib",
@@ -145,12 +228,14 @@ static void load_stream(struct rd_stream *s)
 	char path[4200];
 	json_error_t jerr;
 	if (s->header == 0) {
-		s->meta = v1_meta(s, NULL, s->meta_error, sizeof(s->meta_error));
+		s->meta = v1_meta(s, s->meta_error, sizeof(s->meta_error));
 	} else {
 		snprintf(path, sizeof(path), "%s/stream.json", s->dir);
 		s->meta = json_load_file(path, JSON_ALLOW_NUL, &jerr);
 		if (!s->meta)
-			snprintf(s->meta_error, sizeof(s->meta_error), "line %d: %s", jerr.line, jerr.text);
+			s->meta = load_json_with_comments(path);
+		if (!s->meta)
+			snprintf(s->meta_error, sizeof(s->meta_error), "stream.json line %d: %s", jerr.line, jerr.text);
 	}
 	s->version = int_or(s->meta, "version", -1);
 	s->part = str_or_null(s->meta, "ovni.part");
@@ -161,6 +246,14 @@ static void load_stream(struct rd_stream *s)
 	s->rank = int_or(s->meta, "ovni.rank", -1);
 	s->nranks = int_or(s->meta, "ovni.nranks", -1);
 	s->finished = int_or(s->meta, "ovni.finished", -1);
+	s->lib_version = str_or_null(s->meta, "ovni.lib.version");
+	s->lib_commit = str_or_null(s->meta, "ovni.lib.commit");
+	json_t *v = rd_json_path(s->meta, "ovni.require");
+	s->require = json_is_object(v) ? v : NULL;
+	v = rd_json_path(s->meta, "ovni.loom_cpus");
+	s->loom_cpus = json_is_array(v) ? v : NULL;
+	v = rd_json_path(s->meta, "ovni.mark");
+	s->marks = json_is_object(v) ? v : NULL;
 
 	int fd = open(s->obs, O_RDONLY | O_CLOEXEC);
 	struct stat st;
@@ -168,9 +261,12 @@ static void load_stream(struct rd_stream *s)
 		s->map_error = errno;
 		if (fd >= 0)
 			close(fd);
+		rd_rewind(s);
 		return;
 	}
-	s->size = (size_t)st.st_size;
+	s->size = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
+	if (!S_ISREG(st.st_mode))
+		s->map_error = EINVAL;
 	if (s->size) {
 		void *m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
@@ -185,78 +281,182 @@ static void load_stream(struct rd_stream *s)
 	rd_rewind(s);
 }
 
+static void set_bad(struct rd_stream *s, size_t off, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_bad(struct rd_stream *s, size_t off, const char *fmt, ...)
+{
+	int n = snprintf(s->error, sizeof(s->error), "offset %zu: ", off);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s->error + n, sizeof(s->error) - (size_t)n, fmt, ap);
+	va_end(ap);
+	s->bad = 1;
+	s->bad_offset = off;
+}
+
 void rd_rewind(struct rd_stream *s)
 {
 	s->bad = 0;
+	s->bad_offset = 0;
 	s->error[0] = '\0';
 	s->off = s->header;
 	s->dropped = 0;
-	if (s->header == 0) {
-		if (s->map_error) {
-			s->bad = 1;
-			snprintf(s->error, sizeof(s->error), "cannot read %s: %s", s->obs, strerror(s->map_error));
-		}
-		return;
-	}
 	if (s->map_error) {
-		s->bad = 1;
-		snprintf(s->error, sizeof(s->error), "cannot read stream.obs: %s", strerror(s->map_error));
+		set_bad(s, 0, "cannot read %s: %s", s->header ? "stream.obs" : s->obs, strerror(s->map_error));
+	} else if (s->header == 0) {
+		return; /* v1 thread files have no header */
 	} else if (s->size == 0) {
-		s->bad = 1;
-		snprintf(s->error, sizeof(s->error), "stream.obs is empty");
-	} else if (s->size < OVNI_HEADER_SIZE || memcmp(s->data, OVNI_STREAM_MAGIC, 4)) {
-		s->bad = 1;
-		snprintf(s->error, sizeof(s->error), "offset 0: wrong stream magic '%.4s' (expected 'ovni')",
-			 s->size >= 4 ? (const char *)s->data : "");
+		set_bad(s, 0, "stream is empty (stream.obs has 0 bytes)");
+	} else if (s->size < 4 || memcmp(s->data, OVNI_STREAM_MAGIC, 4)) {
+		char magic[5] = { 0 };
+		for (size_t i = 0; i < 4 && i < s->size; i++)
+			magic[i] = s->data[i] >= 32 && s->data[i] < 127 ? (char)s->data[i] : '?';
+		set_bad(s, 0, "wrong stream magic '%s' (expected '%s')", magic, OVNI_STREAM_MAGIC);
+	} else if (s->size < OVNI_HEADER_SIZE) {
+		set_bad(s, 4, "stream header cut short (%zu of %u bytes)", s->size, OVNI_HEADER_SIZE);
 	} else if (rd_u32(s->data + 4) != OVNI_STREAM_VERSION) {
-		s->bad = 1;
-		snprintf(s->error, sizeof(s->error), "offset 4: stream version mismatch %u (expected %u)",
-			 rd_u32(s->data + 4), OVNI_STREAM_VERSION);
+		set_bad(s, 4, "stream version mismatch %u (expected %u)", rd_u32(s->data + 4), OVNI_STREAM_VERSION);
 	}
 }
 
-/* clock-offsets.txt: a header line, then "index hostname median mean stdev". */
-static void load_offsets(struct rd_trace *t)
+static int cut_short(struct rd_stream *s, size_t off)
 {
-	char path[4200];
-	snprintf(path, sizeof(path), "%s/clock-offsets.txt", t->dir);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return;
+	set_bad(s, off, "stream ends with incomplete event (%zu bytes left)", s->size - off);
+	return -1;
+}
+
+int rd_next(struct rd_stream *s, struct rd_event *ev)
+{
+	if (__builtin_expect(s->bad, 0))
+		return -1;
+	size_t off = s->off, left = s->size - off;
+	if (!left)
+		return 0;
+	if (__builtin_expect(left < OVNI_EV_HEADER_SIZE, 0))
+		return cut_short(s, off);
+	const uint8_t *p = s->data + off;
+	uint8_t flags = p[0];
+	ev->flags = flags;
+	ev->mcv[0] = (char)p[1];
+	ev->mcv[1] = (char)p[2];
+	ev->mcv[2] = (char)p[3];
+	ev->mcv[3] = '\0';
+	ev->clock = rd_u64(p + 4);
+	ev->time = rd_add((int64_t)ev->clock, s->offset);
+	ev->offset = off;
+	size_t size;
+	if (__builtin_expect(flags & 0xf0, 0)) { /* jumbo, or reserved bits */
+		if (flags & RD_FLAGS_RESERVED) {
+			set_bad(s, off, "reserved flag bits set (flags 0x%02x)", flags);
+			return -1;
+		}
+		if ((flags & 0x0f) != 3) {
+			set_bad(s, off, "jumbo event with flags 0x%02x (expected 0x%02x)", flags, OVNI_JUMBO_FLAGS);
+			return -1;
+		}
+		if (left < OVNI_EV_HEADER_SIZE + 4)
+			return cut_short(s, off);
+		ev->jumbo = 1;
+		ev->size = rd_u32(p + OVNI_EV_HEADER_SIZE);
+		ev->payload = p + OVNI_EV_HEADER_SIZE + 4;
+		size = OVNI_EV_HEADER_SIZE + 4 + (size_t)ev->size;
+	} else {
+		ev->jumbo = 0;
+		ev->size = ovni_flags_payload_size(flags);
+		ev->payload = p + OVNI_EV_HEADER_SIZE;
+		size = OVNI_EV_HEADER_SIZE + ev->size;
+	}
+	if (__builtin_expect(size > left, 0))
+		return cut_short(s, off);
+	if (__builtin_expect(!p[1] || !p[2] || !p[3], 0)) {
+		set_bad(s, off, "not an event (MCV bytes %02x %02x %02x)", p[1], p[2], p[3]);
+		return -1;
+	}
+	s->off = off + size;
+	/* Memory stays bounded on huge traces: give back what is behind us
+	 * (the pages stay in the page cache if read again). */
+	if (__builtin_expect(s->off - s->dropped > s->window, 0)) {
+		size_t upto = (s->off - s->window / 4) & ~(size_t)0xfffff;
+		if (upto > s->dropped) {
+			madvise((void *)(s->data + s->dropped), upto - s->dropped, MADV_DONTNEED);
+			s->dropped = upto;
+		}
+	}
+	return 1;
+}
+
+/* The hostname of a loom: its name up to the first '.'. */
+static int loom_host_is(const char *loom, const char *host)
+{
+	size_t hl = strcspn(loom, ".");
+	return strlen(host) == hl && !strncmp(loom, host, hl);
+}
+
+int rd_load_offsets(struct rd_trace *t, const char *file)
+{
+	t->offsets_error[0] = '\0';
+	t->noffsets = 0;
+	for (int i = 0; i < t->n; i++)
+		t->streams[i].offset = 0;
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		snprintf(t->offsets_error, sizeof(t->offsets_error), "%s: cannot open: %s", file, strerror(errno));
+		return -1;
+	}
+	t->offsets_loaded = 1;
 	char line[1024];
 	int lineno = 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (lineno++ == 0)
+			continue; /* the header */
+		if (strspn(line, " \t\r\n") == strlen(line))
 			continue;
-		char host[512];
-		double median;
-		int idx;
-		if (sscanf(line, "%d %511s %lf", &idx, host, &median) != 3)
+		char host[512], extra;
+		double median, mean, stdev;
+		long long idx;
+		int n = sscanf(line, "%lld %511s %lf %lf %lf %c", &idx, host, &median, &mean, &stdev, &extra);
+		if (n != 5 || !isfinite(median) || fabs(median) > 9.2e18) {
+			snprintf(t->offsets_error, sizeof(t->offsets_error),
+				 "%s line %d: expected 'index hostname median mean stdev'", file, lineno);
 			continue;
-		t->offsets_loaded = 1;
-		size_t hl = strlen(host);
+		}
+		t->noffsets++;
+		int matched = 0;
 		for (int i = 0; i < t->n; i++) {
 			const char *loom = t->streams[i].loom;
-			if (loom && !strncmp(loom, host, hl) && (loom[hl] == '.' || loom[hl] == '\0'))
+			if (loom && loom_host_is(loom, host)) {
 				t->streams[i].offset = (int64_t)median;
+				matched = 1;
+			}
 		}
+		if (!matched)
+			snprintf(t->offsets_error, sizeof(t->offsets_error),
+				 "%s line %d: cannot find loom with hostname '%s'", file, lineno, host);
 	}
 	fclose(f);
+	if (!t->noffsets && !t->offsets_error[0])
+		snprintf(t->offsets_error, sizeof(t->offsets_error), "%s: no entries", file);
+	return t->offsets_error[0] ? -1 : 0;
 }
 
 int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof(*t));
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: %s", path, stat(path, &st) ? strerror(errno) : "not a directory");
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	t->dir = strdup(path);
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a directory (give a trace or a stream directory)", path);
+		return -1;
+	}
 	for (want_v1 = 0; want_v1 < 2; want_v1++) {
 		found = NULL;
 		nfound = capfound = 0;
 		if (nftw(path, collect, 32, FTW_PHYS) != 0) {
+			for (int i = 0; i < nfound; i++)
+				free(found[i]);
+			free(found);
 			snprintf(err, errlen, "%s: cannot walk the directory", path);
 			return -1;
 		}
@@ -269,7 +469,10 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 			 path);
 		return -1;
 	}
+	t->dir = strdup(path);
 	t->v1 = want_v1 == 1;
+	size_t window = (size_t)(RD_MAPPED_TOTAL / (unsigned)nfound);
+	window = window < RD_WINDOW_MIN ? RD_WINDOW_MIN : window > RD_WINDOW_MAX ? RD_WINDOW_MAX : window;
 	qsort(found, (size_t)nfound, sizeof(*found), by_path);
 	t->streams = calloc((size_t)nfound, sizeof(*t->streams));
 	t->n = nfound;
@@ -277,6 +480,7 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 	for (int i = 0; i < nfound; i++) {
 		struct rd_stream *s = &t->streams[i];
 		s->index = i;
+		s->window = window;
 		s->dir = found[i];
 		s->header = t->v1 ? 0 : OVNI_HEADER_SIZE;
 		if (t->v1) {
@@ -293,7 +497,11 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 		load_stream(s);
 	}
 	free(found);
-	load_offsets(t);
+	found = NULL;
+	char file[4200];
+	snprintf(file, sizeof(file), "%s/clock-offsets.txt", path);
+	if (access(file, F_OK) == 0)
+		rd_load_offsets(t, file);
 	return 0;
 }
 
@@ -313,74 +521,8 @@ void rd_close(struct rd_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
-int rd_next(struct rd_stream *s, struct rd_event *ev)
-{
-	if (s->bad)
-		return -1;
-	size_t off = s->off;
-	if (off == s->size)
-		return 0;
-	if (s->size - off < OVNI_EV_HEADER_SIZE)
-		goto torn;
-	const uint8_t *p = s->data + off;
-	ev->flags = p[0];
-	ev->mcv[0] = (char)p[1];
-	ev->mcv[1] = (char)p[2];
-	ev->mcv[2] = (char)p[3];
-	ev->mcv[3] = '\0';
-	ev->clock = rd_u64(p + 4);
-	ev->time = rd_add((int64_t)ev->clock, s->offset);
-	ev->offset = off;
-	ev->jumbo = ovni_flags_is_jumbo(p[0]);
-	size_t size;
-	if (ev->flags & 0xe0) {
-		snprintf(s->error, sizeof(s->error), "offset %zu: reserved flag bits set (0x%02x)", off, ev->flags);
-		s->bad = 1;
-		return -1;
-	}
-	if (ev->jumbo) {
-		if ((ev->flags & 0x0f) != 3) {
-			snprintf(s->error, sizeof(s->error), "offset %zu: jumbo event with flags 0x%02x", off, ev->flags);
-			s->bad = 1;
-			return -1;
-		}
-		if (s->size - off < OVNI_EV_HEADER_SIZE + 4)
-			goto torn;
-		ev->size = rd_u32(p + OVNI_EV_HEADER_SIZE);
-		ev->payload = p + OVNI_EV_HEADER_SIZE + 4;
-		size = OVNI_EV_HEADER_SIZE + 4 + (size_t)ev->size;
-	} else {
-		ev->size = ovni_flags_payload_size(ev->flags);
-		ev->payload = p + OVNI_EV_HEADER_SIZE;
-		size = OVNI_EV_HEADER_SIZE + ev->size;
-	}
-	if (size > s->size - off)
-		goto torn;
-	if (!ev->mcv[0] || !ev->mcv[1] || !ev->mcv[2]) {
-		snprintf(s->error, sizeof(s->error), "offset %zu: not an event (MCV bytes %02x %02x %02x)", off,
-			 p[1], p[2], p[3]);
-		s->bad = 1;
-		return -1;
-	}
-	s->off = off + size;
-	/* Memory stays bounded on huge traces: give back what is behind us
-	 * (the pages stay in the page cache if read again). */
-	if (s->off - s->dropped > (64u << 20)) {
-		size_t upto = (s->off - (16u << 20)) & ~(size_t)0xfffff;
-		if (upto > s->dropped) {
-			madvise((void *)(s->data + s->dropped), upto - s->dropped, MADV_DONTNEED);
-			s->dropped = upto;
-		}
-	}
-	return 1;
-torn:
-	snprintf(s->error, sizeof(s->error), "offset %zu: stream ends with incomplete event (%zu bytes left)", off,
-		 s->size - off);
-	s->bad = 1;
-	return -1;
-}
-
-/* Merged walk: a binary min-heap of streams keyed on their next event. */
+/* Merged walk: a binary min-heap of streams keyed on their next event's
+ * time, then on the stream index. */
 struct rd_merge {
 	struct rd_trace *t;
 	int n;
@@ -388,7 +530,7 @@ struct rd_merge {
 	struct rd_event *next; /* per stream */
 };
 
-static int less(struct rd_merge *m, int a, int b)
+static inline int before(const struct rd_merge *m, int a, int b)
 {
 	int64_t x = m->next[a].time, y = m->next[b].time;
 	return x < y || (x == y && a < b);
@@ -396,27 +538,27 @@ static int less(struct rd_merge *m, int a, int b)
 
 static void sift_down(struct rd_merge *m, int i)
 {
+	int *h = m->heap, n = m->n, top = h[i];
 	for (;;) {
-		int l = 2 * i + 1, r = l + 1, s = i;
-		if (l < m->n && less(m, m->heap[l], m->heap[s]))
-			s = l;
-		if (r < m->n && less(m, m->heap[r], m->heap[s]))
-			s = r;
-		if (s == i)
-			return;
-		int tmp = m->heap[i];
-		m->heap[i] = m->heap[s];
-		m->heap[s] = tmp;
-		i = s;
+		int l = 2 * i + 1, r = l + 1, c = l;
+		if (l >= n)
+			break;
+		if (r < n && before(m, h[r], h[l]))
+			c = r;
+		if (!before(m, h[c], top))
+			break;
+		h[i] = h[c];
+		i = c;
 	}
+	h[i] = top;
 }
 
 struct rd_merge *rd_merge_new(struct rd_trace *t)
 {
 	struct rd_merge *m = calloc(1, sizeof(*m));
 	m->t = t;
-	m->heap = calloc((size_t)t->n, sizeof(int));
-	m->next = calloc((size_t)t->n, sizeof(struct rd_event));
+	m->heap = calloc((size_t)t->n + 1, sizeof(int));
+	m->next = calloc((size_t)t->n + 1, sizeof(struct rd_event));
 	for (int i = 0; i < t->n; i++) {
 		rd_rewind(&t->streams[i]);
 		if (rd_next(&t->streams[i], &m->next[i]) == 1)
@@ -434,8 +576,11 @@ int rd_merge_next(struct rd_merge *m, struct rd_stream **s, struct rd_event *ev)
 	int i = m->heap[0];
 	*s = &m->t->streams[i];
 	*ev = m->next[i];
-	if (rd_next(*s, &m->next[i]) != 1)
+	if (rd_next(*s, &m->next[i]) != 1) {
 		m->heap[0] = m->heap[--m->n];
+		if (!m->n)
+			return 1;
+	}
 	sift_down(m, 0);
 	return 1;
 }
@@ -451,7 +596,7 @@ void rd_merge_free(struct rd_merge *m)
 
 void rd_open_or_die(struct rd_trace *t, const char *path)
 {
-	char msg[512];
+	char msg[600];
 	if (rd_open(t, path, msg, sizeof(msg)) != 0)
 		die("%s", msg);
 }

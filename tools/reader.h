@@ -3,7 +3,7 @@
  * jansson, maps stream.obs read-only and walks its events with bounds checks;
  * a merged walk hands out the events of all streams in clock order (after
  * clock offsets), like the emulator does.  Memory stays bounded: streams are
- * mapped, never copied. */
+ * mapped, never copied, and the pages behind the walk are given back. */
 #ifndef OA_READER_H
 #define OA_READER_H
 
@@ -23,21 +23,29 @@ struct rd_event {
 };
 
 struct rd_stream {
-	char *relpath;      /* directory relative to the trace */
+	char *relpath;      /* directory relative to the trace ("." for the trace itself) */
 	char *dir;          /* full directory */
 	json_t *meta;       /* stream.json, NULL if it could not be read */
 	char meta_error[256];
-	/* Metadata fields (-1 / NULL when missing or of the wrong type). */
+	/* Metadata fields. Numbers are -1 when missing or not numbers (see
+	 * rd_json_int to tell a real -1 apart); pointers NULL when missing or
+	 * of the wrong type. All point into meta. */
 	const char *part, *loom;
 	long long tid, pid, app_id, rank, nranks, finished, version;
+	const char *lib_version, *lib_commit;
+	json_t *require;    /* ovni.require, an object */
+	json_t *loom_cpus;  /* ovni.loom_cpus, an array */
+	json_t *marks;      /* ovni.mark, an object */
 	const uint8_t *data; /* mapped stream.obs */
 	size_t size;
 	int map_error;      /* errno of open/mmap, 0 if mapped */
 	int64_t offset;     /* clock offset of its loom */
 	size_t off;         /* next event */
 	size_t dropped;     /* pages before this were released (MADV_DONTNEED) */
-	int bad;            /* reading stopped at a malformed event */
-	char error[256];    /* what, with the offset */
+	size_t window;      /* bytes read past `dropped` before the next release */
+	int bad;            /* reading stopped at a malformed event (or header) */
+	size_t bad_offset;  /* where, when bad */
+	char error[256];    /* what, starting with "offset N: " */
 	int index;          /* in the trace */
 	size_t header;      /* 8 (v3 stream.obs) or 0 (v1 thread file) */
 	char *obs;          /* the event file */
@@ -47,28 +55,42 @@ struct rd_trace {
 	char *dir;
 	struct rd_stream *streams;
 	int n;
-	int offsets_loaded;
+	int offsets_loaded; /* a clock offset file was read (even with errors) */
+	int noffsets;       /* its entries */
+	char offsets_error[512]; /* "" or what was wrong with it */
 	int v1;             /* a format-v1 trace: metadata synthesised as v3 */
 };
 
-/* Open a trace directory (or a single stream directory). Format-v1 traces
- * (a metadata.json in each proc directory, thread.TID event files) are read too: each thread
- * file becomes a stream whose metadata is the v3 equivalent. Returns 0, or
- * -1 with a message in err. */
+/* Open a trace directory (or a single stream directory): streams sorted by
+ * relative path, metadata loaded, stream.obs mapped and its header checked,
+ * and <dir>/clock-offsets.txt applied when it exists. Format-v1 traces (a
+ * metadata.json in each proc directory, thread.TID event files) are read
+ * too: each thread file becomes a stream whose metadata is the v3
+ * equivalent. Returns 0, or -1 with a message in err. */
 int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen);
 void rd_close(struct rd_trace *t);
 /* The same for the commands: exits with the message when it fails. */
 void rd_open_or_die(struct rd_trace *t, const char *path);
-/* Report every stream whose reading stopped at damage (stream, offset,
- * what) on stderr. Returns 1 if there was any, else 0. */
+/* Report every stream whose reading stopped at damage ("STREAM: offset N:
+ * what") on stderr. Returns 1 if there was any, else 0. */
 int rd_report_damage(struct rd_trace *t);
 
-/* Next event of one stream: 1 read, 0 at the end, -1 malformed (s->error). */
+/* Load a clock offset file ("index hostname median mean stdev" lines after a
+ * header line) and set every stream's offset from its loom's hostname (the
+ * loom name before its first '.'). Returns 0, or -1 with t->offsets_error
+ * set (no entries, a bad line, or a hostname that matches no loom); the
+ * offsets that could be applied stay applied. */
+int rd_load_offsets(struct rd_trace *t, const char *file);
+
+/* Next event of one stream: 1 read, 0 at the end, -1 malformed (s->error,
+ * s->bad_offset). Never reads outside the mapping. */
 int rd_next(struct rd_stream *s, struct rd_event *ev);
-/* Start a stream over. */
+/* Start a stream over (also re-checks its header). */
 void rd_rewind(struct rd_stream *s);
 
-/* Merged walk over all streams in time order (ties: stream order). */
+/* Merged walk over all streams in time order (time = clock + offset; ties go
+ * to the stream that comes first in path order, so the order is
+ * deterministic). Creating one rewinds every stream. */
 struct rd_merge;
 struct rd_merge *rd_merge_new(struct rd_trace *t);
 /* 1 with *s and *ev set, 0 at the end. Malformed streams stop early (their
@@ -115,5 +137,9 @@ static inline int64_t rd_add(int64_t a, int64_t b)
 
 /* A dotted key of a JSON object ("ovni.lib.version"), NULL if absent. */
 json_t *rd_json_path(json_t *root, const char *path);
+/* A dotted key holding a number with an integral value (JSON integer, or a
+ * real such as 3.0, as the emulator's parser reads every number as a
+ * double): 1 and *out set, 0 if absent or not such a number. */
+int rd_json_int(json_t *root, const char *path, long long *out);
 
 #endif
