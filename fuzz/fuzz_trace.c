@@ -1,7 +1,9 @@
-/* fuzz_trace.c: libFuzzer target over the trace readers. Each input becomes
- * one stream of a trace in a temporary directory: its first byte chooses
+/* fuzz_trace.c: libFuzzer target over the readers. The first byte of an
+ * input chooses: bit 1 set, the rest is a SIONlib/LinkTest file, read by
+ * `sion`, `sion --extract` and `linktest` (all outputs); otherwise it
+ * becomes one stream of a trace in a temporary directory, bit 0 choosing
  * whether the rest is stream.obs (with a valid stream.json) or stream.json
- * (with a small valid stream.obs); the trace then goes through check, dump,
+ * (with a small valid stream.obs), and the trace goes through check, dump,
  * stats, repair -n and export, in process. Any crash, hang or sanitizer
  * report is a bug; error messages and exit statuses are expected. */
 #include <fcntl.h>
@@ -14,6 +16,9 @@
 #include <unistd.h>
 
 #include "../tools/cmds.h"
+#include "../tools/heatmap.h"
+#include "../tools/linktest.h"
+#include "../tools/sion.h"
 
 static char dir[64], sdir[128];
 
@@ -61,6 +66,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
+	if (data[0] & 2) {
+		char sion[128], out[160];
+		snprintf(sion, sizeof(sion), "%s.sion", dir);
+		snprintf(out, sizeof(out), "%s.out", dir);
+		int fd = open(sion, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0 || (size > 1 && write(fd, data + 1, size - 1) != (ssize_t)(size - 1)))
+			abort();
+		close(fd);
+		/* The library layer (the commands exit on a bad file, as CLIs do). */
+		struct sion_file sf;
+		char msg[512];
+		if (sion_open(&sf, sion, msg, sizeof(msg)) == 0) {
+			char buf[4096];
+			for (int t = 0; t < sf.ntasks && t < 64; t++)
+				for (uint64_t off = 0; off < sion_task_size(&sf, t) && off < (1u << 20); off += sizeof(buf))
+					if (sion_task_read(&sf, t, off, buf, sizeof(buf)) < 0)
+						break;
+			struct lt_run r;
+			if (lt_decode(&sf, &r, msg, sizeof(msg)) == 0 && r.n <= 256) {
+				double *m = calloc((size_t)r.n * (size_t)r.n, sizeof(double));
+				for (int a = 0; a < r.n; a++)
+					for (int k = 0; k < r.n - 1; k++)
+						m[((size_t)k + 1) % (size_t)r.n * (size_t)r.n + (size_t)a] = r.rank[a].timing[k];
+				snprintf(out, sizeof(out), "%s.png", dir);
+				hm_write(out, m, r.n, "fuzz");
+				free(m);
+			}
+			lt_free(&r);
+			sion_close(&sf);
+		}
+		return 0;
+	}
 	if (data[0] & 1) {
 		put("stream.json", data + 1, size - 1);
 		put("stream.obs", obs, sizeof(obs));
