@@ -46,3 +46,36 @@ trace_meta() {
 	printf '"lib":{"version":"t","commit":"t"},"finished":1,'
 	printf '"mark":{"5":{"title":"Phase","chan_type":"stack","labels":{"1":"one"}},"6":{"title":"Single","chan_type":"single"%s}}}}' "${2:-}"
 }
+
+# sample_trace DIR: a small hand-made trace (2 threads of process 1): thread
+# creation (tag 7), a stack and a single mark, an OpenMP type, task and
+# barrier, a flush, a pause; thread 2 runs the task inside a task state and
+# a worksharing label. Used by the stats and export cases.
+sample_trace() {
+	"$PROG/mktrace" "$1" <<EOS
+stream loom.node0/proc.1/thread.1 $(trace_meta 1 ',"labels":{"3":"three"}')
+ev OHx 1000 i32:0 i32:-1 u64:0
+ev OHC 1100 i32:0 u64:7
+ev OM[ 1200 i64:1 i32:5
+ev OM] 1300 i64:1 i32:5
+ev OM= 1310 i64:3 i32:6
+ev jumbo POc 1400 u32:1 str:mytask
+ev PPc 1500 u32:1 u32:1
+ev PBb 1700
+ev PBB 1800
+ev OF[ 1850
+ev OF] 1860
+ev OHp 2000
+ev OHr 2600
+ev OHe 3000
+stream loom.node0/proc.1/thread.2 $(trace_meta 2 ',"labels":{"3":"three"}')
+ev OHx 1150 i32:1 i32:1 u64:7
+ev PT[ 1450
+ev PPx 2000 u32:1
+ev PQx 2100 u32:1
+ev PQe 2200 u32:1
+ev PPe 2300 u32:1
+ev PT] 2400
+ev OHe 2500
+EOS
+}

@@ -3,33 +3,7 @@
 # labels; the time window and the thread filter; the Perfetto protobuf
 # decodes with the same slices; a real program's trace exports too.
 . "$(dirname "$0")/../lib.sh"
-meta() { trace_meta "$1" ',"labels":{"3":"three"}'; }
-"$PROG/mktrace" "$WORK/t" <<EOS
-stream loom.node0/proc.1/thread.1 $(meta 1)
-ev OHx 1000 i32:0 i32:-1 u64:0
-ev OHC 1100 i32:0 u64:7
-ev OM[ 1200 i64:1 i32:5
-ev OM] 1300 i64:1 i32:5
-ev OM= 1310 i64:3 i32:6
-ev jumbo POc 1400 u32:1 str:mytask
-ev PPc 1500 u32:1 u32:1
-ev PBb 1700
-ev PBB 1800
-ev OF[ 1850
-ev OF] 1860
-ev OHp 2000
-ev OHr 2600
-ev OHe 3000
-stream loom.node0/proc.1/thread.2 $(meta 2)
-ev OHx 1150 i32:1 i32:1 u64:7
-ev PT[ 1450
-ev PPx 2000 u32:1
-ev PQx 2100 u32:1
-ev PQe 2200 u32:1
-ev PPe 2300 u32:1
-ev PT] 2400
-ev OHe 2500
-EOS
+sample_trace "$WORK/t" || fail "mktrace"
 check_trace "$WORK/t"
 "$OA" export -o "$WORK/t.json" "$WORK/t" || fail "export"
 "$PROG/jsoncheck" "$WORK/t.json" >"$WORK/c" || fail "the JSON is not a valid timeline"
