@@ -19,7 +19,7 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 WRITER_SRC := $(wildcard writer/*.c)
 AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c)
-TOOLS_SRC := $(filter-out tools/main.c tools/ovnirun.c,$(wildcard tools/*.c))
+TOOLS_SRC := $(filter-out tools/main.c tools/ovnirun.c tools/ovnirun_omp.c,$(wildcard tools/*.c))
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(wildcard tests/prog/*.c)
 
@@ -66,7 +66,7 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
-$(RUN): $(B)/obj/tools/ovnirun.o $(B)/obj/writer/log.o
+$(RUN): $(B)/obj/tools/ovnirun.o $(B)/obj/tools/ovnirun_omp.o $(B)/obj/writer/log.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 
@@ -93,6 +93,16 @@ $(B)/prog/%: tests/prog/%.c
 
 PROG_LIBS_omp_% := -fopenmp
 PROG_LIBS_jsoncheck := -ljansson
+
+# OpenMP test programs: omp_* with $(CC) -fopenmp (a variable name cannot
+# hold a pattern, so PROG_LIBS_omp_% above never applies), clang_omp_* with
+# clang -fopenmp (LLVM libomp; untied tasks are split and can migrate).
+$(B)/prog/omp_%: tests/prog/omp_%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fopenmp -o $@ $< -lpthread
+$(B)/prog/clang_omp_%: tests/prog/clang_omp_%.c
+	@mkdir -p $(dir $@)
+	clang -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fopenmp -o $@ $< -lpthread
 
 # Writer tests again under the sanitizers, in their own build trees.
 SAN_TESTS := $(WRITER_TESTS)

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../writer/log.h"
+#include "../writer/ovni_fmt.h"
 #include "check.h"
 #include "export.h"
 #include "labels.h"
@@ -24,6 +25,7 @@ static const char usage_text[] =
 	"or speedscope: one process per traced process (named by loom and pid), tracks\n"
 	"per thread for its states (Running, Paused, ... and flushes), its OpenMP states,\n"
 	"its tasks and worksharing labels, and each mark channel it uses (with labels);\n"
+	"OpenMP task events (suspended, migrated, fulfilled...) as instants;\n"
 	"flow arrows from thread creation (OHC) to thread start (OHx) and from task\n"
 	"creation (PPc) to its first execution; a running-threads counter per process.\n"
 	"Clock offsets (clock-offsets.txt) are applied; times start at the first event.\n"
@@ -51,6 +53,8 @@ struct xthread {
 	int proc;
 	int state;
 	int selected;
+	int64_t about_ts; /* OA_MARK_OMP_TASKID: the task the next task event is about */
+	int64_t about;
 };
 
 struct xproc {
@@ -227,6 +231,28 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 				x->track[k].name = intern(name, strlen(name));
 			}
 			const char *label = lb_mark_label(names, type, rd_i64(ev->payload));
+			if (type == OA_MARK_OMP_TASKID) {
+				x->about = rd_i64(ev->payload);
+				x->about_ts = ts;
+				return;
+			}
+			if (m[2] == '=' && (type == OA_MARK_OMP_TASK || type == OA_MARK_OMP_DEPS)) {
+				/* Events, not states: instants. */
+				char name[200];
+				if (type == OA_MARK_OMP_DEPS)
+					snprintf(name, sizeof(name), "depends on task %lld",
+						 (long long)rd_i64(ev->payload));
+				else if (x->about && x->about_ts == ts)
+					snprintf(name, sizeof(name), "%s (task %lld)", label, (long long)x->about);
+				else
+					snprintf(name, sizeof(name), "%s", label);
+				x->about = 0;
+				if (window_open && x->selected) {
+					declare(x, k);
+					ops->instant(out, &x->track[k], ts, name); /* written now */
+				}
+				return;
+			}
 			if (m[2] == '[') {
 				open_slice(x, k, ts, label, NULL);
 			} else if (m[2] == ']') {

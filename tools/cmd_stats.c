@@ -78,6 +78,7 @@ struct task {
 	uint32_t type;
 	int64_t total, seg_start;
 	int last_thread, nseg, migrations;
+	int multi; /* segments on more than one thread: migrations counted in time order */
 };
 
 struct pstat {
@@ -132,7 +133,7 @@ static struct task *task_of(struct pstat *p, uint32_t id, int create)
 		p->captask = p->captask ? p->captask * 2 : 64;
 		p->task = realloc(p->task, sizeof(*p->task) * p->captask);
 	}
-	p->task[p->ntask] = (struct task){ 0, 0, 0, -1, 0, 0 };
+	p->task[p->ntask] = (struct task){ 0, 0, 0, -1, 0, 0, 0 };
 	ck_map_put(&p->tasks, (uint64_t)id + 1, ++p->ntask);
 	return &p->task[p->ntask - 1];
 }
@@ -154,6 +155,55 @@ static void count_mcv(const char *m)
 		}
 	if (nmcvs < 512)
 		mcvs[nmcvs++] = (typeof(mcvs[0])){ k, 1 };
+}
+
+/* Migrations: executions (PPx) of a task on another thread than its previous
+ * one, in time order. Only tasks that ran on several threads are collected
+ * (a second pass over the streams, reading only their PPx). */
+struct segstart {
+	struct task *task;
+	int64_t time;
+	int thread;
+};
+
+static int segstart_cmp(const void *a, const void *b)
+{
+	const struct segstart *x = a, *y = b;
+	if (x->task != y->task)
+		return x->task < y->task ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
+}
+
+static void count_migrations(struct tstat *ts, int n)
+{
+	struct segstart *v = NULL;
+	size_t nv = 0, cap = 0;
+	for (int i = 0; i < n; i++) {
+		struct rd_stream *s = ts[i].s;
+		struct pstat *p = proc_of(s);
+		struct rd_event ev;
+		rd_rewind(s);
+		while (rd_next(s, &ev) == 1) {
+			if (ev.mcv[0] != 'P' || ev.mcv[1] != 'P' || ev.mcv[2] != 'x' || ev.size < 4)
+				continue;
+			struct task *t = task_of(p, rd_u32(ev.payload), 0);
+			if (!t || !t->multi)
+				continue;
+			if (nv == cap) {
+				cap = cap ? cap * 2 : 1024;
+				v = realloc(v, cap * sizeof(*v));
+				if (!v)
+					{ err("out of memory"); exit(1); }
+			}
+			v[nv++] = (struct segstart){ t, ev.time, i };
+		}
+	}
+	if (nv)
+		qsort(v, nv, sizeof(*v), segstart_cmp);
+	for (size_t k = 1; k < nv; k++)
+		if (v[k].task == v[k - 1].task && v[k].thread != v[k - 1].thread)
+			v[k].task->migrations++;
+	free(v);
 }
 
 static void stream_pass(struct tstat *ts, int thread_index)
@@ -235,8 +285,10 @@ static void stream_pass(struct tstat *ts, int thread_index)
 				if (m[2] == 'c' && ev.size >= 8) {
 					t->type = rd_u32(ev.payload + 4);
 				} else if (m[2] == 'x') {
+					/* Streams are read one after the other: a task
+					 * seen on two threads is ordered later. */
 					if (t->last_thread >= 0 && t->last_thread != thread_index)
-						t->migrations++;
+						t->multi = 1;
 					t->last_thread = thread_index;
 					t->seg_start = now;
 					t->nseg++;
@@ -343,11 +395,20 @@ int cmd_stats(int argc, char **argv)
 			t0 = ts[i].first;
 		if (ts[i].nevents && ts[i].last > t1)
 			t1 = ts[i].last;
+
 		if (t.streams[i].bad) {
 			err("%s: %s (statistics stop there)", t.streams[i].relpath, t.streams[i].error);
 			damaged = 1;
 		}
 	}
+	int multi = 0;
+	for (int i = 0; i < t.n && !multi; i++) {
+		struct pstat *p = proc_of(&t.streams[i]);
+		for (size_t k = 0; k < p->ntask && !multi; k++)
+			multi = p->task[k].multi;
+	}
+	if (multi)
+		count_migrations(ts, t.n);
 	if (tty && all_bytes > (256u << 20))
 		fputs("\r\033[K", stderr);
 	if (t0 == INT64_MAX)
@@ -408,12 +469,15 @@ int cmd_stats(int argc, char **argv)
 		for (int i = 0; i < t.n; i++) {
 			for (size_t k = 0; k < ts[i].marks.n; k++) {
 				if (!header++)
-					printf("\n%-44s %-40s %10s %7s\n", "marks (time in each value)", "value", "time", "count");
+					printf("\n%-44s %-56s %10s %7s\n", "marks (time in each value)", "value", "time", "count");
 				int type = ts[i].marks.v[k].type;
 				int64_t value = ts[i].marks.v[k].key;
-				char what[120];
-				snprintf(what, sizeof(what), "%s: %s", mark_title(&t, type), mark_label(&t, type, value));
-				printf("%-44s %-40.40s %8.3fms %7ld\n", ts[i].s->relpath, what, ms(ts[i].marks.v[k].ns),
+				char what[160];
+				const char *title = mark_title(&t, type);
+				const char *tag = strstr(title, " (ovni-auto)");
+				int tlen = tag ? (int)(tag - title) : (int)strlen(title);
+				snprintf(what, sizeof(what), "%.*s: %s", tlen, title, mark_label(&t, type, value));
+				printf("%-44s %-56.56s %8.3fms %7ld\n", ts[i].s->relpath, what, ms(ts[i].marks.v[k].ns),
 				       ts[i].marks.v[k].count);
 			}
 		}

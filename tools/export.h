@@ -25,6 +25,8 @@ struct ex_ops {
 	void (*slice_begin)(FILE *f, const struct ex_track *t, int64_t ts, const char *name, const char *args_json);
 	void (*slice_end)(FILE *f, const struct ex_track *t, int64_t ts);
 	void (*flow)(FILE *f, const struct ex_track *t, int64_t ts, uint64_t id, int start, const char *cat);
+	/* An event without duration (the OpenMP task event marks). */
+	void (*instant)(FILE *f, const struct ex_track *t, int64_t ts, const char *name);
 	void (*counter)(FILE *f, uint64_t uuid, int pid, int64_t ts, const char *name, int64_t value);
 	void (*end)(FILE *f);
 };

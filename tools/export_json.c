@@ -88,6 +88,16 @@ static void flow(FILE *f, const struct ex_track *t, int64_t at, uint64_t id, int
 	fprintf(f, ",\"id\":%" PRIu64 ",\"cat\":\"%s\",\"name\":\"%s\"%s}", id, cat, cat, start ? "" : ",\"bp\":\"e\"");
 }
 
+static void instant(FILE *f, const struct ex_track *t, int64_t at, const char *name)
+{
+	sep(f);
+	fprintf(f, "{\"ph\":\"i\",\"s\":\"t\",\"pid\":%d,\"tid\":%d,\"ts\":", t->pid, t->tid);
+	ts(f, at);
+	fputs(",\"name\":", f);
+	str(f, name);
+	fputc('}', f);
+}
+
 static void counter(FILE *f, uint64_t uuid, int pid, int64_t at, const char *name, int64_t value)
 {
 	(void)uuid;
@@ -104,4 +114,4 @@ static void end(FILE *f)
 	fputs("\n]}\n", f);
 }
 
-const struct ex_ops ex_json_ops = { begin, track, counter_track, slice_begin, slice_end, flow, counter, end };
+const struct ex_ops ex_json_ops = { begin, track, counter_track, slice_begin, slice_end, flow, instant, counter, end };

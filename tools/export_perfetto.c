@@ -151,6 +151,11 @@ static void flow(FILE *f, const struct ex_track *t, int64_t ts, uint64_t id, int
 	event(f, ts, 3, t->uuid, cat, id, !start, 0, 0);
 }
 
+static void instant(FILE *f, const struct ex_track *t, int64_t ts, const char *name)
+{
+	event(f, ts, 3, t->uuid, name, 0, 0, 0, 0);
+}
+
 static void counter(FILE *f, uint64_t uuid, int pid, int64_t ts, const char *name, int64_t value)
 {
 	(void)pid, (void)name;
@@ -162,4 +167,4 @@ static void end(FILE *f)
 	(void)f;
 }
 
-const struct ex_ops ex_perfetto_ops = { begin, track, counter_track, slice_begin, slice_end, flow, counter, end };
+const struct ex_ops ex_perfetto_ops = { begin, track, counter_track, slice_begin, slice_end, flow, instant, counter, end };

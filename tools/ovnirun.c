@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../writer/log.h"
+#include "ovnirun_omp.h"
 
 static const char usage_text[] =
 	"usage: ovnirun [options] [--] PROGRAM [ARGS...]\n"
@@ -41,6 +42,8 @@ static const char usage_text[] =
 	"                     creation (libunwind; OVNI_CALLSITES=1)\n"
 	"  -S, --sample US    sample the running function of each thread every US\n"
 	"                     microseconds of its CPU time (OVNI_SAMPLE_US)\n"
+	"      --no-libomp    keep GCC's libgomp (no OMPT: OpenMP is not traced)\n"
+	"                     instead of running the program on LLVM libomp\n"
 	"  -q, --quiet        do not print where the trace is\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -56,6 +59,7 @@ static const struct option long_opts[] = {
 	{ "children", required_argument, 0, 'c' },
 	{ "callsites", no_argument, 0, 's' },
 	{ "sample", required_argument, 0, 'S' },
+	{ "no-libomp", no_argument, 0, 1 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -193,7 +197,7 @@ int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
 	const char *children = NULL, *sample = NULL;
-	int force = 0, quiet = 0, callsites = 0, c;
+	int force = 0, quiet = 0, callsites = 0, libomp = 1, c;
 
 	oa_progname = "ovnirun";
 	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:sS:qh", long_opts, NULL)) != -1) {
@@ -207,6 +211,7 @@ int main(int argc, char **argv)
 		case 'c': children = optarg; break;
 		case 's': callsites = 1; break;
 		case 'S': sample = optarg; break;
+		case 1: libomp = 0; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -263,6 +268,7 @@ int main(int argc, char **argv)
 		char *preload = malloc(len);
 		snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
 		setenv("LD_PRELOAD", preload, 1);
+		omp_setup_env(prog, lib, libomp, quiet);
 		setenv("OVNI_TRACEDIR", absdir, 1);
 		if (tmpdir)
 			setenv("OVNI_TMPDIR", tmpdir, 1);

@@ -60,6 +60,8 @@ static inline uint8_t ovni_flags_for_payload(unsigned n)
 #define OA_MARK_SAMPLE 83   /* sampled current function */
 #define OA_MARK_THREAD_NAME 84
 #define OA_MARK_OMP_TASK 85 /* task completion / suspension / migration */
-#define OA_MARK_OMP_DEPS 86 /* dependences */
+#define OA_MARK_OMP_DEPS 86 /* dependences: the task the created one waits for */
+#define OA_MARK_OMP_CONSTRUCT 87 /* stack: masked, reduction, lock kinds */
+#define OA_MARK_OMP_TASKID 88 /* the task an OA_MARK_OMP_TASK event is about */
 
 #endif

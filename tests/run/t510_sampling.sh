@@ -15,7 +15,7 @@ done
 labels=$(cat $(find "$WORK/t" -name stream.json) | tr -d '\n ')
 echo "$labels" | grep -q '"busy_alpha"' || fail "no sample named busy_alpha"
 echo "$labels" | grep -q '"busy_beta"' || fail "no sample named busy_beta"
-"$OA" stats "$WORK/t" | grep -q "Sampled function (ovni-auto): busy_beta" || fail "stats does not name the samples"
+"$OA" stats "$WORK/t" | grep -q "Sampled function: busy_beta" || fail "stats does not name the samples"
 # Off by default.
 "$OVNIRUN" -q -o "$WORK/n" "$PROG/spin" >/dev/null || fail "run"
 assert_eq "no samples without -S" 0 "$("$OA" dump "$WORK/n" | awk '$5 == "type=83"' | wc -l)"

@@ -1,0 +1,197 @@
+/* ompt.c: the OMPT tool of libovni-auto.so: ompt_start_tool (found by libomp
+ * through LD_PRELOAD or OMP_TOOL_LIBRARIES; initialises once when both name
+ * this library), initialize/finalize, the mark channels the tool writes, the
+ * thread callbacks, fork, and the end of the process.
+ *
+ * At exit the OpenMP runtime shuts down after our destructor, so its worker
+ * threads would still be waiting for the next parallel region (with their
+ * states open) when the agent ends every stream.  A destructor that runs
+ * before the agent's asks the runtime to release its threads first
+ * (omp_pause_resource_all(omp_pause_hard)), when that is safe: called from
+ * the runtime's initial thread, outside any parallel region, the runtime not
+ * finalised yet.  OVNI_OMP_SHUTDOWN=0 turns that off. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../writer/log.h"
+#include "ompt.h"
+
+uint64_t omp_merge_ns = 5000;
+int omp_debug;
+
+static _Atomic int started;    /* ompt_start_tool answered once */
+static _Atomic int initialized; /* initialize returned 1 */
+static _Atomic int finalized;
+
+/* ---- mark channels ---- */
+
+static void declare_marks(void)
+{
+	static const char *const task_labels[] = {
+		[TM_SUSPENDED] = "task suspended (task switch)",
+		[TM_YIELDED] = "task suspended (taskyield)",
+		[TM_MIGRATED] = "task resumed on another thread",
+		[TM_DETACHED] = "task body ended, waits for its detach event",
+		[TM_EARLY_FULFILL] = "detach event fulfilled while the task runs",
+		[TM_LATE_FULFILL] = "detach event fulfilled: task completed",
+		[TM_CANCELLED] = "task ended by cancellation",
+		[TM_DISCARDED] = "task discarded by cancellation before it ran",
+	};
+	static const char *const construct_labels[] = {
+		[CM_MASKED] = "masked / master",  [CM_REDUCTION] = "reduction", [CM_LOCK] = "lock",
+		[CM_NEST_LOCK] = "nest lock",     [CM_ORDERED] = "ordered",     [CM_ATOMIC] = "atomic",
+		[CM_OTHER_MUTEX] = "other mutex",
+	};
+	static const struct {
+		int flag;
+		const char *name;
+	} cancel_kinds[] = { { ompt_cancel_parallel, "parallel" },
+			     { ompt_cancel_sections, "sections" },
+			     { ompt_cancel_loop, "loop" },
+			     { ompt_cancel_taskgroup, "taskgroup" } };
+
+	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_TASK, 0, "OpenMP task events (ovni-auto)");
+	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_DEPS, 0, "OpenMP task depends on task (ovni-auto)");
+	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_CONSTRUCT, 1, "OpenMP construct (ovni-auto)");
+	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_TASKID, 0, "OpenMP task of the task event (ovni-auto)");
+	for (unsigned v = 1; v < ARRAY_LEN(task_labels); v++)
+		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_TASK, v, task_labels[v]);
+	for (unsigned v = 1; v < ARRAY_LEN(construct_labels); v++)
+		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_CONSTRUCT, v, construct_labels[v]);
+	for (unsigned i = 0; i < ARRAY_LEN(cancel_kinds); i++) {
+		char label[64];
+		snprintf(label, sizeof(label), "cancel %s activated", cancel_kinds[i].name);
+		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_TASK,
+				   TM_CANCEL_BASE + (cancel_kinds[i].flag | ompt_cancel_activated), label);
+		snprintf(label, sizeof(label), "cancel %s detected", cancel_kinds[i].name);
+		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_TASK,
+				   TM_CANCEL_BASE + (cancel_kinds[i].flag | ompt_cancel_detected), label);
+	}
+}
+
+/* ---- threads ---- */
+
+static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
+{
+	(void)type;
+	/* Threads the pthread hook did not see (agent loaded only through
+	 * OMP_TOOL_LIBRARIES) get their stream here. */
+	if (!oa_self && agent_active())
+		agent_thread_begin(-1, agent_next_tag(), 0);
+	struct othr *th = omp_thread();
+	if (!th)
+		return;
+	thread_data->ptr = th;
+	if (type == ompt_thread_initial)
+		th->initial = 1;
+	struct ev_batch b;
+	if (omp_begin(&b, 0)) {
+		ev_omp_state(&b, "PA[");
+		th->attached = 1;
+	}
+	omp_end(&b);
+}
+
+static void on_thread_end(ompt_data_t *thread_data)
+{
+	(void)thread_data;
+	struct othr *th = omp_thread_peek();
+	if (!th)
+		return;
+	th->cur_pending = 0;
+	th->lazy = 0;
+	struct ev_batch b;
+	omp_begin(&b, 0);
+	if (th->cur && th->cur != th->base) {
+		/* The runtime ends the thread inside a task: close it here. */
+		th->anomalies++;
+		omp_seg_close(&b, th->cur);
+		th->cur->state = TS_PAUSED;
+	}
+	if (th->base) {
+		th->anomalies++;
+		omp_seg_close(&b, th->base);
+		th->base->state = TS_PAUSED;
+	}
+	th->cur = th->base = NULL;
+	if (th->attached)
+		ev_omp_state(&b, "PA]");
+	th->attached = 0;
+	omp_end(&b);
+	omp_thread_release(th);
+	if (omp_debug && th->anomalies)
+		oa_log("ompt: thread %d: %llu anomalies", oa_self ? oa_self->tid : -1,
+		       (unsigned long long)th->anomalies);
+}
+
+/* ---- lifecycle ---- */
+
+static void after_fork_child(void)
+{
+	omp_types_reset();
+	omp_state_after_fork();
+}
+
+static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
+{
+	(void)initial_device_num;
+	(void)tool_data;
+	ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+	if (!set || !agent_active())
+		return 0;
+	oa_guard++;
+	const char *dbg = getenv("OVNI_OMP_DEBUG");
+	omp_debug = dbg ? atoi(dbg) : 0;
+	const char *merge = getenv("OVNI_OMP_MERGE_NS");
+	if (merge && *merge)
+		omp_merge_ns = strtoull(merge, NULL, 10);
+	omp_types_set_runtime((uintptr_t)set);
+	omp_clock_init();
+	agent_require(OA_REQUIRE_OPENMP);
+	declare_marks();
+	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
+	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
+	omp_register_task_callbacks(set);
+	omp_register_sync_callbacks(set);
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atomic_store(&initialized, 1);
+	oa_guard--;
+	return 1;
+}
+
+static void tool_finalize(ompt_data_t *tool_data)
+{
+	(void)tool_data;
+	atomic_store(&finalized, 1);
+}
+
+OA_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, const char *runtime_version)
+{
+	(void)omp_version;
+	(void)runtime_version;
+	static ompt_start_tool_result_t result = { tool_initialize, tool_finalize, { 0 } };
+	/* Once per process, and only when the process is traced (a tool that
+	 * returns NULL costs the runtime nothing). */
+	if (atomic_exchange(&started, 1) || !agent_active())
+		return NULL;
+	return &result;
+}
+
+/* Before the agent's destructor (101): release the runtime's threads so
+ * that they end their states and their streams themselves. */
+__attribute__((destructor(102))) static void ompt_destructor(void)
+{
+	if (!atomic_load(&initialized) || atomic_load(&finalized) || !agent_active())
+		return;
+	struct othr *th = omp_thread_peek();
+	const char *off = getenv("OVNI_OMP_SHUTDOWN");
+	if (!th || !th->initial || (off && *off == '0') || omp_parallel_active())
+		return;
+	int (*level)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
+	int (*pause_all)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "omp_pause_resource_all");
+	if (!level || !pause_all || level() != 0)
+		return;
+	pause_all(2 /* omp_pause_hard */);
+}

@@ -1,0 +1,271 @@
+/* ompt.h: internal header of the OMPT tool (hooks/ompt*.c).
+ *
+ * The tool keeps one region stack per task (ompt.md section 3): the states a
+ * task has open (barrier, taskwait, critical, worksharing...) belong to the
+ * task, not to the thread.  A thread's stream only ever holds, above its own
+ * PA[, the segment and open states of the explicit task it runs (PPx+PT[,
+ * then its states), and below them those of the implicit task it runs that
+ * explicit task for (PMu, then its states): implicit tasks never migrate.
+ * Switching tasks closes the outgoing task's states (top to bottom) and its
+ * segment, then opens the incoming task's segment and reopens its states
+ * (bottom to top), on the thread that really runs it, so every thread's
+ * subsystem stack is balanced and a task that migrates is an end on one
+ * thread and a new execution on the other.
+ *
+ * Ownership: a task's state is touched only by the thread that runs (or
+ * creates, or completes) it; libomp's own hand-offs order those accesses. A
+ * thread's state is touched only by its thread. */
+#ifndef OA_OMPT_H
+#define OA_OMPT_H
+
+#include <omp-tools.h>
+#include <stdint.h>
+
+#include "../writer/ev_omp.h"
+#include "../writer/ovni_fmt.h"
+#include "hooks.h"
+
+/* Mark channels of the tool: OA_MARK_OMP_* in ovni_fmt.h. */
+
+/* Values of OA_MARK_OMP_TASK (single channel). */
+enum omp_task_mark {
+	TM_SUSPENDED = 1, /* segment ends, the task is not complete (task switch) */
+	TM_YIELDED,       /* segment ends at a taskyield */
+	TM_MIGRATED,      /* resumed on another thread than the one it stopped on */
+	TM_DETACHED,      /* body ended, completion waits for its event */
+	TM_EARLY_FULFILL, /* its event was fulfilled while it ran */
+	TM_LATE_FULFILL,  /* its event was fulfilled after its body: completed now */
+	TM_CANCELLED,     /* ended by cancellation */
+	TM_DISCARDED,     /* discarded by cancellation before it ever ran */
+	TM_CANCEL_BASE = 100, /* + ompt_cancel_flag_t bits: cancel callback */
+};
+
+/* Values of OA_MARK_OMP_CONSTRUCT (stack channel). */
+enum omp_construct_mark {
+	CM_MASKED = 1,
+	CM_REDUCTION,
+	CM_LOCK,
+	CM_NEST_LOCK,
+	CM_ORDERED,
+	CM_ATOMIC,
+	CM_OTHER_MUTEX,
+};
+
+/* Kinds of region a task can have open. */
+enum omp_rk {
+	RK_FORK_CALL = 1, /* PCf: between parallel_begin and parallel_end on the encountering task */
+	RK_BAR_PLAIN,     /* PBb */
+	RK_BAR_JOIN,      /* PBj: end-of-parallel barrier, primary thread */
+	RK_BAR_FORK,      /* PBf: end-of-parallel barrier, workers (wait for the next fork) */
+	RK_TASKWAIT,      /* PTt */
+	RK_TASKGROUP,     /* PTg: the wait at the end of a taskgroup */
+	RK_TW_DEPS,       /* PTw: taskwait depend / if(0) task dependences */
+	RK_TASKLOOP,      /* PTd + label: task creation of a taskloop */
+	RK_ACQUIRING,     /* PIa: mutex acquire..acquired */
+	RK_HOLDING,       /* PI[: mutex acquired..released */
+	RK_WS_STATIC,     /* PWs + label */
+	RK_WS_DYNAMIC,    /* PWc + label */
+	RK_WS_SECTIONS,   /* PWe + label */
+	RK_WS_SINGLE,     /* PWi + label */
+	RK_WS_DISTRIBUTE, /* PWd + label */
+	RK_MARK,          /* only the construct mark */
+	RK_NKINDS,
+};
+
+#define RK_BIT(k) (1u << (k))
+#define RK_BARRIERS (RK_BIT(RK_BAR_PLAIN) | RK_BIT(RK_BAR_JOIN) | RK_BIT(RK_BAR_FORK))
+
+#define RF_WAIT 0x1u     /* the task waits in the runtime while this is on top */
+#define RF_EXECUTOR 0x2u /* single executor (gcc code never reports its end) */
+#define RF_LAZY 0x4u     /* opened but not written yet (othr.lazy_clock) */
+
+struct oreg {
+	uint64_t key;  /* wait_id of a mutex, mark value of RK_MARK, else 0 */
+	uint32_t type; /* worksharing type id (PQx/PQe), 0: none */
+	uint8_t kind;  /* enum omp_rk */
+	uint8_t mark;  /* OA_MARK_OMP_CONSTRUCT value pushed with it, 0: none */
+	uint8_t flags; /* RF_* */
+	uint8_t pad;
+};
+
+enum omp_tstate { TS_FREE, TS_CREATED, TS_RUNNING, TS_PAUSED, TS_DETACHED };
+/* TK_HIDDEN: a task that writes no segment events (the initial task, tasks
+ * seen only after the tool started, tasks inherited across fork). */
+enum omp_tkind { TK_EXPLICIT, TK_IMPLICIT, TK_HIDDEN, TK_TWDEPS };
+
+#define OTASK_INLINE_REGS 6
+
+struct othr;
+
+struct otask {
+	uint32_t id;    /* ovni task id; 0: not in the trace (no PPc was written) */
+	uint8_t state;  /* enum omp_tstate */
+	uint8_t kind;   /* enum omp_tkind */
+	uint8_t if0;    /* undeferred: PTi instead of PT[ */
+	uint8_t master; /* implicit task of the primary thread of its team */
+	uint16_t nreg, capreg;
+	uint8_t early;  /* early_fulfill seen */
+	uint64_t clock; /* of its PPc or last PPe: a PPx must be later */
+	struct othr *last; /* thread of its last segment */
+	uintptr_t par_ra;  /* implicit: code address of its parallel region */
+	struct otask *owner; /* TK_TWDEPS: the task that waits */
+	struct oreg *regs;
+	struct oreg inl[OTASK_INLINE_REGS];
+	struct otask *next; /* free list */
+};
+
+#define OTHR_MAX_RET 32
+
+struct othr {
+	struct otask *cur; /* the task this thread runs, or NULL */
+	/* An implicit task whose states stay open on the stream below cur (an
+	 * explicit task run for it), or NULL. */
+	struct otask *base;
+	/* cur was resumed into a runtime wait and its segment is not written yet
+	 * (written at resume_clock if anything but another switch follows). */
+	int cur_pending;
+	uint64_t resume_clock;
+	/* The top region of cur is a wait of an explicit task not written yet:
+	 * if the runtime switches to another task within omp_merge_ns, neither
+	 * its opening nor its closing is written. */
+	int lazy;
+	uint64_t lazy_clock;
+	struct otask *ret[OTHR_MAX_RET]; /* tasks to resume when an implicit task ends */
+	int nret;
+	int attached; /* PA[ written */
+	int initial;  /* the initial thread of the runtime */
+	uint32_t id_next, id_end; /* block of task ids */
+	struct otask *free;
+	unsigned nfree;
+	uint32_t taskloop_type; /* type of the taskloop being created, 0: none */
+	uint64_t taskloop_clock;
+	uint64_t anomalies;
+};
+
+extern uint64_t omp_merge_ns;
+extern int omp_debug; /* OVNI_OMP_DEBUG: 1 anomaly counts, 2 every task switch */
+
+/* ompt_clock.c: the tool's clock (CLOCK_MONOTONIC ns, through the TSC). */
+struct omp_clk {
+	uint64_t tsc0, ns0, tsc_end; /* anchor: TSC tsc0 was ns0 */
+	uint64_t mult;               /* ns per tick (32.32) on this thread */
+	uint64_t last;               /* last reading returned */
+	uint32_t left;               /* readings before re-anchoring */
+};
+extern OA_TLS struct omp_clk omp_clk_tls;
+extern uint64_t omp_tsc_mult;
+void omp_clock_init(void);
+uint64_t omp_clock_slow(void);
+
+static inline uint64_t omp_now(void)
+{
+#if defined(__x86_64__)
+	struct omp_clk *c = &omp_clk_tls;
+	if (likely(c->left)) {
+		uint64_t t = __builtin_ia32_rdtsc();
+		if (likely(t >= c->tsc0 && t < c->tsc_end)) {
+			c->left--;
+			uint64_t ns = c->ns0 + (uint64_t)(((unsigned __int128)(t - c->tsc0) * c->mult) >> 32);
+			return c->last = ns > c->last ? ns : c->last;
+		}
+	}
+#endif
+	return omp_clock_slow();
+}
+
+/* ompt_state.c: threads, tasks, region stacks and segments. */
+struct othr *omp_thread(void);
+/* The calling thread's state if it has one (no allocation). */
+struct othr *omp_thread_peek(void);
+/* The thread ends: hand its free task states to the other threads. */
+void omp_thread_release(struct othr *th);
+struct otask *omp_task_new(struct othr *th, int kind);
+void omp_task_free(struct othr *th, struct otask *t);
+uint32_t omp_task_id(struct othr *th);
+
+/* A batch on the calling thread's stream at `clock` (0: now); returns 0 if
+ * the thread has no stream. */
+static inline uint64_t omp_begin(struct ev_batch *b, uint64_t clock)
+{
+	struct oa_thread *self = oa_self;
+	if (unlikely(!self)) {
+		b->s = NULL;
+		b->p = NULL;
+		return 0;
+	}
+	return ev_batch_begin(b, &self->s, clock ? clock : omp_now());
+}
+
+static inline uint64_t omp_end(struct ev_batch *b)
+{
+	return b->s ? ev_batch_end(b) : 0;
+}
+
+/* Region stack of a task. */
+struct oreg *omp_reg_push(struct otask *t);
+void omp_reg_open(struct ev_batch *b, const struct oreg *r);
+void omp_reg_close(struct ev_batch *b, const struct oreg *r);
+/* Remove region i of the running task t: close those above it and it, then
+ * reopen those above (the thread's stack stays LIFO). */
+void omp_reg_remove(struct ev_batch *b, struct otask *t, int i);
+/* The topmost region of t whose kind is in the mask RK_BIT(kind)..., with
+ * that key when key is nonzero, or -1. */
+int omp_reg_find(const struct otask *t, unsigned kinds, uint64_t key);
+/* Close acquiring states left on top by a failed omp_test_lock. */
+void omp_drop_stale_acquire(struct ev_batch *b, struct otask *t);
+
+/* Task segments on the calling thread (closing skips RF_LAZY regions). */
+void omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t);
+void omp_seg_close(struct ev_batch *b, struct otask *t);
+/* Write the pending resume of th->cur, if any. */
+void omp_materialize(struct othr *th);
+/* The task a callback names (task_data, or the thread's current task when
+ * NULL), made the running task of th: the tool switches when its idea of
+ * the current task differs (never seen in libomp 14), and writes a pending
+ * resume. */
+struct otask *omp_owner(struct othr *th, ompt_data_t *task_data);
+/* Push a region on the running task `t` and write its opening at `clock`
+ * (0: now). */
+void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind, uint32_t type, uint8_t mark,
+		      uint8_t flags, uint64_t key);
+/* Remove the topmost region of t of a kind in the mask (and key when
+ * nonzero). Returns 0, or -1 when there was none. */
+int omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t key);
+/* The end of a wait of the task a callback names (taskwait, taskgroup,
+ * taskwait deps): when the task was resumed into that wait less than
+ * omp_merge_ns ago and nothing was written since, the wait is dropped and
+ * the resume written after it. */
+int omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key);
+/* Write the opening of cur's lazily opened wait (th->lazy). */
+void omp_lazy_write(struct othr *th);
+/* Marks on the calling thread (single channels): a task event, with the
+ * task it is about when that is not the running one (about != 0). */
+void omp_task_mark(struct othr *th, int64_t value, uint32_t about);
+
+/* ompt_task.c: the task switch (ompt.md section 3, step 3 to 5). */
+void omp_switch(struct othr *th, struct otask *prior, int status, struct otask *next);
+/* Parallel regions begun and not ended, in the whole process. */
+int omp_parallel_active(void);
+
+/* ompt_types.c: process-wide task/worksharing types. */
+#define OT_SCHED_DYNAMIC 0x1u
+#define OT_RUNTIME 0x2u /* the code address is inside the OpenMP runtime */
+struct otype {
+	uint32_t id; /* 0: could not be declared */
+	uint32_t flags;
+	uint64_t clock; /* of its POc */
+};
+void omp_type_of(uintptr_t codeptr, struct otype *out);
+/* The type of the user code calling into the runtime (unwinds: slow). */
+void omp_type_of_caller(struct otype *out);
+void omp_types_reset(void);
+/* Where the runtime is loaded (any address inside it). */
+void omp_types_set_runtime(uintptr_t addr_in_runtime);
+
+/* Callback registration, per concern. */
+void omp_register_task_callbacks(ompt_set_callback_t set);
+void omp_register_sync_callbacks(ompt_set_callback_t set);
+/* Fork child: forget what the parent's streams hold. */
+void omp_state_after_fork(void);
+
+#endif

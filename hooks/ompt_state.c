@@ -1,0 +1,445 @@
+/* ompt_state.c: the OMPT tool's per-thread and per-task state: allocation
+ * (per-thread free lists, task ids in per-thread blocks), the region stack of
+ * each task, and task segments (what a thread writes when it starts or stops
+ * running a task).  See ompt.h for the model. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompt.h"
+
+static OA_TLS struct othr *tls_thr;
+
+/* Task ids: u32, unique in the process, never 0, handed out in blocks. */
+static _Atomic uint64_t next_id_block = 1;
+#define ID_BLOCK 1024u
+
+/* Free task states beyond what one thread keeps go to a shared pool. */
+#define FREE_KEEP 4096u
+#define FREE_BATCH 1024u
+static atomic_flag pool_lock = ATOMIC_FLAG_INIT;
+static struct otask *pool;
+
+static void pool_acquire(void)
+{
+	while (atomic_flag_test_and_set_explicit(&pool_lock, memory_order_acquire))
+		;
+}
+
+static void pool_release(void)
+{
+	atomic_flag_clear_explicit(&pool_lock, memory_order_release);
+}
+
+struct othr *omp_thread(void)
+{
+	struct othr *th = tls_thr;
+	if (likely(th != NULL))
+		return th;
+	th = calloc(1, sizeof(*th));
+	tls_thr = th;
+	return th;
+}
+
+struct othr *omp_thread_peek(void)
+{
+	return tls_thr;
+}
+
+uint32_t omp_task_id(struct othr *th)
+{
+	for (;;) {
+		if (unlikely(th->id_next == th->id_end)) {
+			uint64_t base = atomic_fetch_add(&next_id_block, ID_BLOCK);
+			th->id_next = (uint32_t)base;
+			th->id_end = (uint32_t)(base + ID_BLOCK);
+		}
+		uint32_t id = th->id_next++;
+		if (likely(id != 0))
+			return id;
+	}
+}
+
+static void refill(struct othr *th)
+{
+	unsigned n = 0;
+	pool_acquire();
+	while (pool && n < FREE_BATCH) {
+		struct otask *t = pool;
+		pool = t->next;
+		t->next = th->free;
+		th->free = t;
+		n++;
+	}
+	pool_release();
+	th->nfree += n;
+	if (n)
+		return;
+	enum { SLAB = 64 };
+	struct otask *slab = malloc(SLAB * sizeof(*slab));
+	if (!slab)
+		return;
+	for (int i = 0; i < SLAB; i++) {
+		slab[i].next = th->free;
+		th->free = &slab[i];
+	}
+	th->nfree += SLAB;
+}
+
+struct otask *omp_task_new(struct othr *th, int kind)
+{
+	if (unlikely(!th->free)) {
+		refill(th);
+		if (!th->free)
+			return NULL;
+	}
+	struct otask *t = th->free;
+	th->free = t->next;
+	th->nfree--;
+	t->id = 0;
+	t->state = TS_CREATED;
+	t->kind = (uint8_t)kind;
+	t->if0 = 0;
+	t->master = 0;
+	t->early = 0;
+	t->nreg = 0;
+	t->capreg = OTASK_INLINE_REGS;
+	t->regs = t->inl;
+	t->clock = 0;
+	t->last = NULL;
+	t->par_ra = 0;
+	t->owner = NULL;
+	return t;
+}
+
+void omp_task_free(struct othr *th, struct otask *t)
+{
+	if (t->regs != t->inl)
+		free(t->regs);
+	t->regs = t->inl;
+	t->state = TS_FREE;
+	t->next = th->free;
+	th->free = t;
+	if (++th->nfree < FREE_KEEP)
+		return;
+	/* Hand a batch to the pool: a thread that mostly completes tasks must
+	 * not hoard what a producing thread keeps allocating. */
+	struct otask *first = th->free, *last = first;
+	for (unsigned i = 1; i < FREE_BATCH; i++)
+		last = last->next;
+	th->free = last->next;
+	th->nfree -= FREE_BATCH;
+	pool_acquire();
+	last->next = pool;
+	pool = first;
+	pool_release();
+}
+
+void omp_thread_release(struct othr *th)
+{
+	/* The thread ends: its free task states go to the pool. */
+	struct otask *first = th->free, *last = first;
+	if (!first)
+		return;
+	while (last->next)
+		last = last->next;
+	pool_acquire();
+	last->next = pool;
+	pool = first;
+	pool_release();
+	th->free = NULL;
+	th->nfree = 0;
+}
+
+/* ---- regions ---- */
+
+static const char sub_open[RK_NKINDS][4] = {
+	[RK_FORK_CALL] = "PCf", [RK_BAR_PLAIN] = "PBb", [RK_BAR_JOIN] = "PBj", [RK_BAR_FORK] = "PBf",
+	[RK_TASKWAIT] = "PTt", [RK_TASKGROUP] = "PTg", [RK_TW_DEPS] = "PTw", [RK_TASKLOOP] = "PTd",
+	[RK_ACQUIRING] = "PIa", [RK_HOLDING] = "PI[", [RK_WS_STATIC] = "PWs", [RK_WS_DYNAMIC] = "PWc",
+	[RK_WS_SECTIONS] = "PWe", [RK_WS_SINGLE] = "PWi", [RK_WS_DISTRIBUTE] = "PWd",
+};
+static const char sub_close[RK_NKINDS][4] = {
+	[RK_FORK_CALL] = "PCF", [RK_BAR_PLAIN] = "PBB", [RK_BAR_JOIN] = "PBJ", [RK_BAR_FORK] = "PBF",
+	[RK_TASKWAIT] = "PTT", [RK_TASKGROUP] = "PTG", [RK_TW_DEPS] = "PTW", [RK_TASKLOOP] = "PTD",
+	[RK_ACQUIRING] = "PIA", [RK_HOLDING] = "PI]", [RK_WS_STATIC] = "PWS", [RK_WS_DYNAMIC] = "PWC",
+	[RK_WS_SECTIONS] = "PWE", [RK_WS_SINGLE] = "PWI", [RK_WS_DISTRIBUTE] = "PWD",
+};
+
+#define MAX_REGS 480 /* the emulator's stacks hold 512 */
+
+struct oreg *omp_reg_push(struct otask *t)
+{
+	if (unlikely(t->nreg == t->capreg)) {
+		if (t->capreg >= MAX_REGS)
+			return NULL;
+		unsigned cap = t->capreg * 2u;
+		struct oreg *r = malloc(cap * sizeof(*r));
+		if (!r)
+			return NULL;
+		memcpy(r, t->regs, t->nreg * sizeof(*r));
+		if (t->regs != t->inl)
+			free(t->regs);
+		t->regs = r;
+		t->capreg = (uint16_t)cap;
+	}
+	return &t->regs[t->nreg++];
+}
+
+void omp_reg_open(struct ev_batch *b, const struct oreg *r)
+{
+	if (r->mark)
+		ev_omp_mark(b, "OM[", OA_MARK_OMP_CONSTRUCT, r->mark);
+	if (r->type)
+		ev_omp_ws_enter(b, r->type);
+	if (sub_open[r->kind][0])
+		ev_omp_state(b, sub_open[r->kind]);
+}
+
+void omp_reg_close(struct ev_batch *b, const struct oreg *r)
+{
+	if (sub_close[r->kind][0])
+		ev_omp_state(b, sub_close[r->kind]);
+	if (r->type)
+		ev_omp_ws_exit(b, r->type);
+	if (r->mark)
+		ev_omp_mark(b, "OM]", OA_MARK_OMP_CONSTRUCT, r->mark);
+}
+
+void omp_reg_remove(struct ev_batch *b, struct otask *t, int i)
+{
+	for (int j = t->nreg - 1; j >= i; j--)
+		omp_reg_close(b, &t->regs[j]);
+	memmove(&t->regs[i], &t->regs[i + 1], (size_t)(t->nreg - i - 1) * sizeof(struct oreg));
+	t->nreg--;
+	for (int j = i; j < t->nreg; j++)
+		omp_reg_open(b, &t->regs[j]);
+}
+
+int omp_reg_find(const struct otask *t, unsigned kinds, uint64_t key)
+{
+	for (int i = t->nreg - 1; i >= 0; i--) {
+		const struct oreg *r = &t->regs[i];
+		if ((kinds >> r->kind & 1u) && (!key || r->key == key))
+			return i;
+	}
+	return -1;
+}
+
+void omp_drop_stale_acquire(struct ev_batch *b, struct otask *t)
+{
+	while (t->nreg && t->regs[t->nreg - 1].kind == RK_ACQUIRING) {
+		omp_reg_close(b, &t->regs[t->nreg - 1]);
+		t->nreg--;
+	}
+}
+
+/* ---- segments ---- */
+
+void omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t)
+{
+	switch (t->kind) {
+	case TK_EXPLICIT:
+		if (t->id)
+			ev_omp_task_execute(b, t->id);
+		ev_omp_state(b, t->if0 ? "PTi" : "PT[");
+		break;
+	case TK_IMPLICIT:
+		ev_omp_state(b, "PMu");
+		break;
+	default:
+		break;
+	}
+	for (int i = 0; i < t->nreg; i++)
+		omp_reg_open(b, &t->regs[i]);
+	t->state = TS_RUNNING;
+	t->last = th;
+}
+
+void omp_seg_close(struct ev_batch *b, struct otask *t)
+{
+	for (int i = t->nreg - 1; i >= 0; i--) {
+		if (t->regs[i].flags & RF_LAZY)
+			t->regs[i].flags &= (uint8_t)~RF_LAZY; /* never written */
+		else
+			omp_reg_close(b, &t->regs[i]);
+	}
+	switch (t->kind) {
+	case TK_EXPLICIT:
+		ev_omp_state(b, t->if0 ? "PTI" : "PT]");
+		if (t->id)
+			ev_omp_task_end(b, t->id);
+		break;
+	case TK_IMPLICIT:
+		ev_omp_state(b, "PMU");
+		break;
+	default:
+		break;
+	}
+}
+
+void omp_materialize(struct othr *th)
+{
+	struct otask *t = th->cur;
+	th->cur_pending = 0;
+	if (!t)
+		return;
+	struct ev_batch b;
+	uint64_t clock = th->resume_clock;
+	if (clock <= t->clock)
+		clock = t->clock + 1;
+	omp_begin(&b, clock);
+	omp_seg_open(&b, th, t);
+	omp_end(&b);
+}
+
+struct otask *omp_owner(struct othr *th, ompt_data_t *task_data)
+{
+	struct otask *t = task_data ? task_data->ptr : th->cur;
+	if (unlikely(!t)) {
+		/* A task we never saw begin (tool started late): it writes no
+		 * segment events, only its regions. */
+		t = omp_task_new(th, TK_HIDDEN);
+		if (!t)
+			return NULL;
+		if (task_data)
+			task_data->ptr = t;
+	}
+	if (unlikely(t != th->cur)) {
+		th->anomalies++;
+		omp_switch(th, th->cur, ompt_task_switch, t);
+	} else if (unlikely(th->cur_pending)) {
+		omp_materialize(th);
+	}
+	return t;
+}
+
+void omp_lazy_write(struct othr *th)
+{
+	struct otask *t = th->cur;
+	th->lazy = 0;
+	if (!t || !t->nreg || !(t->regs[t->nreg - 1].flags & RF_LAZY))
+		return;
+	struct oreg *r = &t->regs[t->nreg - 1];
+	r->flags &= (uint8_t)~RF_LAZY;
+	struct ev_batch b;
+	omp_begin(&b, th->lazy_clock);
+	omp_reg_open(&b, r);
+	omp_end(&b);
+}
+
+void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind, uint32_t type, uint8_t mark,
+		      uint8_t flags, uint64_t key)
+{
+	if (th->lazy)
+		omp_lazy_write(th);
+	if ((flags & RF_WAIT) && t->kind == TK_EXPLICIT && t == th->cur && omp_merge_ns &&
+	    !(t->nreg && t->regs[t->nreg - 1].kind == RK_ACQUIRING)) {
+		struct oreg *r = omp_reg_push(t);
+		if (r) {
+			*r = (struct oreg){ .key = key, .type = type, .kind = (uint8_t)kind, .mark = mark,
+					    .flags = (uint8_t)(flags | RF_LAZY) };
+			th->lazy = 1;
+			th->lazy_clock = clock ? clock : omp_now();
+			return;
+		}
+	}
+	struct ev_batch b;
+	omp_begin(&b, clock);
+	if (kind != RK_ACQUIRING)
+		omp_drop_stale_acquire(&b, t);
+	struct oreg *r = omp_reg_push(t);
+	if (r) {
+		r->key = key;
+		r->type = type;
+		r->kind = (uint8_t)kind;
+		r->mark = mark;
+		r->flags = flags;
+		r->pad = 0;
+		omp_reg_open(&b, r);
+	} else {
+		th->anomalies++;
+	}
+	omp_end(&b);
+}
+
+int omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t key)
+{
+	int i = omp_reg_find(t, kinds, key);
+	if (i < 0) {
+		th->anomalies++;
+		return -1;
+	}
+	if (th->lazy) {
+		if (t == th->cur && i == t->nreg - 1 && (t->regs[i].flags & RF_LAZY) &&
+		    omp_now() - th->lazy_clock < omp_merge_ns) {
+			t->nreg--; /* a short wait that nothing interrupted */
+			th->lazy = 0;
+			return 0;
+		}
+		omp_lazy_write(th);
+	}
+	struct ev_batch b;
+	omp_begin(&b, 0);
+	if (!(kinds & RK_BIT(RK_ACQUIRING)) && t->regs[t->nreg - 1].kind == RK_ACQUIRING) {
+		omp_drop_stale_acquire(&b, t);
+		i = omp_reg_find(t, kinds, key);
+	}
+	if (i >= 0)
+		omp_reg_remove(&b, t, i);
+	omp_end(&b);
+	return 0;
+}
+
+int omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key)
+{
+	if (!t)
+		t = task_data ? task_data->ptr : th->cur;
+	if (t && t == th->cur && th->cur_pending && t->nreg) {
+		struct oreg *r = &t->regs[t->nreg - 1];
+		if ((kinds >> r->kind & 1u) && (!key || r->key == key) &&
+		    omp_now() - th->resume_clock < omp_merge_ns) {
+			t->nreg--;
+			omp_materialize(th);
+			return 0;
+		}
+	}
+	if (!t || t != th->cur || th->cur_pending)
+		t = omp_owner(th, task_data);
+	return t ? omp_region_end(th, t, kinds, key) : -1;
+}
+
+void omp_task_mark(struct othr *th, int64_t value, uint32_t about)
+{
+	(void)th;
+	struct ev_batch b;
+	omp_begin(&b, 0);
+	if (about)
+		ev_omp_mark(&b, "OM=", OA_MARK_OMP_TASKID, about);
+	ev_omp_mark(&b, "OM=", OA_MARK_OMP_TASK, value);
+	omp_end(&b);
+}
+
+static void hide(struct otask *t)
+{
+	if (!t)
+		return;
+	t->kind = TK_HIDDEN;
+	t->id = 0;
+	t->nreg = 0;
+}
+
+void omp_state_after_fork(void)
+{
+	atomic_flag_clear(&pool_lock);
+	struct othr *th = tls_thr;
+	if (!th)
+		return;
+	/* Nothing the parent's streams hold is open in the child's. */
+	hide(th->cur);
+	hide(th->base);
+	for (int i = 0; i < th->nret; i++)
+		hide(th->ret[i]);
+	th->cur_pending = 0;
+	th->lazy = 0;
+	th->attached = 0;
+}

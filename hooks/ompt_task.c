@@ -1,0 +1,395 @@
+/* ompt_task.c: the task callbacks of the OMPT tool: task_create,
+ * task_schedule (every status), implicit_task, parallel_begin/end,
+ * task_dependence and cancel, and the task switch itself (ompt.md section
+ * 3): close the outgoing task on this thread (its states top to bottom, then
+ * its segment), open the incoming one (segment, then its states bottom to
+ * top).  Two refinements keep the trace small without breaking that:
+ * - an implicit task never leaves its thread, so when the thread runs an
+ *   explicit task for it (from a barrier, or a task it ran at once) its
+ *   states stay open below the explicit task's segment (th->base);
+ * - a task resumed into a runtime wait (taskwait, taskwait deps) that the
+ *   runtime leaves again for another task within omp_merge_ns is not written
+ *   in between: that stretch is scheduler time, not the task's. */
+#include "../writer/log.h"
+#include "ompt.h"
+
+static inline int ends(int status)
+{
+	return status == ompt_task_complete || status == ompt_task_cancel;
+}
+
+/* P completed while it was not running on this thread. */
+static void forget(struct othr *th, struct otask *p)
+{
+	if (p->state == TS_RUNNING && p->last != th) {
+		th->anomalies++; /* its segment is open on another thread */
+		return;
+	}
+	omp_task_free(th, p);
+}
+
+static int pause_mark(int status, int detach)
+{
+	if (detach)
+		return TM_DETACHED;
+	return status == ompt_task_yield ? TM_YIELDED : TM_SUSPENDED;
+}
+
+/* Close c, the running task, on this thread (step 4). */
+static struct otask *close_task(struct ev_batch *b, struct othr *th, struct otask *c, struct otask *p, int status)
+{
+	omp_drop_stale_acquire(b, c);
+	if (c == p && ends(status)) {
+		if (status == ompt_task_cancel && c->id)
+			ev_omp_mark(b, "OM=", OA_MARK_OMP_TASK, TM_CANCELLED);
+		if (c->nreg)
+			th->anomalies++;
+		omp_seg_close(b, c);
+		return c; /* freed by the caller once the batch is written */
+	}
+	int detach = c == p && status == ompt_task_detach;
+	if (c->id)
+		ev_omp_mark(b, "OM=", OA_MARK_OMP_TASK, pause_mark(status, detach));
+	omp_seg_close(b, c);
+	c->state = detach ? TS_DETACHED : TS_PAUSED;
+	c->clock = b->clock;
+	c->last = th;
+	return NULL;
+}
+
+/* Open n on this thread (step 5), marking a migration. */
+static void open_task(struct ev_batch *b, struct othr *th, struct otask *n)
+{
+	int migrated = n->state == TS_PAUSED && n->last && n->last != th;
+	omp_seg_open(b, th, n);
+	if (migrated && n->id)
+		ev_omp_mark(b, "OM=", OA_MARK_OMP_TASK, TM_MIGRATED);
+}
+
+void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
+{
+	struct otask *c = th->cur;
+	/* libomp sometimes runs the last part of an untied task without
+	 * reporting a switch to it, then reports its completion from the task
+	 * it was run for: the trace shows that completion here, as a segment of
+	 * no length (the task was not running anywhere else). */
+	int unseen_end = p && p != c && ends(status) && p->kind == TK_EXPLICIT &&
+			 (p->state == TS_PAUSED || p->state == TS_CREATED);
+	if (c == n && n && !unseen_end) {
+		/* Nothing switches: U -> U self-switches, discarded tasks. */
+		if (p && p != c && ends(status))
+			forget(th, p);
+		return;
+	}
+	uint64_t now = omp_now();
+	int close_c = c != NULL;
+	if (c && th->cur_pending) {
+		if ((c != p || !ends(status)) && now - th->resume_clock < omp_merge_ns) {
+			th->cur_pending = 0; /* nothing of c was written since it resumed */
+			close_c = 0;
+			c->state = TS_PAUSED;
+		} else {
+			omp_materialize(th);
+		}
+	}
+	if (th->lazy) {
+		/* c's wait was not written: if the switch comes at once, it
+		 * never will be (seg_close skips it). */
+		if (!close_c || now - th->lazy_clock >= omp_merge_ns)
+			omp_lazy_write(th);
+		th->lazy = 0;
+	}
+	uint64_t clock = now;
+	if (n && n->clock >= clock)
+		clock = n->clock + 1;
+	if (unseen_end && p->clock >= clock)
+		clock = p->clock + 1;
+	struct ev_batch b;
+	if (!omp_begin(&b, clock))
+		b.clock = clock;
+	struct otask *done = NULL;
+	if (close_c) {
+		if (c->kind != TK_EXPLICIT && !(c == p && ends(status)) && n && n->kind == TK_EXPLICIT && !th->base) {
+			/* An implicit task never leaves its thread: its states stay
+			 * open below the explicit tasks the thread runs for it. */
+			th->base = c;
+			c->state = TS_PAUSED;
+		} else {
+			done = close_task(&b, th, c, p, status);
+		}
+	}
+	if (unseen_end) {
+		th->anomalies++;
+		open_task(&b, th, p);
+		done = close_task(&b, th, p, p, status);
+	} else if (p && p != c && ends(status) && p != n) {
+		forget(th, p);
+	}
+	if (n && n == th->base) {
+		th->base = NULL; /* back to the implicit task: its states are open */
+		n->state = TS_RUNNING;
+	} else if (n) {
+		if (n->kind != TK_EXPLICIT && th->base) {
+			/* Another implicit task (anomaly): close the one below. */
+			struct otask *base = th->base;
+			th->base = NULL;
+			omp_seg_close(&b, base);
+			base->clock = b.clock;
+		}
+		if (n->state == TS_PAUSED && n->last == th && n->nreg && (n->regs[n->nreg - 1].flags & RF_WAIT) &&
+		    omp_merge_ns) {
+			th->cur_pending = 1;
+			th->resume_clock = b.clock;
+			n->state = TS_RUNNING;
+		} else {
+			if (n->state == TS_RUNNING && n->last != th)
+				th->anomalies++;
+			open_task(&b, th, n);
+		}
+	}
+	th->cur = n;
+	omp_end(&b);
+	if (done)
+		omp_task_free(th, done);
+}
+
+static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status, ompt_data_t *next_data)
+{
+	struct othr *th = omp_thread();
+	if (unlikely(!th))
+		return;
+	struct otask *p = prior_data ? prior_data->ptr : NULL;
+	struct otask *n = next_data ? next_data->ptr : NULL;
+	if (unlikely(omp_debug > 1))
+		oa_log("ompt: tid %d: task_schedule cur %u(%d) prior %u(%d) status %d next %u(%d)",
+		       oa_self ? oa_self->tid : -1, th->cur ? th->cur->id : 0, th->cur ? th->cur->state : -1,
+		       p ? p->id : 0, p ? p->state : -1, (int)status, n ? n->id : 0, n ? n->state : -1);
+	switch ((int)status) {
+	case ompt_task_early_fulfill:
+		if (!p)
+			return;
+		p->early = 1;
+		if (p == th->cur && th->cur_pending)
+			omp_materialize(th);
+		omp_task_mark(th, TM_EARLY_FULFILL, p == th->cur ? 0 : p->id);
+		return;
+	case ompt_task_late_fulfill:
+		if (!p)
+			return;
+		if (th->cur_pending)
+			omp_materialize(th);
+		omp_task_mark(th, TM_LATE_FULFILL, p->id);
+		if (p->state == TS_DETACHED) {
+			omp_task_free(th, p);
+			prior_data->ptr = NULL;
+		}
+		return;
+	case ompt_taskwait_complete:
+		if (!p || p->kind != TK_TWDEPS)
+			return;
+		if (p->owner && p->owner == th->cur) {
+			omp_wait_end(th, NULL, p->owner, RK_BIT(RK_TW_DEPS), (uintptr_t)p);
+		} else if (p->owner) {
+			/* Not open on this thread's stream: just forget it. */
+			struct otask *o = p->owner;
+			int i = omp_reg_find(o, RK_BIT(RK_TW_DEPS), (uintptr_t)p);
+			if (i >= 0) {
+				for (int j = i; j + 1 < o->nreg; j++)
+					o->regs[j] = o->regs[j + 1];
+				o->nreg--;
+			}
+			th->anomalies++;
+		}
+		omp_task_free(th, p);
+		prior_data->ptr = NULL;
+		return;
+	default:
+		break;
+	}
+	if (status == ompt_task_cancel && p && p->state == TS_CREATED) {
+		/* Discarded before it ever ran. */
+		omp_task_mark(th, TM_DISCARDED, p->id);
+		omp_task_free(th, p);
+		prior_data->ptr = NULL;
+		p = NULL;
+	}
+	if (!n && next_data) {
+		/* A task created before the tool saw it: run it without an id. */
+		n = omp_task_new(th, TK_EXPLICIT);
+		next_data->ptr = n;
+	}
+	omp_switch(th, p, status, n);
+	if (p && p->state == TS_FREE)
+		prior_data->ptr = NULL;
+}
+
+static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *new_data, int flags,
+			   int has_deps, const void *codeptr)
+{
+	(void)frame;
+	(void)has_deps;
+	struct othr *th = omp_thread();
+	new_data->ptr = NULL;
+	if (unlikely(!th) || (flags & (ompt_task_initial | ompt_task_implicit)))
+		return;
+	if (flags & ompt_task_taskwait) {
+		/* taskwait depend / if(0) with dependences: a wait of the
+		 * encountering task until taskwait_complete. */
+		struct otask *o = omp_owner(th, enc);
+		struct otask *t = o ? omp_task_new(th, TK_TWDEPS) : NULL;
+		if (!t)
+			return;
+		t->owner = o;
+		new_data->ptr = t;
+		omp_region_begin(th, o, 0, RK_TW_DEPS, 0, 0, RF_WAIT, (uintptr_t)t);
+		return;
+	}
+	struct otask *t = omp_task_new(th, TK_EXPLICIT);
+	if (unlikely(!t))
+		return;
+	t->if0 = (flags & ompt_task_undeferred) != 0;
+	new_data->ptr = t;
+	struct otype ty;
+	omp_type_of((uintptr_t)codeptr, &ty);
+	if (unlikely(ty.flags & OT_RUNTIME)) {
+		/* Created inside the runtime (taskloop): the user code's type. */
+		if (th->taskloop_type) {
+			ty.id = th->taskloop_type;
+			ty.clock = th->taskloop_clock;
+		} else {
+			omp_type_of_caller(&ty);
+		}
+	}
+	if (!ty.id)
+		return; /* no type: the task stays out of the trace */
+	omp_owner(th, enc);
+	uint64_t now = omp_now();
+	if (now <= ty.clock)
+		now = ty.clock + 1;
+	struct ev_batch b;
+	if (!omp_begin(&b, now)) {
+		omp_end(&b);
+		return;
+	}
+	uint32_t id = omp_task_id(th);
+	ev_omp_task_create(&b, id, ty.id);
+	int written = b.p != NULL;
+	t->clock = omp_end(&b);
+	if (written)
+		t->id = id;
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
+			     unsigned int actual_parallelism, unsigned int index, int flags)
+{
+	(void)actual_parallelism;
+	struct othr *th = omp_thread();
+	if (unlikely(!th))
+		return;
+	if (endpoint == ompt_scope_begin) {
+		int initial = (flags & ompt_task_initial) != 0;
+		struct otask *t = omp_task_new(th, initial ? TK_HIDDEN : TK_IMPLICIT);
+		if (!t)
+			return;
+		task_data->ptr = t;
+		if (initial)
+			th->initial = 1;
+		t->master = !initial && index == 0;
+		t->par_ra = parallel_data ? (uintptr_t)parallel_data->ptr : 0;
+		struct otask *c = th->cur;
+		if (c) {
+			if (th->nret < OTHR_MAX_RET)
+				th->ret[th->nret++] = c;
+			else
+				th->anomalies++;
+		}
+		omp_switch(th, c, ompt_task_switch, t);
+		return;
+	}
+	struct otask *t = task_data ? task_data->ptr : NULL;
+	if (!t)
+		return;
+	if (t == th->cur) {
+		struct otask *r = th->nret ? th->ret[--th->nret] : NULL;
+		omp_switch(th, t, ompt_task_complete, r);
+	} else {
+		th->anomalies++;
+		forget(th, t);
+	}
+	task_data->ptr = NULL;
+}
+
+static _Atomic int active_parallel;
+
+int omp_parallel_active(void)
+{
+	return atomic_load(&active_parallel);
+}
+
+static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *parallel_data,
+			      unsigned int requested, int flags, const void *codeptr)
+{
+	(void)frame;
+	(void)requested;
+	(void)flags;
+	if (parallel_data)
+		parallel_data->ptr = (void *)codeptr;
+	atomic_fetch_add(&active_parallel, 1);
+	struct othr *th = omp_thread();
+	struct otask *o = th ? omp_owner(th, enc) : NULL;
+	if (o)
+		omp_region_begin(th, o, 0, RK_FORK_CALL, 0, 0, 0, 0);
+}
+
+static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc, int flags, const void *codeptr)
+{
+	(void)parallel_data;
+	(void)flags;
+	(void)codeptr;
+	atomic_fetch_sub(&active_parallel, 1);
+	struct othr *th = omp_thread();
+	struct otask *o = th ? omp_owner(th, enc) : NULL;
+	if (o)
+		omp_region_end(th, o, RK_BIT(RK_FORK_CALL), 0);
+}
+
+static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
+{
+	(void)sink;
+	struct otask *s = src ? src->ptr : NULL;
+	uint32_t id = s && s->state != TS_FREE ? s->id : 0;
+	struct othr *th = omp_thread();
+	if (!id || !th)
+		return;
+	if (th->cur_pending)
+		omp_materialize(th);
+	struct ev_batch b;
+	omp_begin(&b, 0);
+	ev_omp_mark(&b, "OM=", OA_MARK_OMP_DEPS, id);
+	omp_end(&b);
+}
+
+static void on_cancel(ompt_data_t *task_data, int flags, const void *codeptr)
+{
+	(void)task_data;
+	(void)codeptr;
+	if (flags & ompt_cancel_discarded_task)
+		return; /* its task_schedule(cancel) follows */
+	struct othr *th = omp_thread();
+	if (!th)
+		return;
+	if (th->cur_pending)
+		omp_materialize(th);
+	omp_task_mark(th, TM_CANCEL_BASE + (flags & 0x3f), 0);
+}
+
+void omp_register_task_callbacks(ompt_set_callback_t set)
+{
+	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+	set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
+	set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
+	set(ompt_callback_cancel, (ompt_callback_t)on_cancel);
+}
