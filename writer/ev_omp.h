@@ -107,10 +107,20 @@ static inline void ev_batch_put(struct ev_batch *b, const char *mcv, const void 
 	b->p += OVNI_EV_HEADER_SIZE + n;
 }
 
-/* A paired subsystem event without payload: "PBb", "PBB", "PT[", ... */
+/* A paired subsystem event without payload: "PBb", "PBB", "PT[", ...
+ * Remembered by the stream, which closes what is open if it is ended. */
 static inline void ev_omp_state(struct ev_batch *b, const char *mcv)
 {
 	ev_batch_put(b, mcv, NULL, 0);
+	if (unlikely(!b->p))
+		return;
+	char v = mcv[2];
+	if ((v >= 'a' && v <= 'z') || v == '[') {
+		char close[3] = { mcv[0], mcv[1], v == '[' ? ']' : (char)(v - 'a' + 'A') };
+		oa_stream_opened(b->s, mcv, close, 0, 0);
+	} else {
+		oa_stream_closed(b->s, mcv);
+	}
 }
 
 /* PPc: task `id` of type `type` is created (in the process). */
@@ -124,23 +134,31 @@ static inline void ev_omp_task_create(struct ev_batch *b, uint32_t id, uint32_t 
 static inline void ev_omp_task_execute(struct ev_batch *b, uint32_t id)
 {
 	ev_batch_put(b, "PPx", &id, 4);
+	if (likely(b->p))
+		oa_stream_opened(b->s, "PPx", "PPe", 1, id);
 }
 
 /* PPe: the segment of task `id` ends on this thread. */
 static inline void ev_omp_task_end(struct ev_batch *b, uint32_t id)
 {
 	ev_batch_put(b, "PPe", &id, 4);
+	if (likely(b->p))
+		oa_stream_closed(b->s, "PPe");
 }
 
-/* PQx / PQe: enter / leave a worksharing of type `type` (label channel). */
+/* PQx / PQe (remembered like the states): enter / leave a worksharing of type `type` (label channel). */
 static inline void ev_omp_ws_enter(struct ev_batch *b, uint32_t type)
 {
 	ev_batch_put(b, "PQx", &type, 4);
+	if (likely(b->p))
+		oa_stream_opened(b->s, "PQx", "PQe", 1, type);
 }
 
 static inline void ev_omp_ws_exit(struct ev_batch *b, uint32_t type)
 {
 	ev_batch_put(b, "PQe", &type, 4);
+	if (likely(b->p))
+		oa_stream_closed(b->s, "PQe");
 }
 
 /* OM[ / OM] / OM= of mark channel `type` inside a batch. */

@@ -21,10 +21,13 @@
 
 static size_t page_size(void)
 {
-	static size_t ps;
-	if (!ps)
-		ps = (size_t)sysconf(_SC_PAGESIZE);
-	return ps;
+	static _Atomic size_t ps; /* several threads may fill it, with the same value */
+	size_t v = atomic_load_explicit(&ps, memory_order_relaxed);
+	if (!v) {
+		v = (size_t)sysconf(_SC_PAGESIZE);
+		atomic_store_explicit(&ps, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 /* mkdir -p, signal-safe (path is copied into a stack buffer). */
@@ -97,6 +100,7 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const c
 	s->failed = 0;
 	s->nflush = 0;
 	s->paused = 0;
+	s->nclosers = 0;
 	s->open_gen++;
 	s->tid = cfg->tid;
 	s->max_window = cfg->max_window ? cfg->max_window : OA_STREAM_DEFAULT_WINDOW;
@@ -107,12 +111,15 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const c
 	atomic_store(&s->closed, 1);
 	if (strlen(cfg->dir) >= sizeof(s->path))
 		return -ENAMETOOLONG;
-	strcpy(s->path, cfg->dir);
-	s->final_path[0] = '\0';
+	/* A reopen passes the stream's own paths: memmove, and the final path
+	 * is cleared only when there is none. */
+	memmove(s->path, cfg->dir, strlen(cfg->dir) + 1);
+	if (!cfg->final_dir)
+		s->final_path[0] = '\0';
 	if (cfg->final_dir) {
 		if (strlen(cfg->final_dir) >= sizeof(s->final_path))
 			return -ENAMETOOLONG;
-		strcpy(s->final_path, cfg->final_dir);
+		memmove(s->final_path, cfg->final_dir, strlen(cfg->final_dir) + 1);
 		if ((r = mkdir_p(s->final_path)) != 0)
 			return r;
 	}
@@ -375,6 +382,9 @@ int oa_stream_reopen(struct oa_stream *s)
 	char *fin = strstr(s->meta_final, "\"finished\": 1");
 	if (fin)
 		fin[strlen("\"finished\": ")] = '0';
+	struct oa_closer closers[OA_STREAM_MAX_CLOSERS];
+	unsigned reopen_n = s->nclosed_at_end;
+	memcpy(closers, s->closers, sizeof(closers));
 	struct oa_stream_cfg cfg = { .dir = s->path, .final_dir = s->final_path[0] ? s->final_path : NULL,
 				     .max_window = s->max_window, .tid = s->tid, .append = 1 };
 	int r = oa_stream_open(s, &cfg, s->meta_final);
@@ -391,6 +401,19 @@ int oa_stream_reopen(struct oa_stream *s)
 	oa_put_header(s->pos, ovni_flags_for_payload(16), "OHx", clock);
 	memcpy(s->pos + OVNI_EV_HEADER_SIZE, p, 16);
 	s->pos += OVNI_EV_HEADER_SIZE + 16;
+	/* The states the end closed are open again for the owner (the first
+	 * window always has room for them). */
+	for (unsigned i = 0; i < reopen_n; i++) {
+		const struct oa_closer *c = &closers[i];
+		char mcv[4] = { c->open[0], c->open[1], c->open[2], 0 };
+		oa_put_header(s->pos, c->has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
+		s->pos += OVNI_EV_HEADER_SIZE;
+		if (c->has_arg) {
+			memcpy(s->pos, &c->arg, 4);
+			s->pos += 4;
+		}
+		oa_stream_opened(s, c->open, c->close, c->has_arg, c->arg);
+	}
 	s->last_clock = clock;
 	if (oa_stream_reopened)
 		oa_stream_reopened(s);
@@ -408,6 +431,29 @@ void oa_stream_fail(struct oa_stream *s)
 		       s->path, e);
 }
 
+/* The closings of the states still open (oa_stream_track), innermost
+ * first, at p; returns the bytes written (the reserve holds them all). */
+static size_t put_closers(struct oa_stream *s, uint8_t *p, uint64_t clock)
+{
+	unsigned n = s->nclosers;
+	if (n > OA_STREAM_MAX_CLOSERS)
+		n = OA_STREAM_MAX_CLOSERS; /* deeper ones were never remembered */
+	size_t len = 0;
+	while (n--) {
+		const struct oa_closer *c = &s->closers[n];
+		char mcv[4] = { c->close[0], c->close[1], c->close[2], 0 };
+		oa_put_header(p + len, c->has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
+		len += OVNI_EV_HEADER_SIZE;
+		if (c->has_arg) {
+			memcpy(p + len, &c->arg, 4);
+			len += 4;
+		}
+	}
+	s->nclosed_at_end = s->nclosers > OA_STREAM_MAX_CLOSERS ? OA_STREAM_MAX_CLOSERS : s->nclosers;
+	s->nclosers = 0;
+	return len;
+}
+
 int oa_stream_end(struct oa_stream *s)
 {
 	if (s->fd < 0)
@@ -418,12 +464,13 @@ int oa_stream_end(struct oa_stream *s)
 	if (s->remapping) {
 		/* Interrupted inside a flush (only a signal handler gets here):
 		 * write the OHe through the descriptor after the last whole event. */
-		uint8_t ev[2 * OVNI_EV_HEADER_SIZE];
+		uint8_t ev[2 * OVNI_EV_HEADER_SIZE + OA_STREAM_MAX_CLOSERS * (OVNI_EV_HEADER_SIZE + 4)];
 		size_t n = 0;
 		if (s->paused) {
 			oa_put_header(ev, 0, "OHr", clock);
 			n += OVNI_EV_HEADER_SIZE;
 		}
+		n += put_closers(s, ev + n, clock);
 		oa_put_header(ev + n, 0, "OHe", clock);
 		n += OVNI_EV_HEADER_SIZE;
 		int r = pwrite(s->fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
@@ -444,6 +491,7 @@ int oa_stream_end(struct oa_stream *s)
 		s->pos += OVNI_EV_HEADER_SIZE;
 		s->paused = 0;
 	}
+	s->pos += put_closers(s, s->pos, clock);
 	oa_put_header(s->pos, 0, "OHe", clock);
 	s->pos += OVNI_EV_HEADER_SIZE;
 	s->last_clock = clock;

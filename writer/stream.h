@@ -25,10 +25,14 @@
 #include "compiler.h"
 #include "ovni_fmt.h"
 
+/* Paired states of a model that must be closed before the thread ends (the
+ * openmp subsystem stack): at most this many are remembered. */
+#define OA_STREAM_MAX_CLOSERS 64u
+
 /* Room always kept free at the end of a window: an OF[ / OF] pair after a
- * flush, and OHr + OHe so that a stream that cannot grow (or whose thread is
- * paused) can still be ended. */
-#define OA_STREAM_RESERVE (4u * OVNI_EV_HEADER_SIZE)
+ * flush, and OHr + the closings of open states + OHe so that a stream that
+ * cannot grow (or whose thread is paused) can still be ended. */
+#define OA_STREAM_RESERVE (4u * OVNI_EV_HEADER_SIZE + OA_STREAM_MAX_CLOSERS * (OVNI_EV_HEADER_SIZE + 4u))
 #define OA_STREAM_MIN_WINDOW (32u * 1024u)
 #define OA_STREAM_DEFAULT_WINDOW (4u * 1024u * 1024u)
 
@@ -75,7 +79,59 @@ struct oa_stream {
 	_Atomic int reopen;
 	int paused;        /* the last thread state written is Paused (OHp) */
 	unsigned open_gen; /* bumped at every (re)open */
+	/* Open paired states (oa_stream_track): the closing MCV of each,
+	 * innermost last; nclosers counts past the array when deeper. Written
+	 * by the owner inside an emit, read by whoever ends the stream. */
+	unsigned nclosers;
+	unsigned nclosed_at_end; /* closed by oa_stream_end: reopened by oa_stream_reopen */
+	struct oa_closer {
+		char open[3], close[3];
+		uint8_t has_arg;
+		uint32_t arg;
+	} closers[OA_STREAM_MAX_CLOSERS];
 };
+
+/* Paired states (owner, inside an emit, after writing the opening event):
+ * oa_stream_opened() remembers the opening MCV and the closing one with its
+ * optional u32 payload; oa_stream_closed() forgets the innermost entry with
+ * that closing MCV.  oa_stream_end() writes the closings still open,
+ * innermost first, before OHe, so that a thread ended by exit, exec or a
+ * crash leaves no state open; oa_stream_reopen() (failed exec) writes the
+ * openings again. */
+static inline void oa_stream_opened(struct oa_stream *s, const char *open, const char *close, int has_arg,
+				    uint32_t arg)
+{
+	unsigned n = s->nclosers;
+	if (n < OA_STREAM_MAX_CLOSERS) {
+		struct oa_closer *c = &s->closers[n];
+		memcpy(c->open, open, 3);
+		memcpy(c->close, close, 3);
+		c->has_arg = (uint8_t)has_arg;
+		c->arg = arg;
+	}
+	atomic_signal_fence(memory_order_release); /* a handler sees the entry first */
+	s->nclosers = n + 1;
+}
+
+static inline void oa_stream_closed(struct oa_stream *s, const char *close)
+{
+	unsigned n = s->nclosers;
+	if (!n)
+		return;
+	if (n > OA_STREAM_MAX_CLOSERS) {
+		s->nclosers = n - 1; /* beyond the array: not remembered */
+		return;
+	}
+	for (unsigned i = n; i-- > 0;) {
+		if (memcmp(s->closers[i].close, close, 3))
+			continue;
+		for (unsigned j = i; j + 1 < n; j++)
+			s->closers[j] = s->closers[j + 1];
+		atomic_signal_fence(memory_order_release);
+		s->nclosers = n - 1;
+		return;
+	}
+}
 
 /* Called by the owner's emit when `closed` and `reopen` are set: continue
  * the stream (OHx on the virtual CPU). 0 when the event can be written. */

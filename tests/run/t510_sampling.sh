@@ -9,8 +9,10 @@ check_trace "$WORK/t"
 dump "$WORK/t" >"$WORK/d"
 for s in $(awk '$2 == "OHx" { print $3 }' "$WORK/d"); do
 	n=$(awk -v s="$s" '$2 == "OM=" && $3 == s && $5 == "type=83"' "$WORK/d" | wc -l)
-	# CPU-time timers tick with the kernel (4 ms at HZ=250): >= 300/4/2 samples.
-	assert_ge "samples of $s (300 ms of CPU, 1 kHz asked)" 35 "$n"
+	# CPU-time timers tick with the kernel (4 ms at HZ=250): ~75 samples on an
+	# idle machine; on a loaded VM (steal time, the suite's other cases) 22
+	# were seen, so ask for a fifth.
+	assert_ge "samples of $s (300 ms of CPU, 1 kHz asked)" 15 "$n"
 done
 labels=$(cat $(find "$WORK/t" -name stream.json) | tr -d '\n ')
 echo "$labels" | grep -q '"busy_alpha"' || fail "no sample named busy_alpha"

@@ -156,11 +156,112 @@ static void test_full(const char *dir)
 	free(buf);
 }
 
+static void state(struct oa_stream *s, const char *mcv)
+{
+	oa_emit(s, mcv, NULL, 0);
+	char v = mcv[2];
+	if ((v >= 'a' && v <= 'z') || v == '[') {
+		char close[3] = { mcv[0], mcv[1], v == '[' ? ']' : (char)(v - 'a' + 'A') };
+		oa_stream_opened(s, mcv, close, 0, 0);
+	} else {
+		oa_stream_closed(s, mcv);
+	}
+}
+
+static void task(struct oa_stream *s, const char *mcv, uint32_t id)
+{
+	oa_emit(s, mcv, &id, 4);
+	if (mcv[2] == 'x')
+		oa_stream_opened(s, mcv, "PPe", 1, id);
+	else
+		oa_stream_closed(s, mcv);
+}
+
+/* The MCVs of the last n events of a stream file, joined by spaces. */
+static void tail_mcvs(const char *obs, int n, char *out, size_t size)
+{
+	size_t len = 0;
+	uint8_t *buf = test_read_file(obs, &len);
+	size_t off = 8;
+	struct test_ev ev;
+	char ring[128][4];
+	int k = 0;
+	while (buf && test_next_ev(buf, len, &off, &ev) == 1)
+		memcpy(ring[k++ % 128], ev.mcv, 4);
+	out[0] = '\0';
+	for (int i = k - n < 0 ? 0 : k - n; i < k; i++) {
+		strncat(out, ring[i % 128], size - strlen(out) - 1);
+		if (i + 1 < k)
+			strncat(out, " ", size - strlen(out) - 1);
+	}
+	free(buf);
+}
+
+/* Paired states still open when a stream is ended (exit, crash, exec) are
+ * closed before OHe, innermost first, even when the stream is full; a
+ * reopened stream (failed exec) opens them again after its OHx. */
+static void test_closers(const char *dir)
+{
+	char sdir[512], obs[600], got[600];
+	snprintf(sdir, sizeof(sdir), "%s/thread.4", dir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 4, .max_window = 64 * 1024 };
+	CHECK(oa_stream_open(&s, &cfg, "{}") == 0, "open");
+	state(&s, "PA[");
+	state(&s, "PCf");
+	state(&s, "PTt");
+	state(&s, "PTT");
+	task(&s, "PPx", 7);
+	task(&s, "PPx", 8);
+	state(&s, "PT[");
+	task(&s, "PPe", 8);
+	CHECK(s.nclosers == 4, "4 open states (%u)", s.nclosers);
+	oa_stream_set_meta(&s, strdup("{\"finished\": 1}"));
+	/* A full stream still has room for the closings. */
+	signal(SIGXFSZ, SIG_IGN);
+	struct rlimit old, lim = { 100 * 1024, 100 * 1024 };
+	getrlimit(RLIMIT_FSIZE, &old);
+	lim.rlim_max = old.rlim_max;
+	setrlimit(RLIMIT_FSIZE, &lim);
+	uint8_t p[16] = { 0 };
+	for (int i = 0; i < 20000; i++)
+		oa_emit(&s, "OB.", p, 16);
+	setrlimit(RLIMIT_FSIZE, &old);
+	CHECK(s.failed == 1, "stream filled up");
+	CHECK(oa_stream_end(&s) == 0, "end");
+	tail_mcvs(obs, 4, got, sizeof(got));
+	tail_mcvs(obs, 5, got, sizeof(got));
+	CHECK(!strcmp(got, "PT] PPe PCF PA] OHe"), "closed innermost first: %s", got);
+
+	/* Failed exec: the owner reopens the stream and the states come back. */
+	atomic_store(&s.reopen, 1);
+	CHECK(oa_stream_reopen(&s) == 0, "reopen");
+	CHECK(s.nclosers == 4, "4 states open again (%u)", s.nclosers);
+	state(&s, "PT]");
+	CHECK(oa_stream_end(&s) == 0, "end again");
+	tail_mcvs(obs, 10, got, sizeof(got));
+	CHECK(!strcmp(got, "OHx PA[ PCf PPx PT[ PT] PPe PCF PA] OHe"), "reopened then closed: %s", got);
+
+	/* Deeper than remembered: only the innermost-but-bounded are closed,
+	 * never more than the reserve holds. */
+	cfg.append = 1;
+	CHECK(oa_stream_open(&s, &cfg, "{}") == 0, "append");
+	for (unsigned i = 0; i < OA_STREAM_MAX_CLOSERS + 6; i++)
+		state(&s, "PBb");
+	CHECK(s.nclosers == OA_STREAM_MAX_CLOSERS + 6, "depth counted past the array");
+	CHECK(oa_stream_end(&s) == 0, "end deep");
+	tail_mcvs(obs, 2, got, sizeof(got));
+	CHECK(!strcmp(got, "PBB OHe"), "deep closings: %s", got);
+	oa_stream_set_meta(&s, NULL);
+}
+
 int main(void)
 {
 	char *dir = test_tmpdir("stream");
 	test_boundaries(dir);
 	test_full(dir);
+	test_closers(dir);
 	test_rmrf(dir);
 	free(dir);
 	TEST_DONE();
