@@ -176,6 +176,8 @@ OA_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
 	 * returns NULL costs the runtime nothing). */
 	if (atomic_exchange(&started, 1) || !agent_active())
 		return NULL;
+	/* Called by the runtime while it initialises (it yields already). */
+	omp_types_set_runtime((uintptr_t)__builtin_return_address(0));
 	return &result;
 }
 

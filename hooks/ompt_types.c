@@ -12,11 +12,14 @@
  * whether a worksharing loop is dynamically scheduled (the runtime entry the
  * user code called just before that address). */
 #include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
 #include <libunwind.h>
 #include <string.h>
 
 #include "../preload/symbols.h"
 #include "ompt.h"
+#include "sync.h"
 
 #define SLOTS 4096u /* distinct code addresses */
 #define MAX_LABELS 1024u
@@ -50,10 +53,43 @@ static uintptr_t base_of(uintptr_t addr)
 	return addr && dladdr((void *)addr, &info) ? (uintptr_t)info.dli_fbase : 0;
 }
 
+/* The address range of the loaded object whose load base is `base`. */
+struct range_q {
+	uintptr_t base, lo, hi;
+};
+
+static int range_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct range_q *q = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (lo == UINTPTR_MAX || q->base < lo || q->base >= hi)
+		return 0;
+	q->lo = lo;
+	q->hi = hi;
+	return 1;
+}
+
 void omp_types_set_runtime(uintptr_t addr_in_runtime)
 {
 	rt_base = base_of(addr_in_runtime);
 	self_base = base_of((uintptr_t)omp_type_of);
+	/* The runtime's idle loops call sched_yield endlessly: not recorded. */
+	struct range_q q = { rt_base, 0, 0 };
+	if (rt_base && dl_iterate_phdr(range_cb, &q)) {
+		sync_quiet_lo = q.lo;
+		sync_quiet_hi = q.hi;
+	}
 }
 
 /* The function a call instruction ending at `ra` called, through the PLT or

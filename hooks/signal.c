@@ -53,7 +53,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 		/* Another thread is ending the streams: let it finish (bounded). */
 		for (int i = 0; i < 2000 && !atomic_load(&ended); i++) {
 			struct timespec ts = { 0, 1000000 };
-			nanosleep(&ts, NULL);
+			syscall(SYS_nanosleep, &ts, NULL); /* not the interposed one */
 		}
 	}
 	struct sigaction dfl;

@@ -4,6 +4,7 @@
 #ifndef OA_SYNC_H
 #define OA_SYNC_H
 
+#include <stdint.h>
 #include "hooks.h"
 
 enum sync_kind {
@@ -30,6 +31,10 @@ static inline struct oa_thread *sync_self(void)
 		return NULL;
 	return t;
 }
+
+/* Code whose sched_yield calls are not recorded: the OpenMP runtime's idle
+ * loops yield hundreds of thousands of times (set by the OMPT tool). */
+extern uintptr_t sync_quiet_lo, sync_quiet_hi;
 
 /* Enter / leave a blocking state. errno is preserved. Nested waits (a signal
  * handler waiting while its thread is blocked) push marks but pause once. */

@@ -4,6 +4,7 @@
  * usage: sync MODE   (mutex cond barrier rwlock sem join sleep once errors all) */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
@@ -158,6 +159,12 @@ int main(int argc, char **argv)
 	if (all || !strcmp(mode, "sleep")) {
 		struct timespec ts = { 0, 100000000 };
 		printf("sleep %d\n", nanosleep(&ts, NULL));
+	}
+	if (all || !strcmp(mode, "yield")) {
+		int r = 0;
+		for (int i = 0; i < 3; i++)
+			r |= sched_yield();
+		printf("yield %d\n", r);
 	}
 	if (all || !strcmp(mode, "once")) {
 		pthread_create(&t, NULL, call_once, NULL);

@@ -12,3 +12,8 @@ assert_eq "executions" 1000000 "$(rval executions "$r")"
 assert_eq "completed" 1000000 "$(rval completed "$r")"
 assert_eq "label" 1000000 "$(rval label.spawn_tiny "$r")"
 assert_eq "one task type" 1 "$(grep -c 'POc .*label="spawn_tiny"' "$WORK/tiny.d")"
+# The runtime's idle loops call sched_yield all the time: not recorded (the
+# barrier and task states show that time); a yield of the program still is
+# (t500).
+assert_eq "no yields of the OpenMP runtime" 0 \
+	"$(awk '$2 == "OM[" && $5 == "type=81"' "$WORK/tiny.d" | grep -c 'value=10 ')"

@@ -28,6 +28,10 @@ dump "$WORK/j" >"$WORK/dj"
 assert_eq "join waits" 1 "$(awk '$2 == "OM[" && $4 == "value=6"' "$WORK/dj" | wc -l)"
 assert_eq "sleep waits" 1 "$(awk '$2 == "OM[" && $4 == "value=9"' "$WORK/dj" | wc -l)"
 assert_eq "all waits" 2 "$(count 'OM[' "$WORK/dj")"
+# The program's own sched_yield calls are recorded (the agent's and the
+# OpenMP runtime's are not: t330).
+"$OVNIRUN" -q -o "$WORK/y" "$PROG/sync" yield >/dev/null || fail "yield run"
+assert_eq "yields" 3 "$(dump "$WORK/y" | awk '$2 == "OM[" && $4 == "value=10" && $5 == "type=81"' | wc -l)"
 # The 100 ms sleep: >= 100 ms in "sleep" and Paused, as stats says.
 "$OVNIRUN" -q -o "$WORK/s" "$PROG/sync" sleep >/dev/null || fail "sleep run"
 "$OA" stats --json "$WORK/s" >"$WORK/j.json"
