@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-example.sh: from a fresh Debian machine to a first trace. Installs the
 # missing Debian packages, builds ovni-auto, traces the bundled example with
-# ovnirun, checks the trace and prints a short summary.
+# ovnirun, checks the trace and prints a short summary; then the same for an
+# OpenMP example.
 set -e
 cd "$(dirname "$0")"
 sh scripts/deps.sh
@@ -16,3 +17,14 @@ build/bin/ovni-auto check -q build/example/trace
 echo "== summary"
 build/bin/ovni-auto stats build/example/trace
 echo "trace: $(pwd)/build/example/trace (view it with ovniemu + Paraver, see README.md)"
+
+# OpenMP: the same with a clang-compiled program (OMPT, LLVM libomp).
+clang -O2 -fopenmp -o build/example/omp_tasks examples/omp_tasks.c
+rm -rf build/example/omp-trace
+echo "== running the OpenMP example under ovnirun (2 threads)"
+OMP_NUM_THREADS=2 build/bin/ovnirun -o build/example/omp-trace build/example/omp_tasks
+echo "== checking the trace"
+build/bin/ovni-auto check -q build/example/omp-trace
+echo "== summary (tasks per type; OpenMP states per thread)"
+build/bin/ovni-auto stats build/example/omp-trace | sed -n '/^process  *task type/,/^$/p;/^OpenMP states/,/^$/p'
+echo "trace: $(pwd)/build/example/omp-trace"
