@@ -244,6 +244,14 @@ NOINLINE static void spawn_untied_lock(int n)
 	}
 }
 
+/* fn(acc) run by one thread of a new team (the others run its tasks). */
+__attribute__((noinline)) static void in_team(void (*fn)(long *), long *acc)
+{
+#pragma omp parallel
+#pragma omp single
+	fn(acc);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "fib";
@@ -263,24 +271,16 @@ int main(int argc, char **argv)
 		spawn_tiny(n);
 		printf("tiny %ld = %ld\n", n, (long)sink);
 	} else if (!strcmp(mode, "group")) {
-#pragma omp parallel
-#pragma omp single
-		spawn_group(&acc);
+		in_team(spawn_group, &acc);
 		printf("group = %ld\n", acc);
 	} else if (!strcmp(mode, "taskloop")) {
-#pragma omp parallel
-#pragma omp single
-		run_taskloop(&acc);
+		in_team(run_taskloop, &acc);
 		printf("taskloop = %ld\n", acc);
 	} else if (!strcmp(mode, "deps")) {
-#pragma omp parallel
-#pragma omp single
-		spawn_deps(&acc);
+		in_team(spawn_deps, &acc);
 		printf("deps = %ld\n", acc);
 	} else if (!strcmp(mode, "detach")) {
-#pragma omp parallel
-#pragma omp single
-		spawn_detach(&acc);
+		in_team(spawn_detach, &acc);
 		printf("detach = %ld\n", acc);
 	} else if (!strcmp(mode, "cancel")) {
 		long loop = 0;
