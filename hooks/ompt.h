@@ -238,6 +238,14 @@ int omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t ke
 int omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key);
 /* Write the opening of cur's lazily opened wait (th->lazy). */
 void omp_lazy_write(struct othr *th);
+/* The code address of the parallel region task t of thread th runs in:
+ * its own for an implicit task, else the one of the implicit task below. */
+static inline uintptr_t omp_region_ra(const struct othr *th, const struct otask *t)
+{
+	if (t && t->kind == TK_IMPLICIT)
+		return t->par_ra;
+	return th->base ? th->base->par_ra : 0;
+}
 /* Marks on the calling thread (single channels): a task event, with the
  * task it is about when that is not the running one (about != 0). */
 void omp_task_mark(struct othr *th, int64_t value, uint32_t about);
@@ -255,9 +263,14 @@ struct otype {
 	uint32_t flags;
 	uint64_t clock; /* of its POc */
 };
-void omp_type_of(uintptr_t codeptr, struct otype *out);
+/* `region` is the code address of the parallel region the code runs in
+ * (omp_region_ra), or 0: clang outlines a parallel region's body into a
+ * function named .omp_outlined.*, which says nothing to a user, so such a
+ * label is prefixed with the function holding the region
+ * ("main/.omp_outlined."). */
+void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out);
 /* The type of the user code calling into the runtime (unwinds: slow). */
-void omp_type_of_caller(struct otype *out);
+void omp_type_of_caller(uintptr_t region, struct otype *out);
 void omp_types_reset(void);
 /* Where the runtime is loaded (any address inside it). */
 void omp_types_set_runtime(uintptr_t addr_in_runtime);

@@ -177,12 +177,13 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 	}
 	drop_open_single(th, t);
 	struct otype ty;
-	omp_type_of((uintptr_t)codeptr, &ty);
+	uintptr_t region = omp_region_ra(th, t);
+	omp_type_of((uintptr_t)codeptr, region, &ty);
 	if (rk == RK_TASKLOOP) {
 		/* libomp 14 gives an address inside __kmpc_taskloop: name the
 		 * user function that called it (unwinding, once per taskloop). */
 		if (ty.flags & OT_RUNTIME)
-			omp_type_of_caller(&ty);
+			omp_type_of_caller(region, &ty);
 		th->taskloop_type = ty.id;
 		th->taskloop_clock = ty.clock;
 	} else if (rk == RK_WS_STATIC && (ty.flags & OT_SCHED_DYNAMIC) && wstype == ompt_work_loop) {

@@ -250,14 +250,15 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 	t->if0 = (flags & ompt_task_undeferred) != 0;
 	new_data->ptr = t;
 	struct otype ty;
-	omp_type_of((uintptr_t)codeptr, &ty);
+	uintptr_t region = omp_region_ra(th, enc && enc->ptr ? enc->ptr : th->cur);
+	omp_type_of((uintptr_t)codeptr, region, &ty);
 	if (unlikely(ty.flags & OT_RUNTIME)) {
 		/* Created inside the runtime (taskloop): the user code's type. */
 		if (th->taskloop_type) {
 			ty.id = th->taskloop_type;
 			ty.clock = th->taskloop_clock;
 		} else {
-			omp_type_of_caller(&ty);
+			omp_type_of_caller(region, &ty);
 		}
 	}
 	if (!ty.id)

@@ -15,6 +15,8 @@
 #include <link.h>
 #include <stdint.h>
 #include <libunwind.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../preload/symbols.h"
@@ -168,7 +170,24 @@ static int label_type(const char *label, uint32_t *id, uint64_t *clock)
 	return 0;
 }
 
-static void slow(uintptr_t key, uintptr_t codeptr, struct otype *out)
+/* The label of a code address (slow path, under the lock). */
+static const char *label_of(uintptr_t codeptr, uintptr_t region)
+{
+	if (!codeptr)
+		return "(no code address)";
+	const char *name = oa_sym_name(codeptr - 1);
+	if (!region || strncmp(name, ".omp_outlined", 13))
+		return name;
+	const char *parent = oa_sym_name(region - 1);
+	size_t n = strlen(parent) + 1 + strlen(name) + 1;
+	char *both = malloc(n); /* kept for the process (one per outlined region) */
+	if (!both)
+		return name;
+	snprintf(both, n, "%s/%s", parent, name);
+	return both;
+}
+
+static void slow(uintptr_t key, uintptr_t codeptr, uintptr_t region, struct otype *out)
 {
 	out->id = 0;
 	out->flags = 0;
@@ -193,7 +212,7 @@ static void slow(uintptr_t key, uintptr_t codeptr, struct otype *out)
 			flags |= OT_RUNTIME; /* no type: the caller looks for the user code */
 		else if (codeptr)
 			flags |= sched_flags(codeptr);
-		const char *label = codeptr ? oa_sym_name(codeptr - 1) : "(no code address)";
+		const char *label = label_of(codeptr, region);
 		if (!(flags & OT_RUNTIME) && label_type(label, &out->id, &out->clock) != 0) {
 			out->id = 0;
 			break;
@@ -209,7 +228,7 @@ static void slow(uintptr_t key, uintptr_t codeptr, struct otype *out)
 	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
-void omp_type_of(uintptr_t codeptr, struct otype *out)
+void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out)
 {
 	uintptr_t key = codeptr ? codeptr : 1;
 	unsigned h = hash(key);
@@ -225,10 +244,10 @@ void omp_type_of(uintptr_t codeptr, struct otype *out)
 		if (k == 0)
 			break;
 	}
-	slow(key, codeptr, out);
+	slow(key, codeptr, region, out);
 }
 
-void omp_type_of_caller(struct otype *out)
+void omp_type_of_caller(uintptr_t region, struct otype *out)
 {
 	void *frames[32];
 	int n = unw_backtrace(frames, 32);
@@ -237,11 +256,11 @@ void omp_type_of_caller(struct otype *out)
 		uintptr_t base = base_of(pc);
 		if (!pc || !base || base == rt_base || base == self_base)
 			continue;
-		omp_type_of(pc, out);
+		omp_type_of(pc, region, out);
 		if (out->id)
 			return;
 	}
-	omp_type_of(0, out);
+	omp_type_of(0, 0, out);
 }
 
 void omp_types_reset(void)
