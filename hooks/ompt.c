@@ -56,6 +56,16 @@ static void declare_marks(void)
 	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_DEPS, 0, "OpenMP task depends on task (ovni-auto)");
 	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_CONSTRUCT, 1, "OpenMP construct (ovni-auto)");
 	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_TASKID, 0, "OpenMP task of the task event (ovni-auto)");
+	oa_meta_mark_type(&oa_meta, OA_MARK_OMP_DEPKIND, 0, "OpenMP dependence of the created task (ovni-auto)");
+	static const char *const dep_kinds[] = { [ompt_dependence_type_in] = "in",
+						 [ompt_dependence_type_out] = "out",
+						 [ompt_dependence_type_inout] = "inout",
+						 [ompt_dependence_type_mutexinoutset] = "mutexinoutset",
+						 [ompt_dependence_type_source] = "source",
+						 [ompt_dependence_type_sink] = "sink",
+						 [ompt_dependence_type_inoutset] = "inoutset" };
+	for (unsigned v = 1; v < ARRAY_LEN(dep_kinds); v++)
+		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_DEPKIND, v, dep_kinds[v]);
 	for (unsigned v = 1; v < ARRAY_LEN(task_labels); v++)
 		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_TASK, v, task_labels[v]);
 	for (unsigned v = 1; v < ARRAY_LEN(construct_labels); v++)

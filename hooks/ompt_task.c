@@ -370,6 +370,23 @@ static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
 	omp_end(&b);
 }
 
+/* The dependences of a task just created (or of a taskwait depend): their
+ * kinds, one event each, right after its PPc. */
+static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *deps, int ndeps)
+{
+	(void)task_data;
+	struct othr *th = omp_thread();
+	if (!th || !deps || ndeps <= 0)
+		return;
+	if (th->cur_pending)
+		omp_materialize(th);
+	struct ev_batch b;
+	omp_begin(&b, 0);
+	for (int i = 0; i < ndeps && i < 64; i++)
+		ev_omp_mark(&b, "OM=", OA_MARK_OMP_DEPKIND, (int64_t)deps[i].dependence_type);
+	omp_end(&b);
+}
+
 static void on_cancel(ompt_data_t *task_data, int flags, const void *codeptr)
 {
 	(void)task_data;
@@ -392,5 +409,6 @@ void omp_register_task_callbacks(ompt_set_callback_t set)
 	set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
 	set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
 	set(ompt_callback_task_dependence, (ompt_callback_t)on_task_dependence);
+	set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
 	set(ompt_callback_cancel, (ompt_callback_t)on_cancel);
 }

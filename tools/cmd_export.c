@@ -236,7 +236,8 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 				x->about_ts = ts;
 				return;
 			}
-			if (m[2] == '=' && (type == OA_MARK_OMP_TASK || type == OA_MARK_OMP_DEPS)) {
+			if (m[2] == '=' &&
+			    (type == OA_MARK_OMP_TASK || type == OA_MARK_OMP_DEPS || type == OA_MARK_OMP_DEPKIND)) {
 				/* Events, not states: instants. */
 				char name[200];
 				if (type == OA_MARK_OMP_DEPS)

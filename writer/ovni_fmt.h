@@ -63,5 +63,6 @@ static inline uint8_t ovni_flags_for_payload(unsigned n)
 #define OA_MARK_OMP_DEPS 86 /* dependences: the task the created one waits for */
 #define OA_MARK_OMP_CONSTRUCT 87 /* stack: masked, reduction, lock kinds */
 #define OA_MARK_OMP_TASKID 88 /* the task an OA_MARK_OMP_TASK event is about */
+#define OA_MARK_OMP_DEPKIND 89 /* kind of each dependence of a created task */
 
 #endif

@@ -36,6 +36,16 @@ assert_eq "deps output" "deps = 304" "$(cat "$WORK/deps.out")"
 assert_eq "deps tasks" 6 "$(rval tasks "$WORK/deps.r")"
 # Edges to predecessors that still run, on mark channel 86.
 assert_ge "dependence marks" 1 "$(awk '$2 == "OM=" && $5 == "type=86"' "$WORK/deps.d" | wc -l)"
+# Every dependence's kind on channel 89: out(a); in(a) out(b); inout(b);
+# mutexinoutset(c) x2; taskwait depend(in:b); if(0) depend(in:c). libomp 14
+# reports out as inout.
+dk() { awk -v v="value=$1" '$2 == "OM=" && $5 == "type=89" && $4 == v' "$WORK/deps.d" | wc -l; }
+assert_eq "dependences" 8 "$(awk '$2 == "OM=" && $5 == "type=89"' "$WORK/deps.d" | wc -l)"
+assert_eq "in dependences" 3 "$(dk 1)"
+assert_eq "inout dependences" 3 "$(($(dk 2) + $(dk 3)))"
+assert_eq "mutexinoutset dependences" 2 "$(dk 4)"
+grep -q '"89": *{' $(find "$WORK/deps" -name stream.json | head -1) || grep -q 'mutexinoutset' $(find "$WORK/deps" -name stream.json | head -1) ||
+	fail "channel 89 labels not declared"
 # taskwait depend and task if(0) depend wait as "Taskwait deps".
 assert_eq "taskwait deps opened = closed" "$(count PTw "$WORK/deps.d")" "$(count PTW "$WORK/deps.d")"
 assert_ge "taskwait deps" 2 "$(count PTw "$WORK/deps.d")"
