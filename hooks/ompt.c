@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "../writer/log.h"
+#include "names.h"
 #include "ompt.h"
 
 uint64_t omp_merge_ns = 5000;
@@ -96,6 +97,8 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 	thread_data->ptr = th;
 	if (type == ompt_thread_initial)
 		th->initial = 1;
+	else if (type == ompt_thread_worker)
+		names_set("OpenMP worker"); /* its start routine is a static function of the runtime */
 	struct ev_batch b;
 	if (omp_begin(&b, 0)) {
 		ev_omp_state(&b, "PA[");

@@ -9,6 +9,8 @@ P="$PROG/clang_omp_tasks"
 omp_run both OMP_NUM_THREADS=3 -- "$P" group
 assert_eq "attached once per thread" "$(streams "$WORK/both")" "$(count 'PA[' "$WORK/both.d")"
 assert_eq "spawn_group declared once" 1 "$(grep -c 'POc .*label="spawn_group"' "$WORK/both.d")"
+# The runtime's threads are named "OpenMP worker" (mark channel 84).
+assert_eq "worker names" 2 "$("$OA" stats "$WORK/both" | grep -c 'Thread name: OpenMP worker')"
 # OMP_TOOL_LIBRARIES only.
 OMP_NUM_THREADS=3 OMP_TOOL_LIBRARIES="$LIBAGENT" OVNI_TRACEDIR="$WORK/tl" "$P" group >"$WORK/tl.out" ||
 	fail "exit status $?"
