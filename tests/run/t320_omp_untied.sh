@@ -31,6 +31,15 @@ for n in 2 3 4; do
 	assert_eq "tied migrations" 0 "$(rval migrations "$r")"
 	assert_ge "tied yields" 1 "$(awk '$2 == "OM=" && $4 == "value=2" && $5 == "type=85"' "$WORK/t$n.d" | wc -l)"
 done
+# One thread: libomp runs untied continuations at once and reports
+# self-switches (prior == next; ~8000 in this run), which must change nothing.
+omp_run u1 OMP_NUM_THREADS=1 -- "$P" untied 200 20
+assert_eq "untied tasks (1 thread)" 200 "$(rval tasks "$WORK/u1.r")"
+assert_eq "untied completed (1 thread)" 200 "$(rval completed "$WORK/u1.r")"
+assert_eq "no migrations on 1 thread" 0 "$(rval migrations "$WORK/u1.r")"
+omp_run l1 OMP_NUM_THREADS=1 -- "$P" untiedlock 50
+assert_eq "untied+lock tasks (1 thread)" 50 "$(rval tasks "$WORK/l1.r")"
+
 # The replay itself rejects what the emulator would: a resume at the clock
 # of the pause on another thread, and a segment that leaves a state open.
 printf '%s\n' '1 POc p/thread.1 type=1 label="x"' '2 PPc p/thread.1 task=7 type=1' '3 PPx p/thread.1 task=7' \
