@@ -250,7 +250,9 @@ void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out)
 void omp_type_of_caller(uintptr_t region, struct otype *out)
 {
 	void *frames[32];
+	oa_guard++; /* libunwind's locks are not the program's waits */
 	int n = unw_backtrace(frames, 32);
+	oa_guard--;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];
 		uintptr_t base = base_of(pc);

@@ -1,7 +1,10 @@
 /* sync.c: blocking pthread mutex, rwlock, barrier, join and once calls.
  * Interposes: pthread_mutex_lock, pthread_mutex_timedlock,
- * pthread_rwlock_rdlock, pthread_rwlock_wrlock, pthread_rwlock_timedrdlock,
- * pthread_rwlock_timedwrlock, pthread_barrier_wait, pthread_join, pthread_once.
+ * pthread_mutex_clocklock, pthread_rwlock_rdlock, pthread_rwlock_wrlock,
+ * pthread_rwlock_timedrdlock, pthread_rwlock_timedwrlock,
+ * pthread_rwlock_clockrdlock, pthread_rwlock_clockwrlock,
+ * pthread_barrier_wait, pthread_join, pthread_timedjoin_np,
+ * pthread_clockjoin_np, pthread_once.
  * A call is recorded only when it would block: the lock is tried first (the
  * uncontended path costs one extra try, no event); when it blocks, the
  * thread shows the wait as a state of mark channel 81 ("Blocked in") and as
@@ -23,6 +26,11 @@ static struct {
 	int (*wr)(pthread_rwlock_t *), (*trywr)(pthread_rwlock_t *);
 	int (*timedrd)(pthread_rwlock_t *, const struct timespec *);
 	int (*timedwr)(pthread_rwlock_t *, const struct timespec *);
+	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
+	int (*clockrd)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*clockwr)(pthread_rwlock_t *, clockid_t, const struct timespec *);
+	int (*timedjoin)(pthread_t, void **, const struct timespec *);
+	int (*clockjoin)(pthread_t, void **, clockid_t, const struct timespec *);
 	int (*barrier_wait)(pthread_barrier_t *);
 	int (*join)(pthread_t, void **);
 	int (*tryjoin)(pthread_t, void **);
@@ -51,6 +59,11 @@ __attribute__((constructor(102))) static void sync_init(void)
 	R(join, "pthread_join");
 	R(tryjoin, "pthread_tryjoin_np");
 	R(once, "pthread_once");
+	R(mutex_clocklock, "pthread_mutex_clocklock");
+	R(clockrd, "pthread_rwlock_clockrdlock");
+	R(clockwr, "pthread_rwlock_clockwrlock");
+	R(timedjoin, "pthread_timedjoin_np");
+	R(clockjoin, "pthread_clockjoin_np");
 #undef R
 	if (!agent_active())
 		return;
@@ -141,6 +154,11 @@ OA_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec 
 	TRY_THEN_BLOCK(SYNC_MUTEX, RESOLVED(mutex_trylock)(m), RESOLVED(mutex_timedlock)(m, abstime));
 }
 
+OA_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_MUTEX, RESOLVED(mutex_trylock)(m), RESOLVED(mutex_clocklock)(m, clk, abstime));
+}
+
 OA_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
 	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, RESOLVED(tryrd)(l), RESOLVED(rd)(l));
@@ -159,6 +177,26 @@ OA_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct times
 OA_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
 	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, RESOLVED(trywr)(l), RESOLVED(timedwr)(l, abstime));
+}
+
+OA_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, RESOLVED(tryrd)(l), RESOLVED(clockrd)(l, clk, abstime));
+}
+
+OA_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, RESOLVED(trywr)(l), RESOLVED(clockwr)(l, clk, abstime));
+}
+
+OA_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_JOIN, RESOLVED(tryjoin)(th, ret), RESOLVED(timedjoin)(th, ret, abstime));
+}
+
+OA_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, const struct timespec *abstime)
+{
+	TRY_THEN_BLOCK(SYNC_JOIN, RESOLVED(tryjoin)(th, ret), RESOLVED(clockjoin)(th, ret, clk, abstime));
 }
 
 OA_EXPORT int pthread_join(pthread_t th, void **ret)

@@ -35,17 +35,23 @@ static int64_t name_value(const char *name)
 
 int64_t oa_callsite(void)
 {
+	/* libunwind and libelf take locks of their own: the agent's, not the
+	 * program's waits (without the guard they nested inside the wait being
+	 * recorded and broke its mark stack). */
+	oa_guard++;
 	void *frames[16];
 	int n = unw_backtrace(frames, 16);
+	int64_t v = 0;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];
 		if (!pc || in_agent(pc))
 			continue;
 		/* A return address points after the call: look up pc - 1. */
 		const char *name = oa_sym_name(pc - 1);
-		int64_t v = name_value(name);
+		v = name_value(name);
 		oa_meta_mark_label(&oa_meta, OA_MARK_CALLSITE, v, name);
-		return v;
+		break;
 	}
-	return 0;
+	oa_guard--;
+	return v;
 }

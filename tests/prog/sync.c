@@ -1,7 +1,8 @@
 /* sync.c: blocking pthread calls for the integration tests. Each mode prints
  * what the calls returned (values and errno names), so the test can compare
  * the output with and without the agent.
- * usage: sync MODE   (mutex cond barrier rwlock sem join sleep once errors all) */
+ * usage: sync MODE   (mutex cond barrier rwlock sem join sleep once errors
+ *                    clock (the clock/timed variants) all) */
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -33,6 +34,34 @@ static void *holder(void *arg)
 	usleep(30000);
 	pthread_mutex_unlock(&m);
 	return arg;
+}
+
+/* Take the lock, say so, hold it 30 ms: the caller then surely blocks. */
+static _Atomic int held;
+
+static void *holder_then_say(void *arg)
+{
+	pthread_mutex_lock(&m);
+	held = 1;
+	usleep(30000);
+	pthread_mutex_unlock(&m);
+	return arg;
+}
+
+static void *writer_then_say(void *arg)
+{
+	pthread_rwlock_wrlock(&rw);
+	held = 1;
+	usleep(30000);
+	pthread_rwlock_unlock(&rw);
+	return arg;
+}
+
+static void wait_held(void)
+{
+	while (!held)
+		usleep(1000);
+	held = 0;
 }
 
 static void *producer(void *arg)
@@ -159,6 +188,34 @@ int main(int argc, char **argv)
 	if (all || !strcmp(mode, "sleep")) {
 		struct timespec ts = { 0, 100000000 };
 		printf("sleep %d\n", nanosleep(&ts, NULL));
+	}
+	if (all || !strcmp(mode, "clock")) {
+		/* Each blocks once (the other thread holds the lock / runs), then a
+		 * timed join that times out (ETIMEDOUT, recorded as a join). */
+		struct timespec ts;
+		pthread_create(&t, NULL, holder_then_say, NULL);
+		wait_held();
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += 5;
+		int r1 = pthread_mutex_clocklock(&m, CLOCK_MONOTONIC, &ts);
+		pthread_mutex_unlock(&m);
+		pthread_join(t, NULL);
+		pthread_create(&t, NULL, writer_then_say, NULL);
+		wait_held();
+		int r2 = pthread_rwlock_clockrdlock(&rw, CLOCK_MONOTONIC, &ts);
+		pthread_rwlock_unlock(&rw);
+		pthread_join(t, NULL);
+		pthread_create(&t, NULL, writer_then_say, NULL);
+		wait_held();
+		int r3 = pthread_rwlock_clockwrlock(&rw, CLOCK_MONOTONIC, &ts);
+		pthread_rwlock_unlock(&rw);
+		pthread_join(t, NULL);
+		pthread_create(&t, NULL, napper, NULL);
+		struct timespec soon;
+		deadline(&soon, 10);
+		int r4 = pthread_timedjoin_np(t, NULL, &soon);
+		int r5 = pthread_clockjoin_np(t, NULL, CLOCK_MONOTONIC, &ts);
+		printf("clock %s %s %s %s %s\n", ename(r1), ename(r2), ename(r3), ename(r4), ename(r5));
 	}
 	if (all || !strcmp(mode, "yield")) {
 		int r = 0;

@@ -28,6 +28,19 @@ dump "$WORK/j" >"$WORK/dj"
 assert_eq "join waits" 1 "$(awk '$2 == "OM[" && $4 == "value=6"' "$WORK/dj" | wc -l)"
 assert_eq "sleep waits" 1 "$(awk '$2 == "OM[" && $4 == "value=9"' "$WORK/dj" | wc -l)"
 assert_eq "all waits" 2 "$(count 'OM[' "$WORK/dj")"
+# The clock/timed variants: clocklock, clockrdlock, clockwrlock, a timed
+# join that times out, then a clock join: one wait each, same results.
+want=$("$PROG/sync" clock) || fail "plain clock run"
+got=$("$OVNIRUN" -q -o "$WORK/c" "$PROG/sync" clock) || fail "traced clock run"
+assert_eq "clock results" "clock 0 0 0 ETIMEDOUT 0" "$got"
+assert_eq "clock results as without the agent" "$want" "$got"
+dump "$WORK/c" >"$WORK/dc"
+main=$(awk '$2 == "OHx" { print $3; exit }' "$WORK/dc")
+w() { awk -v s="$main" -v v="value=$1" '$2 == "OM[" && $3 == s && $4 == v && $5 == "type=81"' "$WORK/dc" | wc -l; }
+assert_eq "clocklock waits" 1 "$(w 1)"
+assert_eq "clockrdlock waits" 1 "$(w 3)"
+assert_eq "clockwrlock waits" 1 "$(w 4)"
+assert_ge "join waits (timed, clock and the plain joins)" 2 "$(w 6)"
 # The program's own sched_yield calls are recorded (the agent's and the
 # OpenMP runtime's are not: t330).
 "$OVNIRUN" -q -o "$WORK/y" "$PROG/sync" yield >/dev/null || fail "yield run"
@@ -53,6 +66,9 @@ assert_ge "thread name marks" 3 "$(awk '$2 == "OM=" && $5 == "type=84"' "$WORK/d
 check_trace "$WORK/cs"
 dump "$WORK/cs" >"$WORK/dcs"
 assert_ge "call site marks" 3 "$(awk '$2 == "OM[" && $5 == "type=82"' "$WORK/dcs" | wc -l)"
+# Unwinding takes libunwind's own locks: never recorded as the program's
+# waits (they used to nest inside the wait being recorded).
+assert_eq "mutex waits with call sites" 1 "$(awk '$2 == "OM[" && $4 == "value=1" && $5 == "type=81"' "$WORK/dcs" | wc -l)"
 assert_eq "call sites balanced" "$(awk '$2 == "OM[" && $5 == "type=82"' "$WORK/dcs" | wc -l)" \
 	"$(awk '$2 == "OM]" && $5 == "type=82"' "$WORK/dcs" | wc -l)"
 sites=$(cat $(find "$WORK/cs" -name stream.json) | tr -d '\n ')
