@@ -40,8 +40,12 @@ void names_set(const char *name)
 
 void names_start_routine(void *(*fn)(void *))
 {
-	if (oa_self)
-		names_set(oa_sym_name((uintptr_t)fn));
+	if (!oa_self)
+		return;
+	oa_guard++; /* libelf's work is the agent's, not the program's */
+	const char *name = oa_sym_name((uintptr_t)fn);
+	oa_guard--;
+	names_set(name);
 }
 
 __attribute__((constructor(103))) static void names_init(void)
