@@ -208,5 +208,7 @@ __attribute__((destructor(102))) static void ompt_destructor(void)
 	int (*pause_all)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "omp_pause_resource_all");
 	if (!level || !pause_all || level() != 0)
 		return;
+	oa_guard++; /* the runtime joining its threads is not the program's wait */
 	pause_all(2 /* omp_pause_hard */);
+	oa_guard--;
 }

@@ -17,3 +17,6 @@ assert_eq "one task type" 1 "$(grep -c 'POc .*label="spawn_tiny"' "$WORK/tiny.d"
 # (t500).
 assert_eq "no yields of the OpenMP runtime" 0 \
 	"$(awk '$2 == "OM[" && $5 == "type=81"' "$WORK/tiny.d" | grep -c 'value=10 ')"
+# Nor is the runtime joining its threads at exit (the agent releases them).
+assert_eq "no joins of the OpenMP runtime" 0 \
+	"$(awk '$2 == "OM[" && $5 == "type=81"' "$WORK/tiny.d" | grep -c 'value=6 ')"
