@@ -272,6 +272,9 @@ void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out);
 /* The type of the user code calling into the runtime (unwinds: slow). */
 void omp_type_of_caller(uintptr_t region, struct otype *out);
 void omp_types_reset(void);
+/* After `gen` execs of this process: ids in a range of their own. */
+void omp_types_set_generation(int gen);
+void omp_task_ids_set_generation(int gen);
 /* Where the runtime is loaded (any address inside it). */
 void omp_types_set_runtime(uintptr_t addr_in_runtime);
 

@@ -45,6 +45,13 @@ struct othr *omp_thread_peek(void)
 	return tls_thr;
 }
 
+void omp_task_ids_set_generation(int gen)
+{
+	/* Task ids belong to the process, which an exec keeps: each image takes
+	 * its own range (2^27 tasks; the ids are 32 bits). */
+	atomic_store(&next_id_block, 1 + ((uint64_t)(unsigned)gen << 27));
+}
+
 uint32_t omp_task_id(struct othr *th)
 {
 	for (;;) {

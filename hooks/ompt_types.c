@@ -265,6 +265,13 @@ void omp_type_of_caller(uintptr_t region, struct otype *out)
 	omp_type_of(0, 0, out);
 }
 
+void omp_types_set_generation(int gen)
+{
+	/* Types belong to the process, which an exec keeps: each image has its
+	 * own block of MAX_LABELS ids. */
+	next_type = 1 + (uint32_t)gen * MAX_LABELS;
+}
+
 void omp_types_reset(void)
 {
 	/* In a fork child: this process has declared nothing yet. */

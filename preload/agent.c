@@ -36,6 +36,7 @@ static _Atomic int said_open_error;
 
 static int start_process(int creator_tid);
 static _Atomic int64_t proc_seq;
+int oa_exec_generation;
 
 int agent_active(void)
 {
@@ -113,6 +114,11 @@ static int open_stream(struct oa_thread *t)
 		long long last = oa_meta_max_label(&oa_meta, OA_MARK_PROC, base, base + (1 << 20));
 		if (last >= base && last - base > atomic_load(&proc_seq))
 			atomic_store(&proc_seq, last - base);
+		/* Every exec labelled "exec PATH"; one that failed also "exec failed PATH". */
+		int execs = oa_meta_count_labels(&oa_meta, OA_MARK_PROC, base, base + (1 << 20), "exec ") -
+			    2 * oa_meta_count_labels(&oa_meta, OA_MARK_PROC, base, base + (1 << 20), "exec failed ");
+		if (execs > oa_exec_generation)
+			oa_exec_generation = execs;
 	}
 	unsigned gen = atomic_load(&oa_meta.generation);
 	char *meta_final = oa_meta_render(&oa_meta, t->tid, 1);

@@ -24,6 +24,9 @@ extern OA_TLS struct oa_thread *oa_self;
 extern OA_TLS int oa_guard;
 
 extern struct oa_meta oa_meta;
+/* How many images of this process ran before this one (successful execs):
+ * ids that belong to the process (OpenMP task and type ids) must not repeat. */
+extern int oa_exec_generation;
 
 /* The process is traced and not ending. */
 int agent_active(void);

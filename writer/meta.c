@@ -131,6 +131,24 @@ int oa_meta_import_marks(struct oa_meta *m, const char *stream_json_path)
 	return 0;
 }
 
+int oa_meta_count_labels(struct oa_meta *m, int type, long long lo, long long hi, const char *prefix)
+{
+	char key[16];
+	snprintf(key, sizeof(key), "%d", type);
+	size_t plen = strlen(prefix);
+	int n = 0;
+	lock(m);
+	const char *value;
+	json_t *label;
+	json_object_foreach(json_object_get(json_object_get(m->marks, key), "labels"), value, label) {
+		long long v = atoll(value);
+		if (v >= lo && v < hi && json_is_string(label) && !strncmp(json_string_value(label), prefix, plen))
+			n++;
+	}
+	unlock(m);
+	return n;
+}
+
 long long oa_meta_max_label(struct oa_meta *m, int type, long long lo, long long hi)
 {
 	char key[16];

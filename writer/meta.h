@@ -41,6 +41,8 @@ int oa_meta_import_marks(struct oa_meta *m, const char *stream_json_path);
 
 /* The largest labelled value of a mark type within [lo, hi), or lo - 1. */
 long long oa_meta_max_label(struct oa_meta *m, int type, long long lo, long long hi);
+/* How many labels of mark `type` with a value in [lo, hi) start with `prefix`. */
+int oa_meta_count_labels(struct oa_meta *m, int type, long long lo, long long hi, const char *prefix);
 
 /* JSON text for thread `tid` (malloc'd, NULL on error). */
 char *oa_meta_render(struct oa_meta *m, int tid, int finished);

@@ -30,6 +30,18 @@ assert_eq "execfail: tasks" 100 "$(rval tasks "$WORK/ef.r")"
 assert_eq "execfail: completed" 100 "$(rval completed "$WORK/ef.r")"
 assert_ge "execfail: thread ended and started again" 2 "$(count OHx "$WORK/ef.d")"
 
+# exec from a task: the new image is the same process, so its task and type
+# ids must not repeat those of the first image (ovniemu rejects a type or
+# task id declared twice in a process).
+OMP_NUM_THREADS=2 "$OVNIRUN" -q -o "$WORK/rx" "$P" reexec >"$WORK/rx.out" 2>&1 || fail "reexec: exit status $?"
+assert_eq "reexec output" "plain done 4950" "$(cat "$WORK/rx.out")"
+check_trace "$WORK/rx"
+dump "$WORK/rx" >"$WORK/rx.d"
+assert_ge "reexec: tasks of both images" 150 "$(count PPc "$WORK/rx.d")"
+assert_eq "reexec: task ids unique" 0 "$(awk '$2 == "PPc" { print $4 }' "$WORK/rx.d" | sort | uniq -d | wc -l)"
+assert_eq "reexec: type ids unique" 0 "$(awk '$2 == "POc" { print $4 }' "$WORK/rx.d" | sort | uniq -d | wc -l)"
+assert_ge "reexec: types declared by both images" 2 "$(count POc "$WORK/rx.d")"
+
 OMP_NUM_THREADS=2 "$OVNIRUN" -q -o "$WORK/k" "$P" hang >/dev/null 2>&1 &
 pid=$!
 n=0
