@@ -2,7 +2,7 @@
 # deps.sh: install the Debian packages ovni-auto needs to build and test, only
 # those missing. Runs apt-get as root (or through sudo when available).
 set -e
-pkgs="make gcc libc6-dev libjansson-dev libunwind-dev libelf-dev clang libomp-dev"
+pkgs="make gcc libc6-dev libjansson-dev libunwind-dev libelf-dev clang libomp-dev procps"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
