@@ -1,24 +1,22 @@
 /* exit.c: process exits that skip the destructors.
  * Interposes: _exit, _Exit.  Every stream is ended before the real call.
- * (exit() and a return from main reach the destructor in preload/main.c.) */
-#include <stdio.h>
-
+ * (exit() and a return from main reach the destructor in preload/main.c.)
+ * _exit() is async-signal-safe and programs call it from signal handlers:
+ * everything done here is too (no allocation, no lock, no symbol lookup). */
 #include "hooks.h"
 
-static void record(int status)
+static void end_all(int status)
 {
-	if (!hook_tracing())
-		return;
-	char label[48];
-	snprintf(label, sizeof(label), "exit status %d", status);
-	agent_proc_event(label);
+	if (!oa_guard) {
+		agent_exit_event(status);
+		agent_process_end(1);
+	}
 }
 
 OA_EXPORT void _exit(int status)
 {
 	void (*real)(int) = HOOK_REAL(_exit);
-	record(status);
-	agent_process_end(0);
+	end_all(status);
 	real(status);
 	__builtin_unreachable();
 }
@@ -26,8 +24,7 @@ OA_EXPORT void _exit(int status)
 OA_EXPORT void _Exit(int status)
 {
 	void (*real)(int) = HOOK_REAL(_Exit);
-	record(status);
-	agent_process_end(0);
+	end_all(status);
 	real(status);
 	__builtin_unreachable();
 }

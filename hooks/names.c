@@ -33,7 +33,7 @@ void names_set(const char *name)
 		return;
 	int saved = errno;
 	int64_t v = name_value(name);
-	oa_meta_mark_label(&oa_meta, OA_MARK_THREAD_NAME, v, name);
+	oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_THREAD_NAME, v, name);
 	ev_ovni_mark_set(&t->s, OA_MARK_THREAD_NAME, v);
 	errno = saved;
 }

@@ -66,18 +66,18 @@ static void declare_marks(void)
 						 [ompt_dependence_type_sink] = "sink",
 						 [ompt_dependence_type_inoutset] = "inoutset" };
 	for (unsigned v = 1; v < ARRAY_LEN(dep_kinds); v++)
-		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_DEPKIND, v, dep_kinds[v]);
+		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_OMP_DEPKIND, v, dep_kinds[v]);
 	for (unsigned v = 1; v < ARRAY_LEN(task_labels); v++)
-		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_TASK, v, task_labels[v]);
+		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_OMP_TASK, v, task_labels[v]);
 	for (unsigned v = 1; v < ARRAY_LEN(construct_labels); v++)
-		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_CONSTRUCT, v, construct_labels[v]);
+		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_OMP_CONSTRUCT, v, construct_labels[v]);
 	for (unsigned i = 0; i < ARRAY_LEN(cancel_kinds); i++) {
 		char label[64];
 		snprintf(label, sizeof(label), "cancel %s activated", cancel_kinds[i].name);
-		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_TASK,
+		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_OMP_TASK,
 				   TM_CANCEL_BASE + (cancel_kinds[i].flag | ompt_cancel_activated), label);
 		snprintf(label, sizeof(label), "cancel %s detected", cancel_kinds[i].name);
-		oa_meta_mark_label(&oa_meta, OA_MARK_OMP_TASK,
+		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_OMP_TASK,
 				   TM_CANCEL_BASE + (cancel_kinds[i].flag | ompt_cancel_detected), label);
 	}
 }

@@ -18,11 +18,8 @@ static main_fn real_main;
 static void record_exit(int status, void *arg)
 {
 	(void)arg;
-	if (!agent_active())
-		return;
-	char label[48];
-	snprintf(label, sizeof(label), "exit status %d", status);
-	agent_proc_event(label);
+	if (agent_active())
+		agent_exit_event(status);
 }
 
 static int wrapped_main(int argc, char **argv, char **envp)

@@ -69,7 +69,7 @@ __attribute__((constructor(102))) static void sync_init(void)
 		return;
 	oa_meta_mark_type(&oa_meta, OA_MARK_SYNC, 1, "Blocked in (ovni-auto)");
 	for (int k = 1; k < SYNC_NKINDS; k++)
-		oa_meta_mark_label(&oa_meta, OA_MARK_SYNC, k, labels[k]);
+		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_SYNC, k, labels[k]);
 }
 
 static OA_TLS int blocked;         /* depth of waits on this thread */

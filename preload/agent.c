@@ -2,6 +2,7 @@
 #include "agent.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
+#include "../writer/sigblock.h"
 #include "config.h"
 #include "callsite.h"
 #include "sample.h"
@@ -31,6 +33,10 @@ static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
 static char stagedir[4600];      /* same under OVNI_TMPDIR, or "" */
 static _Atomic int said_open_error;
+/* The exit label, prepared at start: _exit() may be called from a signal
+ * handler, where nothing may allocate. */
+static struct oa_label *exit_label;
+static _Atomic int exit_label_used;
 
 #define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
 
@@ -50,14 +56,8 @@ uint64_t agent_next_tag(void)
 
 void agent_require(unsigned model)
 {
-	if (atomic_fetch_or(&oa_meta.require, model) & model)
-		return;
-	struct oa_thread *t = oa_self;
-	if (t) {
-		char *meta = oa_meta_render(&oa_meta, t->tid, 1);
-		if (meta)
-			oa_stream_set_meta(&t->s, meta);
-	}
+	/* Every stream.json is written from the live tables: nothing to redo. */
+	atomic_fetch_or(&oa_meta.require, model);
 }
 
 static void thread_key_destructor(void *arg)
@@ -91,50 +91,67 @@ static int set_process_dirs(void)
 	return 0;
 }
 
-/* Create the stream of the calling thread (slot already acquired). */
+/* What an earlier image of this process recorded in the stream we continue:
+ * its labels are written again at our end, and process-event values and
+ * OpenMP ids go on after its own. */
+static void import_earlier(struct oa_thread *t)
+{
+	int dfd = open(t->s.final_path[0] ? t->s.final_path : t->s.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd < 0 ? -1 : openat(dfd, "stream.json", O_RDONLY | O_CLOEXEC);
+	if (dfd >= 0)
+		close(dfd);
+	if (fd < 0)
+		return;
+	int r = oa_meta_import_marks(&oa_meta, &t->s.labels, fd);
+	close(fd);
+	if (r != 0)
+		return;
+	long long base = (long long)oa_meta.pid << 20, last = base;
+	int execs = 0;
+	for (struct oa_label *l = atomic_load(&t->s.labels.head); l; l = l->onext) {
+		if (l->type != OA_MARK_PROC || l->value < base || l->value >= base + (1 << 20))
+			continue;
+		if (l->value > last)
+			last = l->value;
+		/* Every exec labelled "exec PATH"; one that failed also "exec failed PATH". */
+		if (!strncmp(l->text, "exec failed ", 12))
+			execs--;
+		else if (!strncmp(l->text, "exec ", 5))
+			execs++;
+	}
+	if (last - base > atomic_load(&proc_seq))
+		atomic_store(&proc_seq, last - base);
+	if (execs > oa_exec_generation)
+		oa_exec_generation = execs;
+}
+
+/* Create the stream of the calling thread (slot already acquired).  The
+ * paths are built in the stream's own buffers: a thread with a minimal
+ * stack (PTHREAD_STACK_MIN) must be able to start here. */
 static int open_stream(struct oa_thread *t)
 {
-	char dir[4700], final[4700];
 	/* Append when the stream exists: after exec the new image continues the
 	 * thread's stream (a dead thread may run again), and a recycled tid must
 	 * not give the process two streams with one tid. */
-	struct oa_stream_cfg cfg = { .max_window = oa_cfg.bufsize, .tid = t->tid, .append = 1 };
+	struct oa_stream_cfg cfg = { .max_window = oa_cfg.bufsize, .tid = t->tid, .append = 1, .meta = &oa_meta };
 	if (stagedir[0]) {
-		oa_snprintf(dir, sizeof(dir), "%s/thread.%d", stagedir, t->tid);
-		oa_snprintf(final, sizeof(final), "%s/thread.%d", procdir, t->tid);
-		cfg.final_dir = final;
+		oa_snprintf(t->s.path, sizeof(t->s.path), "%s/thread.%d", stagedir, t->tid);
+		oa_snprintf(t->s.final_path, sizeof(t->s.final_path), "%s/thread.%d", procdir, t->tid);
+		cfg.final_dir = t->s.final_path;
 	} else {
-		oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, t->tid);
+		oa_snprintf(t->s.path, sizeof(t->s.path), "%s/thread.%d", procdir, t->tid);
+		t->s.final_path[0] = '\0';
 	}
-	cfg.dir = dir;
-	char old[4800];
-	oa_snprintf(old, sizeof(old), "%s/stream.json", cfg.final_dir ? cfg.final_dir : dir);
-	if (access(old, F_OK) == 0 && oa_meta_import_marks(&oa_meta, old) == 0) {
-		long long base = (long long)oa_meta.pid << 20;
-		long long last = oa_meta_max_label(&oa_meta, OA_MARK_PROC, base, base + (1 << 20));
-		if (last >= base && last - base > atomic_load(&proc_seq))
-			atomic_store(&proc_seq, last - base);
-		/* Every exec labelled "exec PATH"; one that failed also "exec failed PATH". */
-		int execs = oa_meta_count_labels(&oa_meta, OA_MARK_PROC, base, base + (1 << 20), "exec ") -
-			    2 * oa_meta_count_labels(&oa_meta, OA_MARK_PROC, base, base + (1 << 20), "exec failed ");
-		if (execs > oa_exec_generation)
-			oa_exec_generation = execs;
-	}
-	unsigned gen = atomic_load(&oa_meta.generation);
-	char *meta_final = oa_meta_render(&oa_meta, t->tid, 1);
-	char *meta_open = meta_final ? strdup(meta_final) : NULL;
-	if (meta_open)
-		oa_meta_unfinish(meta_open);
-	int r = meta_open ? oa_stream_open(&t->s, &cfg, meta_open) : -ENOMEM;
-	free(meta_open);
+	cfg.dir = t->s.path;
+	atomic_store(&t->s.labels.head, NULL);
+	t->s.meta = &oa_meta;
+	import_earlier(t);
+	int r = oa_stream_open(&t->s, &cfg);
 	if (r != 0) {
-		free(meta_final);
 		if (!atomic_exchange(&said_open_error, 1))
-			oa_log("cannot write the trace in %s: %s; the program runs untraced", dir, strerror(-r));
+			oa_log("cannot write the trace in %s: %s; the program runs untraced", t->s.path, strerror(-r));
 		return r;
 	}
-	oa_stream_set_meta(&t->s, meta_final);
-	t->s.meta_generation = gen;
 	return 0;
 }
 
@@ -142,17 +159,11 @@ static int open_stream(struct oa_thread *t)
 static void end_stream(struct oa_thread *t, int in_signal)
 {
 	if (!in_signal)
-		oa_sample_label();
-	unsigned gen = atomic_load(&oa_meta.generation);
-	if (!in_signal && gen != t->s.meta_generation) {
-		char *meta = oa_meta_render(&oa_meta, t->tid, 1);
-		if (meta)
-			oa_stream_set_meta(&t->s, meta);
-	}
+		oa_sample_label(&t->s.labels);
 	int r = oa_stream_end(&t->s);
 	oa_cpus_release(atomic_exchange(&t->cpu, -1), t->tid);
-	if (r != 0 && !in_signal)
-		oa_log("could not finish the stream of thread %d: error %d", t->tid, -r);
+	if (r != 0 && !in_signal && !atomic_exchange(&said_open_error, 1))
+		oa_log("could not finish the stream of thread %d: %s", t->tid, strerror(-r));
 }
 
 struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock)
@@ -163,6 +174,12 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 	struct oa_thread *t = THREAD_OF(oa_registry_acquire(sizeof(struct oa_thread)));
 	if (!t)
 		goto out;
+	if (!oa_registry_may_open()) {
+		/* The process is ending: this thread stays untraced. */
+		oa_registry_abandon(&t->s);
+		t = NULL;
+		goto out;
+	}
 	t->tid = gettid();
 	t->self = pthread_self();
 	atomic_store(&t->aff_dirty, 0);
@@ -198,6 +215,8 @@ void agent_thread_end(void)
 	if (!t)
 		return;
 	int saved = errno;
+	sigset_t old;
+	oa_sigblock(&old); /* a SIGTERM now waits until the stream is finished */
 	oa_guard++;
 	oa_sample_thread_stop();
 	oa_self = NULL;
@@ -206,6 +225,7 @@ void agent_thread_end(void)
 		oa_registry_release(&t->s);
 	}
 	oa_guard--;
+	oa_sigrestore(&old);
 	errno = saved;
 }
 
@@ -226,6 +246,8 @@ void agent_process_end(int in_signal)
 	if (!atomic_load(&active) || foreign_process())
 		return;
 	int saved = errno;
+	sigset_t old;
+	oa_sigblock(&old); /* finishing is atomic with respect to SIGTERM, SIGINT... */
 	oa_guard++;
 	struct oa_thread *self = oa_self;
 	oa_registry_end_others(self ? &self->s : NULL, end_other, &in_signal);
@@ -235,7 +257,9 @@ void agent_process_end(int in_signal)
 			end_stream(self, in_signal);
 	}
 	atomic_store(&active, 0);
+	oa_registry_done();
 	oa_guard--;
+	oa_sigrestore(&old);
 	errno = saved;
 }
 
@@ -338,20 +362,37 @@ void agent_exec_failed(int was_traced)
  * fork, exec and exit values are made unique per process and labelled then. */
 #define PROC_SIGNAL_BASE 100 /* + signal number */
 
+/* Unique in the whole trace: the pid in the high bits; an image after exec
+ * goes on after the values its predecessors labelled. */
+static int64_t next_proc_value(void)
+{
+	return ((int64_t)oa_meta.pid << 20) | (atomic_fetch_add(&proc_seq, 1) + 1);
+}
+
 void agent_proc_event(const char *label)
 {
 	struct oa_thread *t = oa_self;
-	if (!t)
+	if (!t || foreign_process())
 		return;
-	/* Unique in the whole trace: the pid in the high bits; an image after
-	 * exec goes on after the values its predecessors labelled. */
-	int64_t base = (int64_t)oa_meta.pid << 20;
-	int64_t value = base | (atomic_fetch_add(&proc_seq, 1) + 1);
-	oa_meta_mark_label(&oa_meta, OA_MARK_PROC, value, label);
-	char *meta = oa_meta_render(&oa_meta, t->tid, 1);
-	if (meta)
-		oa_stream_set_meta(&t->s, meta);
+	int64_t value = next_proc_value();
+	oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, label);
 	ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
+}
+
+void agent_exit_event(int status)
+{
+	struct oa_thread *t = oa_self;
+	if (!atomic_load(&active) || foreign_process())
+		return;
+	char text[48];
+	oa_snprintf(text, sizeof(text), "exit status %d", status);
+	int64_t value = next_proc_value();
+	/* The prepared label serves the first exit; another (exit() from
+	 * several threads at once) goes unlabelled rather than allocate. */
+	if (!atomic_exchange(&exit_label_used, 1))
+		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, exit_label, OA_MARK_PROC, value, text);
+	if (t && !oa_emitting(&t->s))
+		ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
 }
 
 void agent_signal_event(int sig)
@@ -367,15 +408,18 @@ static void declare_marks(void)
 	if (oa_callsites)
 		oa_meta_mark_type(&oa_meta, OA_MARK_CALLSITE, 1, "Called from (ovni-auto)");
 	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
-	for (int sig = 1; sig < 65; sig++) {
+	/* Written in every stream: a fatal signal cannot add labels. */
+	for (int sig = 1; sig < 32; sig++) {
 		const char *name = sigabbrev_np(sig);
 		char label[64];
 		if (name)
 			snprintf(label, sizeof(label), "signal SIG%s", name);
 		else
 			snprintf(label, sizeof(label), "signal %d", sig);
-		oa_meta_mark_label(&oa_meta, OA_MARK_PROC, PROC_SIGNAL_BASE + sig, label);
+		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_PROC, PROC_SIGNAL_BASE + sig, label);
 	}
+	if (!exit_label)
+		exit_label = oa_meta_label_alloc();
 }
 
 static int start_process(int creator_tid)
@@ -437,6 +481,7 @@ void agent_fork_child(void)
 	oa_self = NULL;
 	oa_registry_after_fork(NULL);
 	atomic_store(&active, 0);
+	atomic_store(&exit_label_used, 0);
 	if (oa_config_trace_child(program_invocation_short_name) && start_process(parent_tid) == 0) {
 		char label[64];
 		snprintf(label, sizeof(label), "forked from %d", (int)getppid());

@@ -64,9 +64,13 @@ void agent_exec_failed(int was_traced);
 /* A fatal signal arrived: mark it on the calling thread (async-signal-safe). */
 void agent_signal_event(int sig);
 
-/* A process event (fork, exec, spawn, exit) with its label, as a mark on
- * the calling thread. */
+/* A process event (fork, exec, spawn) with its label, as a mark on the
+ * calling thread. Not in a vfork child (the parent's streams). */
 void agent_proc_event(const char *label);
+
+/* The process exits with `status`: its labelled mark on the calling thread.
+ * Async-signal-safe (the label was prepared at start). */
+void agent_exit_event(int status);
 
 /* In a fork child: forget the parent's streams, trace this process. */
 void agent_fork_child(void);

@@ -49,7 +49,7 @@ int64_t oa_callsite(void)
 		/* A return address points after the call: look up pc - 1. */
 		const char *name = oa_sym_name(pc - 1);
 		v = name_value(name);
-		oa_meta_mark_label(&oa_meta, OA_MARK_CALLSITE, v, name);
+		oa_meta_mark_label(&oa_meta, oa_self ? &oa_self->s.labels : NULL, OA_MARK_CALLSITE, v, name);
 		break;
 	}
 	oa_guard--;

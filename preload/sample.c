@@ -125,7 +125,7 @@ void oa_sample_thread_stop(void)
 	has_timer = 0;
 }
 
-void oa_sample_label(void)
+void oa_sample_label(struct oa_label_list *owner)
 {
 	if (!period_ns)
 		return;
@@ -133,7 +133,7 @@ void oa_sample_label(void)
 		uintptr_t pc = atomic_load(&seen[i]);
 		if (!pc || atomic_load(&labelled[i]) == pc)
 			continue;
-		oa_meta_mark_label(&oa_meta, OA_MARK_SAMPLE, value_of(pc), oa_sym_name(pc));
+		oa_meta_mark_label(&oa_meta, owner, OA_MARK_SAMPLE, value_of(pc), oa_sym_name(pc));
 		atomic_store(&labelled[i], pc);
 	}
 }

@@ -12,6 +12,7 @@ void oa_sample_init(void);
 void oa_sample_thread_start(struct oa_thread *t);
 void oa_sample_thread_stop(void);
 /* Label every sampled address seen so far (not in a signal handler). */
-void oa_sample_label(void);
+struct oa_label_list;
+void oa_sample_label(struct oa_label_list *owner);
 
 #endif

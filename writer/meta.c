@@ -1,115 +1,369 @@
-/* meta.c: stream.json rendering with jansson (see meta.h). */
+/* meta.c: stream.json metadata (see meta.h): the type table, the lock-free
+ * label table, the async-signal-safe JSON writer, and the import of an
+ * earlier image's labels (with jansson, at stream open only). */
 #include "meta.h"
 
+#include <errno.h>
 #include <jansson.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ovni_fmt.h"
 
-static void lock(struct oa_meta *m)
-{
-	while (atomic_flag_test_and_set_explicit(&m->lock, memory_order_acquire))
-		;
-}
-
-static void unlock(struct oa_meta *m)
-{
-	atomic_flag_clear_explicit(&m->lock, memory_order_release);
-}
-
 int oa_meta_init(struct oa_meta *m)
 {
-	m->marks = json_object();
-	atomic_flag_clear(&m->lock);
-	return m->marks ? 0 : -1;
+	for (int i = 0; i < OA_META_NTYPES; i++)
+		atomic_store(&m->types[i].declared, 0);
+	for (unsigned i = 0; i < OA_META_BUCKETS; i++)
+		atomic_store(&m->buckets[i], NULL);
+	atomic_store(&m->global.head, NULL);
+	return 0;
 }
 
 void oa_meta_fini(struct oa_meta *m)
 {
-	json_decref(m->marks);
-	m->marks = NULL;
+	/* Labels are shared by every list: free each once, through the buckets. */
+	for (unsigned i = 0; i < OA_META_BUCKETS; i++) {
+		struct oa_label *l = atomic_exchange(&m->buckets[i], NULL);
+		while (l) {
+			struct oa_label *n = l->hnext;
+			free(l);
+			l = n;
+		}
+	}
+	atomic_store(&m->global.head, NULL);
+}
+
+size_t oa_meta_sanitize(char *dst, size_t size, const char *src)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t n = 0;
+	if (!size)
+		return 0;
+	while (*s && n + 1 < size) {
+		unsigned c = *s;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		int ok = len > 0 && !(len == 2 && c < 0xc2) && !(len == 4 && c > 0xf4);
+		for (size_t i = 1; ok && i < len; i++)
+			ok = (s[i] & 0xc0) == 0x80;
+		if (ok && len == 3) /* no overlong forms, no surrogates */
+			ok = !(c == 0xe0 && s[1] < 0xa0) && !(c == 0xed && s[1] >= 0xa0);
+		if (ok && len == 4)
+			ok = !(c == 0xf0 && s[1] < 0x90) && !(c == 0xf4 && s[1] >= 0x90);
+		if (!ok || n + len >= size) {
+			if (ok) /* a whole character that does not fit: stop */
+				break;
+			dst[n++] = '?';
+			s++;
+			continue;
+		}
+		memcpy(dst + n, s, len);
+		n += len;
+		s += len;
+	}
+	dst[n] = '\0';
+	return n;
 }
 
 int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 {
-	char key[16];
-	snprintf(key, sizeof(key), "%d", type);
-	json_t *t = json_pack("{s:s, s:s, s:{}}", "title", title, "chan_type", stack ? "stack" : "single",
-			      "labels");
-	if (!t)
+	if (type < 0 || type >= OA_META_NTYPES)
 		return -1;
-	lock(m);
-	int r = json_object_get(m->marks, key) ? 0 : json_object_set_new(m->marks, key, t);
-	atomic_fetch_add(&m->generation, 1);
-	unlock(m);
-	if (r != 0 || json_object_get(m->marks, key) != t)
-		json_decref(t);
+	struct oa_meta_type *t = &m->types[type];
+	int expect = 0;
+	/* 0 -> 2 (being filled) -> 1 (readable): readers look for 1 only. */
+	if (!atomic_compare_exchange_strong(&t->declared, &expect, 2))
+		return 0;
+	t->stack = stack;
+	oa_meta_sanitize(t->title, sizeof(t->title), title);
+	atomic_store_explicit(&t->declared, 1, memory_order_release);
 	return 0;
 }
 
-int oa_meta_mark_label(struct oa_meta *m, int type, long long value, const char *label)
+static unsigned bucket_of(int type, int64_t value)
 {
-	char key[16], vkey[24];
-	snprintf(key, sizeof(key), "%d", type);
-	snprintf(vkey, sizeof(vkey), "%lld", value);
-	int r = -1;
-	lock(m);
-	json_t *labels = json_object_get(json_object_get(m->marks, key), "labels");
-	if (labels) {
-		r = 0;
-		if (!json_object_get(labels, vkey)) {
-			r = json_object_set_new(labels, vkey, json_string(label));
-			atomic_fetch_add(&m->generation, 1);
-		}
+	uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15ull ^ (uint64_t)type * 0xc2b2ae3d27d4eb4full;
+	return (unsigned)(h >> 40) & (OA_META_BUCKETS - 1);
+}
+
+static struct oa_label *find_from(struct oa_label *l, struct oa_label *stop, int type, int64_t value)
+{
+	for (; l && l != stop; l = l->hnext)
+		if (l->value == value && l->type == type)
+			return l;
+	return NULL;
+}
+
+static void push_owner(struct oa_label_list *list, struct oa_label *l)
+{
+	l->owner = list;
+	struct oa_label *old = atomic_load_explicit(&list->head, memory_order_relaxed);
+	do {
+		l->onext = old;
+	} while (!atomic_compare_exchange_weak_explicit(&list->head, &old, l, memory_order_release,
+							memory_order_relaxed));
+}
+
+/* Insert l (type, value and text set) unless the value has a label: 0 when
+ * inserted, 1 when it had one. Lock-free: a chain only grows at its head. */
+static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l)
+{
+	struct oa_label *_Atomic *b = &m->buckets[bucket_of(l->type, l->value)];
+	struct oa_label *head = atomic_load_explicit(b, memory_order_acquire), *seen = NULL;
+	for (;;) {
+		if (find_from(head, seen, l->type, l->value))
+			return 1;
+		seen = head; /* only what is pushed in front of it needs a look next time */
+		l->hnext = head;
+		if (atomic_compare_exchange_weak_explicit(b, &head, l, memory_order_release, memory_order_acquire))
+			break;
+		/* head now holds the new chain head; the part from `seen` on was checked. */
+		if (find_from(head, seen, l->type, l->value))
+			return 1;
+		seen = l->hnext;
 	}
-	unlock(m);
+	push_owner(owner ? owner : &m->global, l);
+	return 0;
+}
+
+int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value,
+		       const char *label)
+{
+	if (type < 0 || type >= OA_META_NTYPES || value == 0 ||
+	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1 || !label)
+		return -1;
+	/* Cheap check first: most calls label a value that already has one. */
+	struct oa_label *_Atomic *b = &m->buckets[bucket_of(type, value)];
+	if (find_from(atomic_load_explicit(b, memory_order_acquire), NULL, type, value))
+		return 1;
+	size_t len = strlen(label);
+	if (len > OA_META_LABEL_MAX)
+		len = OA_META_LABEL_MAX;
+	struct oa_label *l = malloc(sizeof(*l) + len + 1);
+	if (!l)
+		return -1;
+	l->type = type;
+	l->value = value;
+	oa_meta_sanitize(l->text, len + 1, label);
+	int r = insert(m, owner, l);
+	if (r)
+		free(l);
 	return r;
 }
 
-char *oa_meta_render(struct oa_meta *m, int tid, int finished)
+struct oa_label *oa_meta_label_alloc(void)
 {
-	json_t *cpus = json_array();
-	for (int i = 0; i < m->ncpus; i++)
-		json_array_append_new(cpus, json_pack("{s:i, s:i}", "index", i, "phyid", m->phyids[i]));
-	json_t *req = json_pack("{s:s}", "ovni", OVNI_MODEL_OVNI_VERSION);
-	if (atomic_load(&m->require) & OA_REQUIRE_OPENMP)
-		json_object_set_new(req, "openmp", json_string(OVNI_MODEL_OPENMP_VERSION));
-	json_t *ovni = json_pack("{s:s, s:i, s:i, s:s, s:i, s:o, s:o, s:{s:s, s:s}}", "part", "thread", "tid",
-				 tid, "pid", m->pid, "loom", m->loom, "app_id", m->app_id, "loom_cpus", cpus,
-				 "require", req, "lib", "version", m->lib_version, "commit", m->lib_commit);
-	if (!ovni)
-		return NULL;
+	return malloc(sizeof(struct oa_label) + OA_META_LABEL_MAX + 1);
+}
+
+int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
+			  int64_t value, const char *text)
+{
+	if (!l || type < 0 || type >= OA_META_NTYPES || value == 0 ||
+	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1)
+		return -1;
+	l->type = type;
+	l->value = value;
+	oa_meta_sanitize(l->text, OA_META_LABEL_MAX + 1, text);
+	return insert(m, owner, l);
+}
+
+/* ---- the async-signal-safe JSON writer ---- */
+
+struct jw {
+	int fd;
+	int err;
+	size_t n;
+	char buf[768];
+};
+
+static void jw_flush(struct jw *w)
+{
+	size_t off = 0;
+	while (off < w->n && !w->err) {
+		ssize_t r = write(w->fd, w->buf + off, w->n - off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			w->err = r < 0 ? errno : EIO;
+		else
+			off += (size_t)r;
+	}
+	w->n = 0;
+}
+
+static void jw_putc(struct jw *w, char c)
+{
+	if (w->n == sizeof(w->buf))
+		jw_flush(w);
+	w->buf[w->n++] = c;
+}
+
+static void jw_raw(struct jw *w, const char *s)
+{
+	while (*s)
+		jw_putc(w, *s++);
+}
+
+/* A JSON string: the text is valid UTF-8 already (sanitized). */
+static void jw_str(struct jw *w, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	jw_putc(w, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			jw_putc(w, '\\');
+			jw_putc(w, (char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			jw_raw(w, "\\u00");
+			jw_putc(w, hex[c >> 4]);
+			jw_putc(w, hex[c & 15]);
+		} else {
+			jw_putc(w, (char)c);
+		}
+	}
+	jw_putc(w, '"');
+}
+
+static void jw_int(struct jw *w, int64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		jw_putc(w, '-');
+	while (n)
+		jw_putc(w, tmp[--n]);
+}
+
+static void jw_key(struct jw *w, const char *indent, const char *key)
+{
+	jw_raw(w, indent);
+	jw_str(w, key);
+	jw_raw(w, ": ");
+}
+
+static void jw_labels(struct jw *w, const struct oa_label *l, int type, int *first)
+{
+	for (; l; l = l->onext) {
+		if (l->type != type)
+			continue;
+		jw_raw(w, *first ? "\n     " : ",\n     ");
+		*first = 0;
+		jw_putc(w, '"');
+		jw_int(w, l->value);
+		jw_raw(w, "\": ");
+		jw_str(w, l->text);
+	}
+}
+
+int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const struct oa_label_list *own)
+{
+	struct jw w = { .fd = fd };
+	jw_raw(&w, "{\n \"version\": ");
+	jw_int(&w, OVNI_METADATA_VERSION);
+	jw_raw(&w, ",\n \"ovni\": {\n");
+	jw_key(&w, "  ", "part");
+	jw_str(&w, "thread");
+	jw_raw(&w, ",\n");
+	jw_key(&w, "  ", "tid");
+	jw_int(&w, tid);
+	jw_raw(&w, ",\n");
+	jw_key(&w, "  ", "pid");
+	jw_int(&w, m->pid);
+	jw_raw(&w, ",\n");
+	jw_key(&w, "  ", "loom");
+	jw_str(&w, m->loom);
+	jw_raw(&w, ",\n");
+	jw_key(&w, "  ", "app_id");
+	jw_int(&w, m->app_id);
+	jw_raw(&w, ",\n");
 	if (m->rank >= 0 && m->nranks > 0) {
-		json_object_set_new(ovni, "rank", json_integer(m->rank));
-		json_object_set_new(ovni, "nranks", json_integer(m->nranks));
+		jw_key(&w, "  ", "rank");
+		jw_int(&w, m->rank);
+		jw_raw(&w, ",\n");
+		jw_key(&w, "  ", "nranks");
+		jw_int(&w, m->nranks);
+		jw_raw(&w, ",\n");
 	}
+	jw_key(&w, "  ", "loom_cpus");
+	jw_putc(&w, '[');
+	for (int i = 0; i < m->ncpus; i++) {
+		jw_raw(&w, i ? ", {\"index\": " : "{\"index\": ");
+		jw_int(&w, i);
+		jw_raw(&w, ", \"phyid\": ");
+		jw_int(&w, m->phyids[i]);
+		jw_putc(&w, '}');
+	}
+	jw_raw(&w, "],\n");
+	jw_key(&w, "  ", "require");
+	jw_raw(&w, "{\"ovni\": \"" OVNI_MODEL_OVNI_VERSION "\"");
+	if (atomic_load(&m->require) & OA_REQUIRE_OPENMP)
+		jw_raw(&w, ", \"openmp\": \"" OVNI_MODEL_OPENMP_VERSION "\"");
+	jw_raw(&w, "},\n");
+	jw_key(&w, "  ", "lib");
+	jw_raw(&w, "{\"version\": ");
+	jw_str(&w, m->lib_version ? m->lib_version : "");
+	jw_raw(&w, ", \"commit\": ");
+	jw_str(&w, m->lib_commit ? m->lib_commit : "");
+	jw_putc(&w, '}');
+	int ntypes = 0;
+	for (int t = 0; t < OA_META_NTYPES; t++) {
+		if (atomic_load_explicit(&m->types[t].declared, memory_order_acquire) != 1)
+			continue;
+		jw_raw(&w, ntypes++ ? ",\n   \"" : ",\n  \"mark\": {\n   \"");
+		jw_int(&w, t);
+		jw_raw(&w, "\": {\"title\": ");
+		jw_str(&w, m->types[t].title);
+		jw_raw(&w, m->types[t].stack ? ", \"chan_type\": \"stack\", \"labels\": {"
+					     : ", \"chan_type\": \"single\", \"labels\": {");
+		int first = 1;
+		jw_labels(&w, atomic_load_explicit(&m->global.head, memory_order_acquire), t, &first);
+		if (own)
+			jw_labels(&w, atomic_load_explicit(&own->head, memory_order_acquire), t, &first);
+		jw_raw(&w, first ? "}}" : "\n   }}");
+	}
+	if (ntypes)
+		jw_raw(&w, "\n  }");
 	if (finished)
-		json_object_set_new(ovni, "finished", json_integer(1));
-	json_t *root = json_pack("{s:i, s:o}", "version", OVNI_METADATA_VERSION, "ovni", ovni);
-	char *text = NULL;
-	if (root) {
-		lock(m);
-		if (json_object_size(m->marks))
-			json_object_set_new(ovni, "mark", json_deep_copy(m->marks));
-		unlock(m);
-		text = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
-		json_decref(root);
-	}
-	return text;
+		jw_raw(&w, ",\n  \"finished\": 1");
+	jw_raw(&w, "\n }\n}\n");
+	jw_flush(&w);
+	return w.err ? -w.err : 0;
 }
 
-void oa_meta_unfinish(char *text)
+/* A label read back from a stream this image rewrites: it must be written
+ * there again, even when this image already has it in another stream. */
+static void import_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *text)
 {
-	char *p = strstr(text, "\"finished\": 1");
-	if (p)
-		p[strlen("\"finished\": ")] = '0';
+	if (oa_meta_mark_label(m, owner, type, value, text) != 1 || !owner)
+		return;
+	struct oa_label *l = find_from(atomic_load(&m->buckets[bucket_of(type, value)]), NULL, type, value);
+	if (!l || l->owner == owner || l->owner == &m->global)
+		return; /* written there already */
+	for (struct oa_label *o = atomic_load(&owner->head); o; o = o->onext)
+		if (o->type == type && o->value == value)
+			return;
+	size_t len = strlen(text) > OA_META_LABEL_MAX ? OA_META_LABEL_MAX : strlen(text);
+	struct oa_label *copy = malloc(sizeof(*copy) + len + 1);
+	if (!copy)
+		return;
+	copy->type = type;
+	copy->value = value;
+	copy->hnext = NULL; /* in the owner list only (never freed) */
+	oa_meta_sanitize(copy->text, len + 1, text);
+	push_owner(owner, copy);
 }
 
-int oa_meta_import_marks(struct oa_meta *m, const char *stream_json_path)
+int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd)
 {
-	json_t *root = json_load_file(stream_json_path, 0, NULL);
+	json_t *root = json_loadfd(fd, 0, NULL);
 	if (!root)
 		return -1;
 	json_t *marks = json_object_get(json_object_get(root, "ovni"), "mark");
@@ -125,43 +379,8 @@ int oa_meta_import_marks(struct oa_meta *m, const char *stream_json_path)
 		json_t *label;
 		json_object_foreach(json_object_get(def, "labels"), value, label)
 			if (json_is_string(label))
-				oa_meta_mark_label(m, t, atoll(value), json_string_value(label));
+				import_label(m, owner, t, atoll(value), json_string_value(label));
 	}
 	json_decref(root);
 	return 0;
-}
-
-int oa_meta_count_labels(struct oa_meta *m, int type, long long lo, long long hi, const char *prefix)
-{
-	char key[16];
-	snprintf(key, sizeof(key), "%d", type);
-	size_t plen = strlen(prefix);
-	int n = 0;
-	lock(m);
-	const char *value;
-	json_t *label;
-	json_object_foreach(json_object_get(json_object_get(m->marks, key), "labels"), value, label) {
-		long long v = atoll(value);
-		if (v >= lo && v < hi && json_is_string(label) && !strncmp(json_string_value(label), prefix, plen))
-			n++;
-	}
-	unlock(m);
-	return n;
-}
-
-long long oa_meta_max_label(struct oa_meta *m, int type, long long lo, long long hi)
-{
-	char key[16];
-	snprintf(key, sizeof(key), "%d", type);
-	long long best = lo - 1;
-	lock(m);
-	const char *value;
-	json_t *label;
-	json_object_foreach(json_object_get(json_object_get(m->marks, key), "labels"), value, label) {
-		long long v = atoll(value);
-		if (v >= lo && v < hi && v > best)
-			best = v;
-	}
-	unlock(m);
-	return best;
 }

@@ -1,17 +1,54 @@
 /* meta.h: the stream.json metadata of a process's thread streams.
- * The process-wide part (loom, pid, app id, rank, CPUs, required models, mark
- * types and labels) is kept here; oa_meta_render() produces one thread's JSON
- * text with jansson.  Not async-signal-safe: render ahead of time. */
+ *
+ * The process-wide part (loom, pid, app id, rank, CPUs, required models) is
+ * plain data; mark types live in a fixed table and mark labels in a
+ * lock-free hash table that only grows.  Nothing is rendered ahead of time:
+ * oa_meta_write() composes a thread's stream.json from these tables when it
+ * is needed, async-signal-safely (no malloc, no lock, about 1 KiB of
+ * stack), so a stream ended by a fatal signal or by _exit() in a signal
+ * handler gets the same metadata as one ended normally.
+ *
+ * Marks are global to a whole trace in the emulator (types and labels of
+ * every stream are merged), so each label is written into one stream only:
+ * the stream of the thread that added it (its "owner list"), or, for labels
+ * added with no owner (fixed labels declared at start), into every stream.
+ * Adding a label costs O(1): a writer never walks labels it does not own. */
 #ifndef OA_META_H
 #define OA_META_H
 
 #include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "compiler.h"
 
-struct json_t;
-
 #define OA_REQUIRE_OPENMP 0x1u
+#define OA_META_NTYPES 100     /* the emulator accepts types 0..99 */
+#define OA_META_BUCKETS 4096u  /* label hash buckets (chains grow past that) */
+#define OA_META_LABEL_MAX 480  /* bytes of a label (the emulator takes < 512) */
+
+struct oa_label_list;
+
+/* One label; immutable once published. */
+struct oa_label {
+	struct oa_label *hnext; /* hash chain */
+	struct oa_label *onext; /* owner list */
+	struct oa_label_list *owner; /* the list it was pushed on */
+	int64_t value;
+	int type;
+	char text[]; /* NUL-terminated, valid UTF-8, at most OA_META_LABEL_MAX */
+};
+
+/* A list of labels some stream writes (pushed by any thread, read by any). */
+struct oa_label_list {
+	struct oa_label *_Atomic head;
+};
+
+struct oa_meta_type {
+	_Atomic int declared;
+	int stack;
+	char title[96];
+};
 
 struct oa_meta {
 	int pid;
@@ -22,33 +59,44 @@ struct oa_meta {
 	int *phyids; /* loom CPU index i has OS CPU number phyids[i] */
 	const char *lib_version, *lib_commit;
 	_Atomic unsigned require; /* OA_REQUIRE_* */
-	struct json_t *marks;     /* {"<type>": {title, chan_type, labels}} */
-	_Atomic unsigned generation; /* bumped by every change: re-render when it moved */
-	atomic_flag lock;
+	struct oa_meta_type types[OA_META_NTYPES];
+	struct oa_label *_Atomic buckets[OA_META_BUCKETS];
+	struct oa_label_list global; /* labels written into every stream */
 };
 
 int oa_meta_init(struct oa_meta *m) USE_RET;
 void oa_meta_fini(struct oa_meta *m);
 
-/* Declare a mark channel type (stack or single) with a title. */
+/* Declare a mark channel type (stack or single) with a title; the first
+ * declaration stays. 0, or -1 for a type out of range. */
 int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title);
-/* Label a value of a mark type (a value keeps its first label). */
-int oa_meta_mark_label(struct oa_meta *m, int type, long long value, const char *label);
 
-/* Take over the mark types and labels of an existing stream.json (a stream
- * continued after exec keeps what the previous image recorded). */
-int oa_meta_import_marks(struct oa_meta *m, const char *stream_json_path);
+/* Label a value of a declared mark type; a value keeps its first label.
+ * The label is written in the streams that write `owner` (NULL: every
+ * stream). Returns 0 when added, 1 when the value already had a label, -1
+ * on error (undeclared type, value 0, out of memory). Not for signal
+ * handlers (it allocates). */
+int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value,
+		       const char *label);
 
-/* The largest labelled value of a mark type within [lo, hi), or lo - 1. */
-long long oa_meta_max_label(struct oa_meta *m, int type, long long lo, long long hi);
-/* How many labels of mark `type` with a value in [lo, hi) start with `prefix`. */
-int oa_meta_count_labels(struct oa_meta *m, int type, long long lo, long long hi, const char *prefix);
+/* A label prepared ahead of time, to be published from a signal handler. */
+struct oa_label *oa_meta_label_alloc(void);
+/* Fill and publish a prepared label (async-signal-safe; at most once each). */
+int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
+			  int64_t value, const char *text);
 
-/* JSON text for thread `tid` (malloc'd, NULL on error). */
-char *oa_meta_render(struct oa_meta *m, int tid, int finished);
+/* Write the stream.json text of thread `tid` to fd: the process part, every
+ * declared type, the global labels and those of `own`. Async-signal-safe.
+ * Returns 0 or a negative errno. */
+int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const struct oa_label_list *own);
 
-/* The text of a finished stream turned into the one of an open stream
- * ("finished": 0), in place. */
-void oa_meta_unfinish(char *text);
+/* Take over the mark types and labels of an existing stream.json, read
+ * from fd (a stream continued after exec keeps what the previous image
+ * recorded); the labels go into `owner`. */
+int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd);
+
+/* Copy src to dst (size bytes) as valid UTF-8 JSON-safe text: invalid
+ * bytes become '?'. Returns the length written. */
+size_t oa_meta_sanitize(char *dst, size_t size, const char *src);
 
 #endif

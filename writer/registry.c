@@ -29,11 +29,13 @@
 
 static struct oa_stream *_Atomic head;
 static _Atomic int ending;
+static _Atomic int ended; /* the thread that set `ending` has ended every stream */
 static int barrier_kind; /* 0: none, 1: private expedited, 2: global */
 
 void oa_registry_init(void)
 {
 	atomic_store(&ending, 0);
+	atomic_store(&ended, 0);
 	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
 		barrier_kind = 1;
 	else if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
@@ -59,6 +61,21 @@ static void process_barrier(void)
 	atomic_fetch_add(&fence, 1);
 }
 
+static void pause_a_little(int round)
+{
+	/* Raw system calls: the agent interposes sched_yield and nanosleep
+	 * (recorded as waits), and its own waits are not the program's. */
+	if (round < 100) {
+		syscall(SYS_sched_yield);
+	} else if (round < 5000) {
+		struct timespec ts = { 0, 100000 }; /* 0.1 ms */
+		syscall(SYS_nanosleep, &ts, NULL);
+	} else {
+		struct timespec ts = { 0, 1000000 }; /* 1 ms */
+		syscall(SYS_nanosleep, &ts, NULL);
+	}
+}
+
 struct oa_stream *oa_registry_acquire(size_t slot_size)
 {
 	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
@@ -69,7 +86,6 @@ struct oa_stream *oa_registry_acquire(size_t slot_size)
 	struct oa_stream *s = calloc(1, slot_size > sizeof(*s) ? slot_size : sizeof(*s));
 	if (!s)
 		return NULL;
-	s->fd = -1;
 	atomic_store(&s->closed, 1);
 	atomic_store(&s->state, OA_SLOT_OPENING);
 	struct oa_stream *old = atomic_load(&head);
@@ -85,6 +101,13 @@ int oa_registry_publish(struct oa_stream *s)
 	/* seq_cst store then load: pairs with end_others() setting `ending`
 	 * before scanning states, so one of the two sees the other. */
 	return atomic_load(&ending) ? -1 : 0;
+}
+
+int oa_registry_may_open(void)
+{
+	/* Called after the slot became OPENING (a seq_cst store): either the
+	 * ender sees OPENING and waits for us, or we see `ending` here. */
+	return !atomic_load(&ending);
 }
 
 int oa_registry_claim_self(struct oa_stream *s)
@@ -115,7 +138,14 @@ void oa_registry_abandon(struct oa_stream *s)
 
 void oa_registry_resume(void)
 {
+	atomic_store(&ended, 0);
 	atomic_store(&ending, 0);
+}
+
+void oa_registry_wait_ended(void)
+{
+	for (int round = 0; !atomic_load(&ended) && round < 15000; round++)
+		pause_a_little(round);
 }
 
 int oa_registry_ending(void)
@@ -123,29 +153,29 @@ int oa_registry_ending(void)
 	return atomic_load(&ending);
 }
 
-static void pause_a_little(int round)
+/* Slots whose owner is in the middle of agent work that writes files:
+ * creating its stream (OPENING) or ending it itself (CLOSING, not claimed by
+ * us). The process must not end under them: they are waited for. */
+static int transient(struct oa_stream *s, struct oa_stream *self)
 {
-	/* Raw system calls: the agent interposes sched_yield and nanosleep
-	 * (recorded as waits), and its own waits are not the program's. */
-	if (round < 100) {
-		syscall(SYS_sched_yield);
-	} else {
-		struct timespec ts = { 0, 1000000 }; /* 1 ms */
-		syscall(SYS_nanosleep, &ts, NULL);
-	}
+	int st = atomic_load(&s->state);
+	return s != self && !s->claimed && (st == OA_SLOT_OPENING || st == OA_SLOT_CLOSING);
 }
 
 int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 {
-	/* Only the first caller ends the others (exit racing with a crash). */
-	if (atomic_exchange(&ending, 1))
+	/* Only the first caller ends the others (exit racing with exit, or
+	 * with a crash); the others wait until it is done. */
+	if (atomic_exchange(&ending, 1)) {
+		oa_registry_wait_ended();
 		return 0;
-
-	/* Threads that are creating their stream finish that quickly. */
-	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
-		for (int round = 0; s != self && atomic_load(&s->state) == OA_SLOT_OPENING && round < 300; round++)
-			pause_a_little(round);
 	}
+
+	/* Threads creating or ending their own stream finish that quickly
+	 * (file system work, signals blocked): let them (bounded, ~5 s). */
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next)
+		for (int round = 0; transient(s, self) && round < 9500; round++)
+			pause_a_little(round);
 
 	/* Claim: from here on their emits are dropped. */
 	int nclaimed = 0;
@@ -157,12 +187,11 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 		s->claimed = 1;
 		nclaimed++;
 	}
-	if (!nclaimed)
-		return 0;
-	process_barrier();
+	if (nclaimed)
+		process_barrier();
 
 	int nended = 0;
-	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
+	for (struct oa_stream *s = atomic_load(&head); nclaimed && s; s = s->next) {
 		if (!s->claimed)
 			continue;
 		s->claimed = 0;
@@ -180,6 +209,11 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 		nended++;
 	}
 	return nended;
+}
+
+void oa_registry_done(void)
+{
+	atomic_store(&ended, 1);
 }
 
 void oa_registry_after_fork(struct oa_stream *keep)

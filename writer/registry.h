@@ -15,6 +15,10 @@ void oa_registry_init(void);
  * caller embed the stream first in a larger per-thread struct. */
 struct oa_stream *oa_registry_acquire(size_t slot_size);
 
+/* After acquiring (OPENING): may the stream be created? 0 when the process
+ * is already ending (the caller then abandons the slot, untraced). */
+int oa_registry_may_open(void);
+
 /* The owner made its stream visible: OPENING -> OPEN. Returns 0, or -1 when
  * the process is already ending (the caller then ends its own stream). */
 int oa_registry_publish(struct oa_stream *s);
@@ -33,12 +37,23 @@ void oa_registry_abandon(struct oa_stream *s);
  * owns it and its thread no longer emits: write the last events, close. */
 typedef void (*oa_end_fn)(struct oa_stream *s, void *arg);
 
-/* Mark the process as ending, claim every OPEN stream except `self`, wait
- * (bounded: ~1 s, ~10 s for a thread inside a flush) until their threads
- * are out of the emit path, then call end() for each.  Async-signal-safe.
- * Returns how many streams it ended; streams whose thread stayed inside an
- * emit longer than the bound are left alone (`ovni-auto repair` closes them). */
+/* Mark the process as ending; wait (bounded, ~5 s) for threads that are
+ * creating or ending their own stream; claim every OPEN stream except
+ * `self`, wait (bounded: ~1 s, ~10 s for a thread inside a flush) until their
+ * threads are out of the emit path, then call end() for each.
+ * Async-signal-safe.  Returns how many streams it ended; streams whose
+ * thread stayed inside an emit longer than the bound are left alone
+ * (`ovni-auto repair` closes them).  A second caller (exit from two threads,
+ * a crash during exit) ends nothing and returns once the first caller has
+ * called oa_registry_done() (bounded, ~10 s), so that the process does not
+ * die under it. */
 int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg);
+
+/* The caller of oa_registry_end_others() has also ended its own stream. */
+void oa_registry_done(void);
+
+/* Wait (bounded) until the process's streams are all ended. */
+void oa_registry_wait_ended(void);
 
 /* A failed exec: the process goes on, new streams may open again. */
 void oa_registry_resume(void);

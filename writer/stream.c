@@ -2,7 +2,8 @@
  * file in growing windows (the "flush" of the emit path), and closes it by
  * cutting the file at the last event and writing the final metadata.  Every
  * function that runs at close is async-signal-safe: it may run in a fatal
- * signal handler. */
+ * signal handler, possibly on a small alternate stack. No descriptor is kept
+ * between calls (see stream.h). */
 #include "stream.h"
 
 #include <errno.h>
@@ -10,10 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "sigblock.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -30,30 +33,29 @@ static size_t page_size(void)
 	return v;
 }
 
-/* mkdir -p, signal-safe (path is copied into a stack buffer). */
-static int mkdir_p(const char *path)
+/* mkdir -p on a path buffer we own (each '/' is cut for a moment):
+ * signal-safe, no stack copy. */
+static int mkdir_p(char *path)
 {
-	char buf[4096];
 	size_t n = strlen(path);
-	if (n >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, n + 1);
 	for (size_t i = 1; i <= n; i++) {
-		if (buf[i] != '/' && buf[i] != '\0')
+		if (path[i] != '/' && path[i] != '\0')
 			continue;
-		char c = buf[i];
-		buf[i] = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		buf[i] = c;
+		char c = path[i];
+		path[i] = '\0';
+		int r = mkdir(path, 0755) != 0 && errno != EEXIST ? -errno : 0;
+		path[i] = c;
+		if (r)
+			return r;
 	}
 	return 0;
 }
 
-static int join(char *out, size_t size, const char *dir, const char *name)
+/* The stream's directory, opened a moment before use (never kept). */
+static int open_dir(const char *path)
 {
-	int n = oa_snprintf(out, size, "%s/%s", dir, name);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
 }
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -72,25 +74,71 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Replace dir/stream.json atomically with text (write a temporary, rename). */
-static int write_meta(const char *dir, const char *text)
+/* Replace stream.json in dfd atomically (a temporary, then rename): a reader
+ * or a crash never sees a partial file. */
+static int write_meta(int dfd, const struct oa_stream *s, int finished)
 {
-	char tmp[4200], dst[4200];
-	if (join(tmp, sizeof(tmp), dir, "stream.json.tmp") || join(dst, sizeof(dst), dir, "stream.json"))
-		return -ENAMETOOLONG;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (!s->meta)
+		return 0;
+	int fd = openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	int r = write_all(fd, text, strlen(text));
+	int r = oa_meta_write(s->meta, fd, s->tid, finished, &s->labels);
 	close(fd);
-	if (r == 0 && rename(tmp, dst) != 0)
+	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
 		r = -errno;
+	if (r)
+		unlinkat(dfd, "stream.json.tmp", 0);
 	return r;
 }
 
-int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const char *meta_open)
+static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps);
+
+/* Create or continue stream.obs in dfd and map its first window. */
+static int open_files(struct oa_stream *s, int dfd, int append)
 {
-	char obs[4200];
+	int r;
+	int flags = O_RDWR | O_CREAT | O_CLOEXEC | (append ? 0 : O_TRUNC);
+	int fd = openat(dfd, "stream.obs", flags, 0644);
+	if (fd < 0)
+		return -errno;
+	uint64_t start = 0;
+	if (append) {
+		struct stat st;
+		char hdr[OVNI_HEADER_SIZE];
+		if (fstat(fd, &st) == 0 && st.st_size >= (off_t)OVNI_HEADER_SIZE &&
+		    pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && memcmp(hdr, OVNI_STREAM_MAGIC, 4) == 0)
+			start = (uint64_t)st.st_size;
+		else if (ftruncate(fd, 0) != 0)
+			goto fail_errno;
+	}
+	if (start == 0) {
+		uint8_t hdr[OVNI_HEADER_SIZE];
+		uint32_t version = OVNI_STREAM_VERSION;
+		memcpy(hdr, OVNI_STREAM_MAGIC, 4);
+		memcpy(hdr + 4, &version, 4);
+		if ((r = write_all(fd, hdr, sizeof(hdr))) != 0)
+			goto fail;
+		start = OVNI_HEADER_SIZE;
+	}
+	if ((r = write_meta(dfd, s, 0)) != 0)
+		goto fail;
+	/* Map the first window at the end of what is already there. */
+	s->map_off = start;
+	s->committed_size = start;
+	if ((r = advance(s, fd, start, 0, page_size())) != 0)
+		goto fail;
+	close(fd);
+	return 0;
+fail_errno:
+	r = -errno;
+fail:
+	close(fd);
+	return r;
+}
+
+int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
+{
 	int r;
 
 	s->map = NULL;
@@ -101,120 +149,85 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg, const c
 	s->nflush = 0;
 	s->paused = 0;
 	s->nclosers = 0;
+	s->live = 0;
 	s->open_gen++;
 	s->tid = cfg->tid;
+	s->meta = cfg->meta;
+	if (!cfg->append)
+		atomic_store(&s->labels.head, NULL);
 	s->max_window = cfg->max_window ? cfg->max_window : OA_STREAM_DEFAULT_WINDOW;
 	if (s->max_window < OA_STREAM_MIN_WINDOW)
 		s->max_window = OA_STREAM_MIN_WINDOW;
 	s->window = OA_STREAM_MIN_WINDOW;
 	/* emit_seq keeps counting across reuses of the slot (a closer may hold it). */
 	atomic_store(&s->closed, 1);
-	if (strlen(cfg->dir) >= sizeof(s->path))
+	if (strlen(cfg->dir) >= sizeof(s->path) || (cfg->final_dir && strlen(cfg->final_dir) >= sizeof(s->final_path)))
 		return -ENAMETOOLONG;
-	/* A reopen passes the stream's own paths: memmove, and the final path
-	 * is cleared only when there is none. */
+	/* The caller may pass the stream's own buffers (a reopen, or paths
+	 * built in place): memmove. */
 	memmove(s->path, cfg->dir, strlen(cfg->dir) + 1);
-	if (!cfg->final_dir)
-		s->final_path[0] = '\0';
-	if (cfg->final_dir) {
-		if (strlen(cfg->final_dir) >= sizeof(s->final_path))
-			return -ENAMETOOLONG;
+	if (cfg->final_dir)
 		memmove(s->final_path, cfg->final_dir, strlen(cfg->final_dir) + 1);
-		if ((r = mkdir_p(s->final_path)) != 0)
-			return r;
-	}
-	if ((r = mkdir_p(s->path)) != 0)
+	else
+		s->final_path[0] = '\0';
+
+	sigset_t old;
+	oa_sigblock(&old);
+	if ((s->final_path[0] && (r = mkdir_p(s->final_path)) != 0) || (r = mkdir_p(s->path)) != 0) {
+		oa_sigrestore(&old);
 		return r;
-	if ((r = join(obs, sizeof(obs), s->path, "stream.obs")) != 0)
+	}
+	int dfd = open_dir(s->path);
+	if (dfd < 0) {
+		oa_sigrestore(&old);
+		return dfd;
+	}
+	r = open_files(s, dfd, cfg->append);
+	close(dfd);
+	oa_sigrestore(&old);
+	if (r != 0)
 		return r;
-
-	int flags = O_RDWR | O_CREAT | O_CLOEXEC | (cfg->append ? 0 : O_TRUNC);
-	s->fd = open(obs, flags, 0644);
-	if (s->fd < 0)
-		return -errno;
-
-	uint64_t start = 0;
-	if (cfg->append) {
-		struct stat st;
-		char hdr[OVNI_HEADER_SIZE];
-		if (fstat(s->fd, &st) == 0 && st.st_size >= (off_t)OVNI_HEADER_SIZE &&
-		    pread(s->fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
-		    memcmp(hdr, OVNI_STREAM_MAGIC, 4) == 0)
-			start = (uint64_t)st.st_size;
-		else if (ftruncate(s->fd, 0) != 0)
-			goto fail_errno;
-	}
-	if (start == 0) {
-		uint8_t hdr[OVNI_HEADER_SIZE];
-		uint32_t version = OVNI_STREAM_VERSION;
-		memcpy(hdr, OVNI_STREAM_MAGIC, 4);
-		memcpy(hdr + 4, &version, 4);
-		if ((r = write_all(s->fd, hdr, sizeof(hdr))) != 0)
-			goto fail;
-		start = OVNI_HEADER_SIZE;
-	}
-	if (meta_open) {
-		/* A new file: written in place (the final one replaces it atomically). */
-		char json[4200];
-		int jfd = join(json, sizeof(json), s->path, "stream.json") ? -1
-			: open(json, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (jfd < 0) {
-			r = -errno;
-			goto fail;
-		}
-		r = write_all(jfd, meta_open, strlen(meta_open));
-		close(jfd);
-		if (r)
-			goto fail;
-	}
-
-	/* Map the first window at the end of what is already there. */
-	s->map_off = start;
-	uint64_t t0, t1;
-	if ((r = oa_stream_advance(s, 0, &t0, &t1)) != 0)
-		goto fail;
 	s->nflush = 0;
+	s->live = 1;
 	atomic_store(&s->closed, 0);
 	return 0;
-
-fail_errno:
-	r = -errno;
-fail:
-	close(s->fd);
-	s->fd = -1;
-	return r;
 }
-
-void oa_stream_set_meta(struct oa_stream *s, char *meta_final)
-{
-	char *old = s->meta_final;
-	s->meta_final = meta_final;
-	free(old);
-}
-
-static int advance(struct oa_stream *s, uint64_t cur, size_t need, size_t ps);
 
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1)
 {
 	*t0 = oa_clock_now();
 	size_t ps = page_size();
 	uint64_t cur = s->map ? oa_stream_size(s) : s->map_off;
+	sigset_t old;
+	oa_sigblock(&old);
 	s->committed_size = cur;
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	int r = advance(s, cur, need, ps);
+	int r, dfd = open_dir(s->path), fd = -1;
+	if (dfd < 0) {
+		r = dfd;
+	} else {
+		fd = openat(dfd, "stream.obs", O_RDWR | O_CLOEXEC);
+		r = fd < 0 ? -errno : advance(s, fd, cur, need, ps);
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+	}
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 0;
-	if (r != 0)
+	oa_sigrestore(&old);
+	if (r != 0) {
+		errno = -r;
 		return r;
+	}
 	s->nflush++;
 	*t1 = oa_clock_now();
 	s->flush_ns += *t1 - *t0;
 	return 0;
 }
 
-static int advance(struct oa_stream *s, uint64_t cur, size_t need, size_t ps)
+static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps)
 {
 	uint64_t off = cur & ~(uint64_t)(ps - 1);
 	if (s->map && s->window < s->max_window)
@@ -235,20 +248,20 @@ static int advance(struct oa_stream *s, uint64_t cur, size_t need, size_t ps)
 		/* Small first window, which may never fill: reserve its blocks
 		 * (this also extends the file) and let it fault in lazily, as
 		 * prefaulting costs a TLB shootdown per thread. */
-		if (fallocate(s->fd, 0, (off_t)off, (off_t)len) != 0 &&
-		    (errno != EOPNOTSUPP || ftruncate(s->fd, (off_t)fsize) != 0))
+		if (fallocate(fd, 0, (off_t)off, (off_t)len) != 0 &&
+		    (errno != EOPNOTSUPP || ftruncate(fd, (off_t)fsize) != 0))
 			return -errno;
-	} else if (ftruncate(s->fd, (off_t)fsize) != 0) {
+	} else if (ftruncate(fd, (off_t)fsize) != 0) {
 		return -errno;
 	}
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, (off_t)off);
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 	if (m == MAP_FAILED)
 		return -errno;
 	if (!first && madvise(m, len, MADV_POPULATE_WRITE) != 0) {
 		int e = errno;
-		int r = e == EINVAL ? fallocate(s->fd, 0, (off_t)off, (off_t)len) : -1;
+		int r = e == EINVAL ? fallocate(fd, 0, (off_t)off, (off_t)len) : -1;
 		if (r != 0 && e == EINVAL && (errno == EOPNOTSUPP || errno == ENOSYS))
-			r = posix_fallocate(s->fd, (off_t)off, (off_t)len) ? -1 : 0;
+			r = posix_fallocate(fd, (off_t)off, (off_t)len) ? -1 : 0;
 		if (r != 0) {
 			munmap(m, len);
 			return -(e == EINVAL ? errno : ENOSPC);
@@ -305,69 +318,84 @@ out:
 	return used;
 }
 
-/* Copy a file when rename crosses file systems (OVNI_TMPDIR on another fs). */
-static int move_file(const char *from_dir, const char *to_dir, const char *name)
+/* Move a file between two directories; across file systems (OVNI_TMPDIR on
+ * another one) copy it in the kernel (no buffer on our stack). */
+static int move_file(int from_dfd, int to_dfd, const char *name)
 {
-	char from[4200], to[4200];
-	if (join(from, sizeof(from), from_dir, name) || join(to, sizeof(to), to_dir, name))
-		return -ENAMETOOLONG;
-	if (rename(from, to) == 0)
+	if (renameat(from_dfd, name, to_dfd, name) == 0)
 		return 0;
 	if (errno != EXDEV)
 		return -errno;
-	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int in = openat(from_dfd, name, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int out = openat(to_dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
 		close(in);
 		return -errno;
 	}
-	char buf[65536];
-	ssize_t n;
 	int r = 0;
-	while ((n = read(in, buf, sizeof(buf))) != 0) {
+	for (;;) {
+		ssize_t n = sendfile(out, in, NULL, 1 << 30);
+		if (n == 0)
+			break;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			r = -errno;
 			break;
 		}
-		if ((r = write_all(out, buf, (size_t)n)) != 0)
-			break;
 	}
 	close(in);
 	close(out);
 	if (r == 0)
-		unlink(from);
+		unlinkat(from_dfd, name, 0);
+	return r;
+}
+
+/* Cut stream.obs at len, write stream.json (finished), move staged files.
+ * Signals are blocked by the caller. */
+static int finish_files(struct oa_stream *s, uint64_t len)
+{
+	int dfd = open_dir(s->path);
+	if (dfd < 0)
+		return dfd;
+	int r = 0;
+	int fd = openat(dfd, "stream.obs", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	int m = write_meta(dfd, s, 1);
+	if (!r)
+		r = m;
+	if (s->final_path[0]) {
+		int fdfd = open_dir(s->final_path);
+		int a = fdfd < 0 ? fdfd : move_file(dfd, fdfd, "stream.obs");
+		int b = fdfd < 0 ? fdfd : move_file(dfd, fdfd, "stream.json");
+		if (fdfd >= 0)
+			close(fdfd);
+		if (!r)
+			r = a ? a : b;
+		rmdir(s->path);
+	}
+	close(dfd);
 	return r;
 }
 
 int oa_stream_close(struct oa_stream *s)
 {
-	int r = 0;
-	if (s->fd < 0)
+	if (!s->live)
 		return -EBADF;
+	sigset_t old;
+	oa_sigblock(&old);
 	uint64_t len = oa_stream_size(s);
 	if (s->map)
 		munmap(s->map, s->map_len);
 	s->map = s->pos = s->soft_end = NULL;
-	if (ftruncate(s->fd, (off_t)len) != 0)
-		r = -errno;
-	close(s->fd);
-	s->fd = -1;
-	if (s->meta_final) {
-		int m = write_meta(s->path, s->meta_final);
-		if (!r)
-			r = m;
-	}
-	if (s->final_path[0]) {
-		int a = move_file(s->path, s->final_path, "stream.obs");
-		int b = move_file(s->path, s->final_path, "stream.json");
-		if (!r)
-			r = a ? a : b;
-		rmdir(s->path);
-	}
+	s->live = 0;
+	int r = finish_files(s, len);
+	oa_sigrestore(&old);
 	return r;
 }
 
@@ -376,20 +404,16 @@ void (*oa_stream_reopened)(struct oa_stream *s);
 int oa_stream_reopen(struct oa_stream *s)
 {
 	int expect = 1;
-	if (!atomic_compare_exchange_strong(&s->reopen, &expect, 0) || !s->meta_final)
+	if (!atomic_compare_exchange_strong(&s->reopen, &expect, 0))
 		return -1;
-	/* The metadata of an open stream: the final text with finished 0. */
-	char *fin = strstr(s->meta_final, "\"finished\": 1");
-	if (fin)
-		fin[strlen("\"finished\": ")] = '0';
 	struct oa_closer closers[OA_STREAM_MAX_CLOSERS];
 	unsigned reopen_n = s->nclosed_at_end;
 	memcpy(closers, s->closers, sizeof(closers));
-	struct oa_stream_cfg cfg = { .dir = s->path, .final_dir = s->final_path[0] ? s->final_path : NULL,
-				     .max_window = s->max_window, .tid = s->tid, .append = 1 };
-	int r = oa_stream_open(s, &cfg, s->meta_final);
-	if (fin)
-		fin[strlen("\"finished\": ")] = '1';
+	/* A staged stream was moved to its final place at the end: it goes on
+	 * there. */
+	struct oa_stream_cfg cfg = { .dir = s->final_path[0] ? s->final_path : s->path, .final_dir = NULL,
+				     .max_window = s->max_window, .tid = s->tid, .append = 1, .meta = s->meta };
+	int r = oa_stream_open(s, &cfg);
 	if (r != 0)
 		return r;
 	uint8_t p[16];
@@ -456,14 +480,15 @@ static size_t put_closers(struct oa_stream *s, uint8_t *p, uint64_t clock)
 
 int oa_stream_end(struct oa_stream *s)
 {
-	if (s->fd < 0)
+	if (!s->live)
 		return -EBADF;
 	uint64_t clock = oa_clock_now();
 	if (clock < s->last_clock)
 		clock = s->last_clock;
 	if (s->remapping) {
-		/* Interrupted inside a flush (only a signal handler gets here):
-		 * write the OHe through the descriptor after the last whole event. */
+		/* Interrupted inside a flush (only a synchronous fault gets here:
+		 * the flush blocks the other signals): write the OHe through a
+		 * descriptor of our own after the last whole event. */
 		uint8_t ev[2 * OVNI_EV_HEADER_SIZE + OA_STREAM_MAX_CLOSERS * (OVNI_EV_HEADER_SIZE + 4)];
 		size_t n = 0;
 		if (s->paused) {
@@ -473,14 +498,20 @@ int oa_stream_end(struct oa_stream *s)
 		n += put_closers(s, ev + n, clock);
 		oa_put_header(ev + n, 0, "OHe", clock);
 		n += OVNI_EV_HEADER_SIZE;
-		int r = pwrite(s->fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
-		if (ftruncate(s->fd, (off_t)(s->committed_size + n)) != 0 && !r)
-			r = -errno;
-		close(s->fd);
-		s->fd = -1;
-		if (s->meta_final)
-			write_meta(s->path, s->meta_final);
-		return r;
+		sigset_t old;
+		oa_sigblock(&old);
+		int r = -EIO, dfd = open_dir(s->path);
+		int fd = dfd < 0 ? -1 : openat(dfd, "stream.obs", O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			r = pwrite(fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
+			close(fd);
+		}
+		if (dfd >= 0)
+			close(dfd);
+		s->live = 0;
+		int f = finish_files(s, s->committed_size + n);
+		oa_sigrestore(&old);
+		return r ? r : f;
 	}
 	if (!s->map)
 		return -EBADF;
@@ -504,7 +535,5 @@ void oa_stream_drop(struct oa_stream *s)
 	if (s->map)
 		munmap(s->map, s->map_len);
 	s->map = s->pos = s->soft_end = NULL;
-	if (s->fd >= 0)
-		close(s->fd);
-	s->fd = -1;
+	s->live = 0;
 }

@@ -6,13 +6,19 @@
  * next window (growing up to the configured size) and brackets that work with
  * OF[ / OF].  The emit path takes no lock and makes no system call otherwise.
  *
+ * Descriptors: a stream holds none between calls.  Every piece of file work
+ * (open, grow, close) opens the stream's directory by its absolute path, does
+ * its work through descriptors it opened a moment before, with asynchronous
+ * signals blocked, and closes them; the mapping outlives its descriptor.  So
+ * a program that closes or replaces any descriptor number (shells, daemons,
+ * closefrom) can never make the agent write into one of its files.
+ *
  * Ownership: only the owner thread emits.  Another thread may end the stream
  * (process exit, crash, exec) with oa_stream_claim() + oa_stream_wait_idle():
  * the emit path makes emit_seq odd while it runs and checks `closed` first; the
  * closer publishes `closed` then, after a process-wide memory barrier, waits
  * for an odd emit_seq to change (the emit that was in progress ended; every
- * later one sees `closed`). See registry.c. The
- * memory barrier (see registry.c), so neither side needs a fence per event. */
+ * later one sees `closed`). See registry.c. */
 #ifndef OA_STREAM_H
 #define OA_STREAM_H
 
@@ -23,6 +29,7 @@
 
 #include "clock.h"
 #include "compiler.h"
+#include "meta.h"
 #include "ovni_fmt.h"
 
 /* Paired states of a model that must be closed before the thread ends (the
@@ -54,7 +61,7 @@ struct oa_stream {
 
 	/* Cold fields. */
 	_Atomic int state; /* enum oa_slot_state, for the registry */
-	int fd;
+	int live;   /* files created and a window mapped (open .. close) */
 	int failed; /* I/O error: stream ended early */
 	uint8_t *map;
 	size_t map_len;
@@ -63,8 +70,8 @@ struct oa_stream {
 	int tid;
 	char path[4096];       /* directory holding stream.{obs,json} while writing */
 	char final_path[4096]; /* final directory when staged in OVNI_TMPDIR, else "" */
-	char *meta_final;      /* stream.json text with "ovni.finished": 1 */
-	unsigned meta_generation; /* of the metadata meta_final was made from */
+	const struct oa_meta *meta;  /* what stream.json says (NULL: no stream.json) */
+	struct oa_label_list labels; /* mark labels this stream writes */
 	int claimed;            /* claimed by oa_registry_end_others() */
 	struct oa_stream *next; /* registry list, never unlinked */
 	uint64_t nflush;
@@ -141,25 +148,24 @@ int oa_stream_reopen(struct oa_stream *s);
 extern void (*oa_stream_reopened)(struct oa_stream *s);
 
 struct oa_stream_cfg {
-	const char *dir;       /* directory of the stream (created) */
+	const char *dir;       /* directory of the stream (created; absolute) */
 	const char *final_dir; /* where to move the files at close, or NULL */
 	size_t max_window;     /* 0: default */
 	int tid;
 	int append;            /* continue an existing stream.obs (exec) */
+	const struct oa_meta *meta; /* stream.json from this (NULL: none) */
 };
 
-/* Create the directory and stream.obs with its header and the first window.
- * meta_open is written as stream.json now (without "finished"). Returns 0 or
- * a negative errno; on error nothing is left open. */
-int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg,
-		   const char *meta_open) USE_RET;
-
-/* Replace the stream.json text written at close (takes ownership, frees the old one). */
-void oa_stream_set_meta(struct oa_stream *s, char *meta_final);
+/* Create the directory and stream.obs with its header and the first window,
+ * and stream.json (without "finished"), which appears whole (written to a
+ * temporary file, then renamed).  The stream's own label list is emptied
+ * unless cfg->append.  Returns 0 or a negative errno; on error nothing is
+ * left behind but the directory. */
+int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg) USE_RET;
 
 /* Close: cut the file at the last event, unmap, write the final stream.json
- * and move staged files.  Async-signal-safe (no malloc, no locks). The caller
- * has ended the thread (OHe) and owns the stream. */
+ * and move staged files.  Async-signal-safe (no malloc, no locks, ~1.5 KiB
+ * of stack). The caller has ended the thread (OHe) and owns the stream. */
 int oa_stream_close(struct oa_stream *s);
 
 /* Forget the stream without writing anything (inherited across fork). */

@@ -31,7 +31,7 @@ int main(void)
 	snprintf(sdir, sizeof(sdir), "%s/thread.1", dir);
 	struct oa_stream s = { 0 };
 	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 1 };
-	CHECK(oa_stream_open(&s, &cfg, "{}") == 0, "open %s", sdir);
+	CHECK(oa_stream_open(&s, &cfg) == 0, "open %s", sdir);
 
 	int32_t cpu = 0, creator = -1;
 	uint64_t tag = 0;

@@ -20,7 +20,7 @@ static void *worker(void *arg)
 	snprintf(sdir, sizeof(sdir), "%s/thread.%ld", dir, id);
 	struct oa_stream *s = oa_registry_acquire(sizeof(*s));
 	struct oa_stream_cfg cfg = { .dir = sdir, .tid = (int)id, .max_window = 64 * 1024 };
-	if (!s || oa_stream_open(s, &cfg, "{}") != 0) {
+	if (!s || oa_stream_open(s, &cfg) != 0) {
 		fprintf(stderr, "cannot open %s\n", sdir);
 		return NULL;
 	}
