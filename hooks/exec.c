@@ -28,7 +28,7 @@ extern char **environ;
 		}                                                                \
 		char *const *env_ = (env);                                       \
 		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];     \
-		char text_[OA_CHILDENV_TEXT];                                    \
+		char text_[oa_childenv_text_size(env_)];                         \
 		char *const *envp = hook_tracing() ? oa_childenv(env_, out_, text_) : env_; \
 		exec_event("exec", what);                                        \
 		int traced = agent_exec_begin();                                 \

@@ -1,9 +1,27 @@
-/* exit.c: process exits that skip the destructors.
- * Interposes: _exit, _Exit.  Every stream is ended before the real call.
- * (exit() and a return from main reach the destructor in preload/main.c.)
- * _exit() is async-signal-safe and programs call it from signal handlers:
- * everything done here is too (no allocation, no lock, no symbol lookup). */
+/* exit.c: process exits.
+ * Interposes: exit, _exit, _Exit, abort.
+ * _exit() and _Exit() skip the destructors: every stream is ended before
+ * the real call.  They are async-signal-safe and programs call them from
+ * signal handlers: everything done here is too (no allocation, no lock, no
+ * symbol lookup; agent_exit_event's label was prepared at start).
+ * exit() (and a return from main, see start.c) reaches the destructor in
+ * preload/main.c, which ends every stream.  When several threads call exit()
+ * at once (undefined in C, but real programs do it), the first one runs the
+ * exit handlers and the others wait (bounded) until it has finished the
+ * trace: otherwise one of them would reach exit_group() and kill the
+ * process while the first is still writing.
+ * abort() resets SIGABRT to the default inside glibc, out of our sight,
+ * after the program's own SIGABRT handler returned: the sequence is done
+ * here instead (unblock, raise, and then, before the default action, end
+ * every stream), with the same effect on the program. */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../writer/registry.h"
 #include "hooks.h"
+
+static _Atomic int exiting;
 
 static void end_all(int status)
 {
@@ -26,5 +44,37 @@ OA_EXPORT void _Exit(int status)
 	void (*real)(int) = HOOK_REAL(_Exit);
 	end_all(status);
 	real(status);
+	__builtin_unreachable();
+}
+
+OA_EXPORT void exit(int status)
+{
+	void (*real)(int) = HOOK_REAL(exit);
+	if (atomic_exchange(&exiting, 1) && agent_traced())
+		oa_registry_wait_ended();
+	real(status);
+	__builtin_unreachable();
+}
+
+OA_EXPORT void abort(void)
+{
+	void (*real)(void) = HOOK_REAL(abort);
+	if (!hook_tracing())
+		real();
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, SIGABRT);
+	pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+	raise(SIGABRT); /* the program's handler, or ours (which ends the trace) */
+	/* The program's handler returned: the default action follows. */
+	agent_signal_event(SIGABRT);
+	agent_process_end(1);
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigfillset(&dfl.sa_mask);
+	HOOK_REAL(sigaction)(SIGABRT, &dfl, NULL);
+	raise(SIGABRT);
+	real(); /* still here (SIGABRT blocked again by a handler?): glibc's way */
 	__builtin_unreachable();
 }

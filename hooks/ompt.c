@@ -141,6 +141,18 @@ static void on_thread_end(ompt_data_t *thread_data)
 
 /* ---- lifecycle ---- */
 
+static void before_fork(void)
+{
+	omp_types_lock();
+	omp_state_lock();
+}
+
+static void after_fork_parent(void)
+{
+	omp_state_unlock();
+	omp_types_unlock();
+}
+
 static void after_fork_child(void)
 {
 	omp_types_reset();
@@ -170,7 +182,7 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
 	omp_register_task_callbacks(set);
 	omp_register_sync_callbacks(set);
-	pthread_atfork(NULL, NULL, after_fork_child);
+	agent_at_fork(before_fork, after_fork_parent, after_fork_child);
 	atomic_store(&initialized, 1);
 	oa_guard--;
 	return 1;

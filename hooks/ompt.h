@@ -272,6 +272,9 @@ void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out);
 /* The type of the user code calling into the runtime (unwinds: slow). */
 void omp_type_of_caller(uintptr_t region, struct otype *out);
 void omp_types_reset(void);
+/* Fork: hold the type table (prepare) and give it back (parent). */
+void omp_types_lock(void);
+void omp_types_unlock(void);
 /* After `gen` execs of this process: ids in a range of their own. */
 void omp_types_set_generation(int gen);
 void omp_task_ids_set_generation(int gen);
@@ -283,5 +286,8 @@ void omp_register_task_callbacks(ompt_set_callback_t set);
 void omp_register_sync_callbacks(ompt_set_callback_t set);
 /* Fork child: forget what the parent's streams hold. */
 void omp_state_after_fork(void);
+/* Fork: hold the shared task-state pool (prepare) and give it back. */
+void omp_state_lock(void);
+void omp_state_unlock(void);
 
 #endif

@@ -435,6 +435,16 @@ static void hide(struct otask *t)
 	t->nreg = 0;
 }
 
+void omp_state_lock(void)
+{
+	pool_acquire();
+}
+
+void omp_state_unlock(void)
+{
+	pool_release();
+}
+
 void omp_state_after_fork(void)
 {
 	atomic_flag_clear(&pool_lock);

@@ -272,6 +272,17 @@ void omp_types_set_generation(int gen)
 	next_type = 1 + (uint32_t)gen * MAX_LABELS;
 }
 
+void omp_types_lock(void)
+{
+	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
+		;
+}
+
+void omp_types_unlock(void)
+{
+	atomic_flag_clear_explicit(&lock, memory_order_release);
+}
+
 void omp_types_reset(void)
 {
 	/* In a fork child: this process has declared nothing yet. */

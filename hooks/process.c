@@ -74,7 +74,7 @@ OA_EXPORT pid_t _Fork(void)
 		if (!hook_tracing())                                                            \
 			return real.fn(pid, path, fa, attr, argv, envp);                        \
 		char *out_[oa_childenv_count(envp) + OA_CHILDENV_EXTRA + 1];                    \
-		char text_[OA_CHILDENV_TEXT];                                                   \
+		char text_[oa_childenv_text_size(envp)];                                        \
 		pid_t child_ = 0;                                                               \
 		int r_ = real.fn(&child_, path, fa, attr, argv, oa_childenv(envp, out_, text_)); \
 		if (pid)                                                                        \

@@ -1,14 +1,24 @@
-/* signal.c: fatal signals.
- * Interposes: sigaction, signal.
+/* signal.c: signal dispositions and fatal signals.
+ * Interposes: sigaction, __sigaction, signal, bsd_signal, ssignal,
+ * sysv_signal, __sysv_signal, sigset, siginterrupt.
+ *
  * For every signal whose default action kills the process, while the
  * program leaves it at SIG_DFL, the agent's handler is installed instead: it
- * ends and finishes every stream of the process once, async-signal-safely,
+ * ends and finishes every stream of the process once, async-signal-safely
+ * and on a stack of its own (the program's alternate stack may be tiny),
  * then restores SIG_DFL and lets the signal take its normal course (a fault
  * re-executes the faulting instruction; a sent signal is raised again), so
- * the exit status and core dump are those of the program alone.  When the
- * program installs its own handler, that handler is installed for real and
- * runs as usual; if it later sets SIG_DFL back (to re-raise and die), ours
- * returns.  sigaction() queries report the program's view (SIG_DFL). */
+ * the exit status and core dump are those of the program alone.
+ *
+ * The program sees exactly what it would see without us: every glibc entry
+ * that sets a disposition goes through one function (prog_sigaction) that
+ * keeps the program's view (SIG_DFL with the flags and mask it gave) where
+ * ours stands in, and checks that view against the kernel on every call (a
+ * disposition changed behind our back, e.g. by sigignore, wins).  signal()
+ * follows siginterrupt() like glibc's.  A handler installed with
+ * SA_RESETHAND for a fatal signal is installed behind a trampoline that
+ * does the reset itself, to our handler, so that the default action that
+ * follows still finishes the trace. */
 #include <dlfcn.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -24,9 +34,12 @@ static const int fatal[] = { SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, 
 			     SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGSYS };
 
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
-static _Atomic int ours[NSIG];  /* our handler stands for the program's SIG_DFL */
-static _Atomic int dying;       /* a fatal signal is ending the streams */
-static _Atomic int ended;       /* ... and has finished */
+static _Atomic int ours[NSIG];   /* our handler stands for the program's SIG_DFL */
+static _Atomic int reset[NSIG];  /* the program's SA_RESETHAND handler is behind on_reset */
+static struct sigaction view[NSIG]; /* what the program set, where ours[] or reset[] */
+static _Atomic int interrupt[NSIG]; /* siginterrupt(sig, 1): signal() without SA_RESTART */
+static _Atomic int dying;        /* a fatal signal is ending the streams */
+static _Atomic int ended;        /* ... and has finished */
 
 static int is_fatal(int sig)
 {
@@ -41,13 +54,68 @@ static int sync_fault(int sig, const siginfo_t *si)
 	return si && si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
 }
 
+static void resolve(void)
+{
+	if (!real_sigaction)
+		*(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
+}
+
+/* ---- the fatal path, on a stack of its own ---- */
+
+/* Only the thread that wins `dying` runs here: one stack is enough. */
+static char fatal_stack[64 * 1024] __attribute__((aligned(64)));
+
+static void fatal_work(void *arg)
+{
+	int sig = *(int *)arg;
+	agent_signal_event(sig);
+	agent_process_end(1);
+}
+
+/* Call fn(arg) with the stack pointer on top of fatal_stack. */
+static void run_on_own_stack(void (*fn)(void *), void *arg)
+{
+#if defined(__x86_64__)
+	void *top = fatal_stack + sizeof(fatal_stack);
+	__asm__ volatile("mov %%rsp, %%rbx\n\t"
+			 "mov %[top], %%rsp\n\t"
+			 "mov %[arg], %%rdi\n\t"
+			 "call *%[fn]\n\t"
+			 "mov %%rbx, %%rsp\n\t"
+			 :
+			 : [top] "r"(top), [fn] "r"(fn), [arg] "r"(arg)
+			 : "rbx", "rdi", "rsi", "rdx", "rcx", "rax", "r8", "r9", "r10", "r11", "memory", "cc",
+			   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
+			   "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#else
+	fn(arg); /* the end path needs ~2 KiB of stack */
+#endif
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *uc);
+
+static int install_ours(int sig)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fatal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	/* Finishing the trace is not interrupted by any other signal. */
+	sigfillset(&sa.sa_mask);
+	int r = real_sigaction(sig, &sa, NULL);
+	if (r == 0) {
+		atomic_store(&reset[sig], 0);
+		atomic_store(&ours[sig], 1);
+	}
+	return r;
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	int saved = errno;
 	if (!atomic_exchange(&dying, 1)) {
-		agent_signal_event(sig);
-		agent_process_end(1);
+		run_on_own_stack(fatal_work, &sig);
 		atomic_store(&ended, 1);
 	} else {
 		/* Another thread is ending the streams: let it finish (bounded). */
@@ -56,9 +124,10 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 			syscall(SYS_nanosleep, &ts, NULL); /* not the interposed one */
 		}
 	}
-	struct sigaction dfl;
-	memset(&dfl, 0, sizeof(dfl));
+	/* The program's own SIG_DFL, with the flags and mask it gave. */
+	struct sigaction dfl = view[sig];
 	dfl.sa_handler = SIG_DFL;
+	dfl.sa_flags &= ~SA_SIGINFO;
 	real_sigaction(sig, &dfl, NULL);
 	atomic_store(&ours[sig], 0);
 	/* A real fault happens again when we return; anything else is sent
@@ -68,59 +137,94 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
-static int install_ours(int sig, const sigset_t *mask)
+/* The program's SA_RESETHAND handler: reset (to ours, the program seeing
+ * SIG_DFL) as the kernel would have, then run it. */
+static void on_reset(int sig, siginfo_t *si, void *uc)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	if (mask)
-		sa.sa_mask = *mask;
+	struct sigaction p = view[sig];
+	view[sig].sa_handler = SIG_DFL;
+	view[sig].sa_flags &= ~SA_SIGINFO;
+	if (!atomic_load(&dying) && agent_active())
+		install_ours(sig);
 	else
-		sigemptyset(&sa.sa_mask);
-	int r = real_sigaction(sig, &sa, NULL);
-	if (r == 0)
-		atomic_store(&ours[sig], 1);
-	return r;
+		real_sigaction(sig, &view[sig], NULL);
+	if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, si, uc);
+	else if (p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN)
+		p.sa_handler(sig);
 }
 
 __attribute__((constructor(102))) static void signal_init(void)
 {
-	if (!real_sigaction)
-		*(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
+	resolve();
 	if (!real_sigaction || !agent_active())
 		return;
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
 		struct sigaction cur;
-		if (real_sigaction(fatal[i], NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
-		    cur.sa_handler == SIG_DFL)
-			install_ours(fatal[i], NULL);
+		int sig = fatal[i];
+		if (real_sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL) {
+			view[sig] = cur;
+			install_ours(sig);
+		}
 	}
 }
 
-OA_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+/* The disposition as the program set it; our bookkeeping is checked
+ * against the kernel (something may have changed it behind us). */
+static int prog_query(int sig, struct sigaction *out)
 {
-	if (!real_sigaction)
-		*(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
-	if (sig <= 0 || sig >= NSIG || !is_fatal(sig) || (!atomic_load(&ours[sig]) && !agent_active()))
-		return real_sigaction(sig, act, oldact);
-	struct sigaction prev;
-	int r = real_sigaction(sig, NULL, &prev);
+	struct sigaction cur;
+	int r = real_sigaction(sig, NULL, &cur);
 	if (r != 0)
 		return r;
-	if (atomic_load(&ours[sig])) {
-		/* The program sees the default it believes is there. */
-		memset(&prev, 0, sizeof(prev));
-		prev.sa_handler = SIG_DFL;
+	if (atomic_load(&ours[sig]) && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal) {
+		*out = view[sig];
+		out->sa_handler = SIG_DFL;
+		out->sa_flags &= ~SA_SIGINFO;
+		return 0;
 	}
+	if (atomic_load(&reset[sig]) && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_reset) {
+		*out = view[sig];
+		return 0;
+	}
+	atomic_store(&ours[sig], 0);
+	atomic_store(&reset[sig], 0);
+	*out = cur;
+	return 0;
+}
+
+/* sigaction as the program would see it without the agent. */
+static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	resolve();
+	if (sig <= 0 || sig >= NSIG || !is_fatal(sig) ||
+	    (!atomic_load(&ours[sig]) && !atomic_load(&reset[sig]) && !agent_active()))
+		return real_sigaction(sig, act, oldact);
+	struct sigaction prev;
+	int r = prog_query(sig, &prev);
+	if (r != 0)
+		return r;
 	if (act) {
-		int dfl = !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
-		if (dfl && agent_active() && !atomic_load(&dying)) {
-			r = install_ours(sig, &act->sa_mask);
+		int tracing = agent_active() && !atomic_load(&dying);
+		if (act->sa_handler == SIG_DFL && tracing) {
+			view[sig] = *act;
+			r = install_ours(sig);
+		} else if ((act->sa_flags & SA_RESETHAND) && act->sa_handler != SIG_IGN &&
+			   act->sa_handler != SIG_DFL && tracing) {
+			struct sigaction tr = *act;
+			tr.sa_sigaction = on_reset;
+			tr.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+			view[sig] = *act;
+			atomic_store(&ours[sig], 0);
+			r = real_sigaction(sig, &tr, NULL);
+			if (r == 0)
+				atomic_store(&reset[sig], 1);
 		} else {
 			r = real_sigaction(sig, act, NULL);
-			if (r == 0)
+			if (r == 0) {
 				atomic_store(&ours[sig], 0);
+				atomic_store(&reset[sig], 0);
+			}
 		}
 		if (r != 0)
 			return r;
@@ -130,17 +234,109 @@ OA_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *
 	return 0;
 }
 
-OA_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+OA_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
-	/* glibc's signal(): BSD semantics, restartable, the signal blocked in its handler. */
+	return prog_sigaction(sig, act, oldact);
+}
+
+OA_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	return prog_sigaction(sig, act, oldact);
+}
+
+/* Set a handler with the given flags and mask; the previous handler or SIG_ERR. */
+static sighandler_t set_handler(int sig, sighandler_t handler, int flags, int mask_self)
+{
+	if (sig <= 0 || sig >= NSIG || handler == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART;
+	sa.sa_flags = flags;
 	sigemptyset(&sa.sa_mask);
-	if (sig > 0 && sig < NSIG)
+	if (mask_self)
 		sigaddset(&sa.sa_mask, sig);
-	if (sigaction(sig, &sa, &old) != 0)
+	if (prog_sigaction(sig, &sa, &old) != 0)
 		return SIG_ERR;
 	return old.sa_handler;
+}
+
+/* glibc's signal(): BSD semantics, the signal blocked in its handler,
+ * restartable unless siginterrupt(sig, 1) said otherwise. */
+static sighandler_t bsd(int sig, sighandler_t handler)
+{
+	int intr = sig > 0 && sig < NSIG && atomic_load(&interrupt[sig]);
+	return set_handler(sig, handler, intr ? 0 : SA_RESTART, 1);
+}
+
+OA_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+	return bsd(sig, handler);
+}
+
+OA_EXPORT sighandler_t bsd_signal(int sig, sighandler_t handler)
+{
+	return bsd(sig, handler);
+}
+
+OA_EXPORT sighandler_t ssignal(int sig, sighandler_t handler)
+{
+	return bsd(sig, handler);
+}
+
+/* System V semantics (signal() under -std=c11 and friends): reset on
+ * delivery, not blocked in its handler, not restartable. */
+OA_EXPORT sighandler_t __sysv_signal(int sig, sighandler_t handler)
+{
+	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
+}
+
+OA_EXPORT sighandler_t sysv_signal(int sig, sighandler_t handler)
+{
+	return set_handler(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
+}
+
+OA_EXPORT sighandler_t sigset(int sig, sighandler_t disp)
+{
+	if (sig <= 0 || sig >= NSIG || disp == SIG_ERR) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sigset_t one, old;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	struct sigaction sa;
+	if (disp == SIG_HOLD) {
+		if (sigprocmask(SIG_BLOCK, &one, &old) != 0)
+			return SIG_ERR;
+		if (sigismember(&old, sig))
+			return SIG_HOLD;
+		return prog_sigaction(sig, NULL, &sa) != 0 ? SIG_ERR : sa.sa_handler;
+	}
+	struct sigaction act;
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = disp;
+	sigemptyset(&act.sa_mask);
+	if (prog_sigaction(sig, &act, &sa) != 0 || sigprocmask(SIG_UNBLOCK, &one, &old) != 0)
+		return SIG_ERR;
+	return sigismember(&old, sig) ? SIG_HOLD : sa.sa_handler;
+}
+
+OA_EXPORT int siginterrupt(int sig, int flag)
+{
+	struct sigaction sa;
+	if (sig <= 0 || sig >= NSIG) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (prog_sigaction(sig, NULL, &sa) != 0)
+		return -1;
+	atomic_store(&interrupt[sig], flag != 0);
+	if (flag)
+		sa.sa_flags &= ~SA_RESTART;
+	else
+		sa.sa_flags |= SA_RESTART;
+	return prog_sigaction(sig, &sa, NULL);
 }

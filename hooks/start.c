@@ -25,7 +25,8 @@ static void record_exit(int status, void *arg)
 static int wrapped_main(int argc, char **argv, char **envp)
 {
 	on_exit(record_exit, NULL);
-	return real_main(argc, argv, envp);
+	/* What glibc does with main's result, through our exit() (exit.c). */
+	exit(real_main(argc, argv, envp));
 }
 
 OA_EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),

@@ -12,6 +12,7 @@
  * values and errno are those of the real call. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 
 #include "../writer/ev_ovni.h"
 #include "../writer/ovni_fmt.h"
@@ -75,6 +76,29 @@ __attribute__((constructor(102))) static void sync_init(void)
 static OA_TLS int blocked;         /* depth of waits on this thread */
 static OA_TLS int64_t site[8];      /* call site pushed by each nested wait, or 0 */
 static OA_TLS unsigned push_gen[8]; /* stream incarnation each wait's marks went to */
+static OA_TLS uintptr_t frame[8];   /* a stack address inside each wait's frames */
+static OA_TLS int kinds[8];         /* the kind of each wait */
+
+/* Is this thread running on its alternate signal stack? (Addresses there
+ * cannot be compared with those of its stack.) */
+static int on_altstack(void)
+{
+	stack_t ss;
+	return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+}
+
+void sync_unwind(uintptr_t sp)
+{
+	struct oa_thread *t = oa_self;
+	while (blocked > 0 && blocked <= 8 && frame[blocked - 1] < sp) {
+		int kind = kinds[blocked - 1];
+		if (t && !oa_emitting(&t->s)) {
+			sync_unblock(t, kind);
+		} else {
+			blocked--;
+		}
+	}
+}
 
 /* A wait's marks are popped in the stream incarnation they were pushed to;
  * the pause is undone when the stream says the thread is paused. Both matter
@@ -83,12 +107,20 @@ static OA_TLS unsigned push_gen[8]; /* stream incarnation each wait's marks went
 void sync_block(struct oa_thread *t, enum sync_kind kind)
 {
 	int saved = errno;
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+	/* A wait left by a non-local jump (siglongjmp out of a handler that
+	 * interrupted it) that the jump wrappers could not see: its frames are
+	 * below us now. */
+	if (blocked > 0 && !on_altstack())
+		sync_unwind(here);
 	int depth = blocked++;
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, kind);
 	int64_t where = oa_callsites && depth < 8 ? oa_callsite() : 0;
 	if (where)
 		ev_ovni_mark_push(&t->s, OA_MARK_CALLSITE, where);
 	if (depth < 8) {
+		frame[depth] = here;
+		kinds[depth] = kind;
 		site[depth] = where;
 		push_gen[depth] = t->s.open_gen; /* read after the push: it may have reopened */
 	}

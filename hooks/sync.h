@@ -41,4 +41,8 @@ extern uintptr_t sync_quiet_lo, sync_quiet_hi;
 void sync_block(struct oa_thread *t, enum sync_kind kind);
 void sync_unblock(struct oa_thread *t, enum sync_kind kind);
 
+/* A non-local jump to stack pointer sp: the waits whose frames lie below it
+ * were left without returning; they end now. */
+void sync_unwind(uintptr_t sp);
+
 #endif

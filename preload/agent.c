@@ -1,8 +1,10 @@
 /* agent.c: process and thread lifecycle of the agent (see agent.h). */
 #include "agent.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -47,6 +49,11 @@ int oa_exec_generation;
 int agent_active(void)
 {
 	return atomic_load_explicit(&active, memory_order_relaxed) && !oa_registry_ending();
+}
+
+int agent_traced(void)
+{
+	return atomic_load_explicit(&active, memory_order_relaxed);
 }
 
 uint64_t agent_next_tag(void)
@@ -104,21 +111,53 @@ static void import_earlier(struct oa_thread *t)
 		return;
 	int r = oa_meta_import_marks(&oa_meta, &t->s.labels, fd);
 	close(fd);
-	if (r != 0)
+	(void)r;
+}
+
+/* The process-event labels of every stream an earlier image of this
+ * process wrote (each label is in the stream of the thread that made it):
+ * process-event values go on after the last one, and the number of images
+ * (successful execs) gives OpenMP ids of their own. Once per image. */
+static void scan_earlier_images(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
 		return;
 	long long base = (long long)oa_meta.pid << 20, last = base;
 	int execs = 0;
-	for (struct oa_label *l = atomic_load(&t->s.labels.head); l; l = l->onext) {
-		if (l->type != OA_MARK_PROC || l->value < base || l->value >= base + (1 << 20))
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "thread.", 7))
 			continue;
-		if (l->value > last)
-			last = l->value;
-		/* Every exec labelled "exec PATH"; one that failed also "exec failed PATH". */
-		if (!strncmp(l->text, "exec failed ", 12))
-			execs--;
-		else if (!strncmp(l->text, "exec ", 5))
-			execs++;
+		int dfd = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int fd = dfd < 0 ? -1 : openat(dfd, "stream.json", O_RDONLY | O_CLOEXEC);
+		if (dfd >= 0)
+			close(dfd);
+		if (fd < 0)
+			continue;
+		json_t *root = json_loadfd(fd, 0, NULL);
+		close(fd);
+		json_t *labels = json_object_get(
+			json_object_get(json_object_get(json_object_get(root, "ovni"), "mark"), "80"), "labels");
+		const char *key;
+		json_t *val;
+		json_object_foreach(labels, key, val) {
+			long long v = atoll(key);
+			const char *text = json_string_value(val);
+			if (v < base || v >= base + (1 << 20) || !text)
+				continue;
+			if (v > last)
+				last = v;
+			/* Every exec labelled "exec PATH"; one that failed also
+			 * "exec failed PATH". A label is in one stream only. */
+			if (!strncmp(text, "exec failed ", 12))
+				execs--;
+			else if (!strncmp(text, "exec ", 5))
+				execs++;
+		}
+		json_decref(root);
 	}
+	closedir(d);
 	if (last - base > atomic_load(&proc_seq))
 		atomic_store(&proc_seq, last - base);
 	if (execs > oa_exec_generation)
@@ -426,6 +465,9 @@ static int start_process(int creator_tid)
 {
 	if (set_process_dirs() != 0)
 		return -1;
+	/* This pid has streams already: an earlier image of this process
+	 * (exec) wrote them. */
+	scan_earlier_images(procdir);
 	oa_registry_init();
 	atomic_store(&active, 1);
 	struct oa_thread *t = agent_thread_begin(creator_tid, 0, 0);
@@ -439,6 +481,8 @@ static int start_process(int creator_tid)
 void agent_process_init(void)
 {
 	oa_guard++;
+	if (fcntl(STDERR_FILENO, F_GETFD) < 0)
+		oa_log_fd = -1;
 	if (oa_config_load() != 0) {
 		oa_log("cannot read the configuration: the program runs untraced");
 		goto out;
@@ -470,8 +514,47 @@ out:
 	oa_guard--;
 }
 
+static struct {
+	void (*prepare)(void), (*parent)(void), (*child)(void);
+} fork_handlers[8];
+static _Atomic int nfork_handlers;
+
+void agent_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	int i = atomic_fetch_add(&nfork_handlers, 1);
+	if (i >= 8)
+		return;
+	fork_handlers[i].prepare = prepare;
+	fork_handlers[i].parent = parent;
+	fork_handlers[i].child = child;
+}
+
+static int nhandlers(void)
+{
+	int n = atomic_load(&nfork_handlers);
+	return n > 8 ? 8 : n;
+}
+
+void agent_fork_prepare(void)
+{
+	for (int i = nhandlers(); i-- > 0;)
+		if (fork_handlers[i].prepare)
+			fork_handlers[i].prepare();
+}
+
+void agent_fork_parent(void)
+{
+	for (int i = 0; i < nhandlers(); i++)
+		if (fork_handlers[i].parent)
+			fork_handlers[i].parent();
+}
+
 void agent_fork_child(void)
 {
+	/* Locks another thread held at fork time belong to nobody here. */
+	for (int i = 0; i < nhandlers(); i++)
+		if (fork_handlers[i].child)
+			fork_handlers[i].child();
 	struct oa_thread *parent_thread = oa_self;
 	if (!atomic_load(&active) && !parent_thread)
 		return;

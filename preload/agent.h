@@ -30,6 +30,8 @@ extern int oa_exec_generation;
 
 /* The process is traced and not ending. */
 int agent_active(void);
+/* The process is traced (perhaps ending its streams right now). */
+int agent_traced(void);
 
 /* Constructor work: configuration, process identity, main thread stream. */
 void agent_process_init(void);
@@ -74,5 +76,12 @@ void agent_exit_event(int status);
 
 /* In a fork child: forget the parent's streams, trace this process. */
 void agent_fork_child(void);
+
+/* Fork handlers of a module with locks (at most 8): `prepare` takes them
+ * before fork (in the reverse order of registration), `parent` gives them
+ * back, `child` resets them in the child; after _Fork only `child` runs. */
+void agent_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+void agent_fork_prepare(void);
+void agent_fork_parent(void);
 
 #endif

@@ -44,6 +44,12 @@ static int has_agent(const char *preload)
 	return preload && libpath[0] && strstr(preload, libpath) != NULL;
 }
 
+size_t oa_childenv_text_size(char *const envp[])
+{
+	const char *preload = find(envp, "LD_PRELOAD", 10);
+	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
+}
+
 char *const *oa_childenv(char *const envp[], char **out, char *text)
 {
 	if (!libpath[0])
@@ -65,16 +71,11 @@ char *const *oa_childenv(char *const envp[], char **out, char *text)
 		out[n++] = envp[i];
 	}
 	if (!has_agent(preload)) {
-		size_t need = 11 + strlen(libpath) + (preload && *preload ? 1 + strlen(preload) : 0) + 1;
-		if (need <= OA_CHILDENV_TEXT) {
-			strcpy(text, "LD_PRELOAD=");
-			strcat(text, libpath);
-			if (preload && *preload) {
-				strcat(text, ":");
-				strcat(text, preload);
-			}
-			out[n++] = text;
-		}
+		/* text holds oa_childenv_text_size(envp) bytes: all of it fits. */
+		char *p = stpcpy(stpcpy(text, "LD_PRELOAD="), libpath);
+		if (preload && *preload)
+			stpcpy(stpcpy(p, ":"), preload);
+		out[n++] = text;
 	}
 	for (int i = 0; i < nsaved; i++) {
 		size_t len = (size_t)(strchr(saved[i], '=') - saved[i]);

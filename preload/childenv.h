@@ -12,12 +12,13 @@ void oa_childenv_init(void);
 
 /* Upper bound of entries the result may need beyond envp's own count. */
 #define OA_CHILDENV_EXTRA 40
-/* Bytes of text the result may need. */
-#define OA_CHILDENV_TEXT 8192
+/* Bytes of text the result may need for envp (any length of LD_PRELOAD). */
+size_t oa_childenv_text_size(char *const envp[]);
 
 /* Fill out[] (at least count(envp) + OA_CHILDENV_EXTRA + 1 entries) with envp
- * plus what is missing; strings built are written in text[OA_CHILDENV_TEXT].
- * Returns out, or envp itself when nothing was missing. */
+ * plus what is missing; strings built are written in text[], of at least
+ * oa_childenv_text_size(envp) bytes.  Returns out, or envp itself when
+ * nothing was missing. */
 char *const *oa_childenv(char *const envp[], char **out, char *text);
 
 /* Number of entries of envp. */

@@ -143,6 +143,9 @@ int oa_config_load(void)
 		oa_cfg.root_pid = getpid();
 	}
 
+	v = getenv("OVNI_TRACE_LAUNCHERS");
+	oa_cfg.trace_launchers = v && *v && strcmp(v, "0") != 0;
+
 	v = getenv("OVNI_CALLSITES");
 	oa_cfg.callsites = v && *v && strcmp(v, "0") != 0;
 
@@ -153,8 +156,25 @@ int oa_config_load(void)
 	return 0;
 }
 
+/* MPI and job launchers start the ranks; traced in the same loom they would
+ * be processes without a rank among ranked ones, which the emulator rejects.
+ * Their children (the ranks) are traced as usual. */
+static int is_launcher(const char *name)
+{
+	static const char *const launchers[] = { "mpirun", "mpiexec", "orterun", "prterun", "orted", "prted",
+						  "prte", "hydra_pmi_proxy", "mpiexec.hydra", "mpirun.openmpi",
+						  "mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich", "srun", "slurmstepd",
+						  NULL };
+	for (const char *const *l = launchers; *l; l++)
+		if (!strcmp(name, *l))
+			return 1;
+	return 0;
+}
+
 int oa_config_trace_child(const char *name)
 {
+	if (is_launcher(name) && !oa_cfg.trace_launchers)
+		return 0;
 	if (oa_cfg.children == OA_CHILDREN_ALL || getpid() == oa_cfg.root_pid)
 		return 1;
 	if (oa_cfg.children == OA_CHILDREN_NONE)

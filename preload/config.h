@@ -19,6 +19,7 @@ struct oa_config {
 	char children_pattern[256];
 	int root_pid;        /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */
 	int callsites;       /* OVNI_CALLSITES=1: callers of waits and thread creations */
+	int trace_launchers; /* OVNI_TRACE_LAUNCHERS=1: trace mpirun, srun... too */
 };
 
 extern struct oa_config oa_cfg;
@@ -27,7 +28,9 @@ extern struct oa_config oa_cfg;
 int oa_config_load(void);
 
 /* Should this process be traced under the child policy? `name` is the
- * program's short name. The first process (root) always is. */
+ * program's short name. The first process (root) always is, unless it is
+ * an MPI or job launcher (mpirun, mpiexec, orted, srun...), which never is
+ * (OVNI_TRACE_LAUNCHERS=1 traces them). */
 int oa_config_trace_child(const char *name);
 
 /* Parse "4M", "512K", "1048576" (bytes). 0 on error. */

@@ -4,19 +4,30 @@
 #include <pthread.h>
 
 #include "agent.h"
+#include "symbols.h"
 #include "real.h"
+
+static void on_fork_prepare(void)
+{
+	agent_fork_prepare();
+}
+
+static void on_fork_parent(void)
+{
+	agent_fork_parent();
+}
 
 static void on_fork_child(void)
 {
 	agent_fork_child();
 }
 
-
 __attribute__((constructor(101))) static void oa_constructor(void)
 {
 	oa_real_init();
+	agent_at_fork(oa_sym_fork_prepare, oa_sym_fork_parent, oa_sym_fork_child);
 	agent_process_init();
-	pthread_atfork(NULL, NULL, on_fork_child);
+	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
 }
 
 __attribute__((destructor(101))) static void oa_destructor(void)

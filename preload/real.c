@@ -29,6 +29,9 @@ int oa_real_init(void)
 	RESOLVE(sched_setaffinity);
 	RESOLVE(_exit);
 	RESOLVE(_Exit);
+	RESOLVE(exit);
+	RESOLVE(abort);
+	RESOLVE(sigaction);
 	RESOLVE(execve);
 	RESOLVE(execvpe);
 	RESOLVE(execv);

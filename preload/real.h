@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 
 struct oa_real {
 	int (*pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -13,6 +14,9 @@ struct oa_real {
 	int (*sched_setaffinity)(pid_t, size_t, const cpu_set_t *);
 	void (*_exit)(int) __attribute__((noreturn));
 	void (*_Exit)(int) __attribute__((noreturn));
+	void (*exit)(int) __attribute__((noreturn));
+	void (*abort)(void) __attribute__((noreturn));
+	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);
 	int (*execv)(const char *, char *const[]);

@@ -76,6 +76,11 @@ static void on_sample(int sig, siginfo_t *si, void *ctx)
 	errno = saved;
 }
 
+int oa_sample_signal(void)
+{
+	return period_ns ? signo : 0;
+}
+
 void oa_sample_init(void)
 {
 	const char *v = getenv("OVNI_SAMPLE_US");

@@ -11,6 +11,8 @@ void oa_sample_init(void);
 /* Start / stop the calling thread's timer. */
 void oa_sample_thread_start(struct oa_thread *t);
 void oa_sample_thread_stop(void);
+/* The sampling signal, or 0 when sampling is off. */
+int oa_sample_signal(void);
 /* Label every sampled address seen so far (not in a signal handler). */
 struct oa_label_list;
 void oa_sample_label(struct oa_label_list *owner);

@@ -193,6 +193,21 @@ static struct entry *lookup(uintptr_t addr)
 	return &none;
 }
 
+void oa_sym_fork_prepare(void)
+{
+	spin_lock();
+}
+
+void oa_sym_fork_parent(void)
+{
+	spin_unlock();
+}
+
+void oa_sym_fork_child(void)
+{
+	atomic_flag_clear(&lock);
+}
+
 const char *oa_sym_name(uintptr_t addr)
 {
 	if (!addr)

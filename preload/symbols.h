@@ -17,4 +17,11 @@ const char *oa_sym_name(uintptr_t addr);
  * callers key caches by function instead of by return address. */
 uintptr_t oa_sym_start(uintptr_t addr);
 
+/* Around fork: hold the cache lock so that the child gets a consistent
+ * cache; in the child, free the lock (also after _Fork, which runs no
+ * handlers: no other thread exists there to hold it). */
+void oa_sym_fork_prepare(void);
+void oa_sym_fork_parent(void);
+void oa_sym_fork_child(void);
+
 #endif

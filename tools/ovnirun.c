@@ -143,9 +143,56 @@ static const char *untraceable(const char *path)
 	return why;
 }
 
+/* Started by an MPI or job launcher (mpirun -np 4 ovnirun ./app): every rank
+ * runs its own ovnirun, and all must write one trace. */
+static const char *launcher_rank(void)
+{
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK",
+					    "SLURM_PROCID", NULL };
+	for (const char *const *v = vars; *v; v++) {
+		const char *r = getenv(*v);
+		if (r && *r)
+			return r;
+	}
+	return NULL;
+}
+
+/* A name for the job all ranks share (the launcher's job id), or "". */
+static void launcher_job(char *out, size_t size)
+{
+	static const char *const vars[] = { "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "PMI_KVSNAME",
+					    "SLURM_JOB_ID", NULL };
+	out[0] = '\0';
+	for (const char *const *v = vars; *v; v++) {
+		const char *j = getenv(*v);
+		if (!j || !*j)
+			continue;
+		size_t n = 0;
+		for (; *j && n + 1 < size; j++)
+			out[n++] = (char)((*j >= 'a' && *j <= 'z') || (*j >= 'A' && *j <= 'Z') ||
+						  (*j >= '0' && *j <= '9') || *j == '-' || *j == '.'
+					  ? *j : '_');
+		out[n] = '\0';
+		const char *step = getenv("SLURM_STEP_ID");
+		if (!strcmp(*v, "SLURM_JOB_ID") && step && *step && n + 1 + strlen(step) < size)
+			snprintf(out + n, size - n, ".%s", step);
+		return;
+	}
+}
+
 static void pick_tracedir(const char *opt, int force, char *out, size_t size)
 {
 	struct stat st;
+	if (launcher_rank()) {
+		/* One directory for the whole job, which any rank may create. */
+		char job[200];
+		launcher_job(job, sizeof(job));
+		if (opt)
+			snprintf(out, size, "%s", opt);
+		else
+			snprintf(out, size, job[0] ? "ovni-%s" : "ovni", job);
+		return;
+	}
 	if (opt) {
 		snprintf(out, size, "%s", opt);
 		if (!force && stat(out, &st) == 0) {
@@ -160,9 +207,10 @@ static void pick_tracedir(const char *opt, int force, char *out, size_t size)
 		snprintf(out, size, "ovni.%d", i);
 }
 
-static int nthreads_seen;
-static char procs_seen[64][PATH_MAX];
-static int nprocs_seen;
+/* The summary counts as it walks: stream.json files (threads) and the
+ * proc.* directories that hold one (processes); no table, any size. */
+static long nthreads_seen, nprocs_seen;
+static char last_proc[PATH_MAX];
 
 static int count_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -173,15 +221,14 @@ static int count_one(const char *path, const struct stat *st, int type, struct F
 		return 0;
 	nthreads_seen++;
 	const char *t = strstr(path, "/thread.");
-	if (!t)
-		return 0;
-	size_t len = (size_t)(t - path);
-	for (int i = 0; i < nprocs_seen; i++)
-		if (strlen(procs_seen[i]) == len && !strncmp(procs_seen[i], path, len))
-			return 0;
-	if (nprocs_seen < 64)
-		snprintf(procs_seen[nprocs_seen], PATH_MAX, "%.*s", (int)len, path);
-	nprocs_seen++;
+	size_t len = t ? (size_t)(t - path) : 0;
+	/* nftw visits a directory's entries together: a new process directory
+	 * differs from the previous one. */
+	if (len && len < sizeof(last_proc) && (strlen(last_proc) != len || strncmp(last_proc, path, len))) {
+		memcpy(last_proc, path, len);
+		last_proc[len] = '\0';
+		nprocs_seen++;
+	}
 	return 0;
 }
 
@@ -192,6 +239,37 @@ static void forward(int sig)
 	if (child > 0)
 		kill(child, sig);
 }
+
+/* The dispositions ovnirun changes, as it inherited them: the program gets
+ * them back (nohup, `trap '' HUP` and friends keep working), and a signal
+ * the caller ignores is not forwarded either. */
+static const int handled[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
+static struct sigaction inherited[sizeof(handled) / sizeof(handled[0])];
+
+static void setup_signals(void)
+{
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
+		int sig = handled[i];
+		sigaction(sig, NULL, &inherited[i]);
+		if (inherited[i].sa_handler == SIG_IGN)
+			continue;
+		/* Like system(3): the terminal's SIGINT/SIGQUIT go to the program;
+		 * we wait for it and report what it did. Others are passed on. */
+		struct sigaction sa;
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = sig == SIGINT || sig == SIGQUIT ? SIG_IGN : forward;
+		sa.sa_flags = SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		sigaction(sig, &sa, NULL);
+	}
+}
+
+static void restore_signals(void)
+{
+	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
+		sigaction(handled[i], &inherited[i], NULL);
+}
+
 
 int main(int argc, char **argv)
 {
@@ -244,24 +322,12 @@ int main(int argc, char **argv)
 		snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
 	}
 
-	/* Like system(3): the terminal's SIGINT/SIGQUIT go to the program; we
-	 * wait for it and report what it did. Other signals are passed on. */
-	signal(SIGINT, SIG_IGN);
-	signal(SIGQUIT, SIG_IGN);
-	signal(SIGTERM, forward);
-	signal(SIGHUP, forward);
-	signal(SIGUSR1, forward);
-	signal(SIGUSR2, forward);
+	setup_signals();
 	child = fork();
 	if (child < 0)
 		die("fork:");
 	if (child == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGQUIT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGUSR1, SIG_DFL);
-		signal(SIGUSR2, SIG_DFL);
+		restore_signals();
 		/* Only the program gets the agent, not ovnirun itself. */
 		const char *old = getenv("LD_PRELOAD");
 		size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
@@ -296,10 +362,13 @@ int main(int argc, char **argv)
 		if (errno != EINTR)
 			die("waitpid:");
 	}
-	if (!quiet) {
+	const char *rank = launcher_rank();
+	if (!quiet && (!rank || !strcmp(rank, "0"))) {
 		nftw(dir, count_one, 16, FTW_PHYS);
-		if (nthreads_seen)
-			fprintf(stderr, "ovnirun: trace in %s (%d threads in %d processes)\n", dir, nthreads_seen,
+		if (nthreads_seen && rank)
+			fprintf(stderr, "ovnirun: trace in %s (rank 0 done; other ranks may still be writing)\n", dir);
+		else if (nthreads_seen)
+			fprintf(stderr, "ovnirun: trace in %s (%ld threads in %ld processes)\n", dir, nthreads_seen,
 				nprocs_seen);
 		else
 			fprintf(stderr, "ovnirun: no trace was written in %s\n", dir);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 const char *oa_progname = "ovni-auto";
+int oa_log_fd = STDERR_FILENO;
 
 struct out {
 	char *buf;
@@ -121,8 +122,10 @@ void oa_log(const char *fmt, ...)
 	n = strlen(buf);
 	if (n == 0 || buf[n - 1] != '\n')
 		buf[n++] = '\n';
-	ssize_t r = write(STDERR_FILENO, buf, n);
-	(void)r;
+	if (oa_log_fd >= 0) {
+		ssize_t r = write(oa_log_fd, buf, n);
+		(void)r;
+	}
 	errno = saved;
 }
 

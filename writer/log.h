@@ -8,6 +8,10 @@
 /* Agent side: format into a stack buffer and write(2) to stderr in one call.
  * Only %s %d %u %ld %lu %lld %llu %x %lx %p %c %% are understood; safe in signal handlers. */
 void oa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Where oa_log writes: stderr, or -1 (nowhere) when the program started
+ * with descriptor 2 closed: the number is then the program's to reuse, and
+ * its files are not ours to write in. */
+extern int oa_log_fd;
 int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap);
 int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -24,7 +24,9 @@ done
 for sig in INT:2 TERM:15; do
 	num=${sig#*:}; sig=${sig%%:*}
 	fifo="$WORK/fifo$sig"; mkfifo "$fifo"
-	"$OVNIRUN" -q -o "$WORK/kill$sig" "$PROG/crash" wait >"$fifo" 2>/dev/null &
+	# A shell starts background jobs with SIGINT ignored, which the program
+	# would inherit (ovnirun keeps inherited dispositions): default it.
+	env --default-signal=INT,TERM "$OVNIRUN" -q -o "$WORK/kill$sig" "$PROG/crash" wait >"$fifo" 2>/dev/null &
 	pid=$!
 	read -r line <"$fifo"
 	assert_eq "ready" ready "$line"

@@ -1,0 +1,73 @@
+/* jump.c: non-local jumps out of recorded waits.
+ * Interposes: longjmp, _longjmp, siglongjmp, __longjmp_chk.
+ * A signal handler that interrupted a recorded wait (a sleep, a lock) and
+ * leaves it with siglongjmp never returns into the wait's wrapper: without
+ * this, the thread would stay "Blocked in: sleep" and Paused for the rest of
+ * its life.  The jump's target stack pointer is read from the jmp_buf
+ * (x86-64 glibc keeps it mangled with the thread's pointer guard); every
+ * wait whose frames lie below it ends before the jump.  Elsewhere the next
+ * recorded wait notices the stale ones (sync.c). */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdint.h>
+
+#include "sync.h"
+
+static struct {
+	void (*longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	void (*_longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	void (*siglongjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+	void (*longjmp_chk)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
+} real;
+
+__attribute__((constructor(102))) static void jump_init(void)
+{
+	*(void **)&real.longjmp = dlsym(RTLD_NEXT, "longjmp");
+	*(void **)&real._longjmp = dlsym(RTLD_NEXT, "_longjmp");
+	*(void **)&real.siglongjmp = dlsym(RTLD_NEXT, "siglongjmp");
+	*(void **)&real.longjmp_chk = dlsym(RTLD_NEXT, "__longjmp_chk");
+}
+
+static void before_jump(struct __jmp_buf_tag *env)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+	if (!oa_self)
+		return;
+	int saved = errno;
+	uintptr_t guard, sp = (uintptr_t)env->__jmpbuf[6]; /* JB_RSP */
+	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
+	sp = ((sp >> 17) | (sp << 47)) ^ guard; /* ror 17, xor: PTR_DEMANGLE */
+	sync_unwind(sp);
+	errno = saved;
+#else
+	(void)env;
+#endif
+}
+
+#define JUMP(f, env, val)                            \
+	do {                                         \
+		before_jump(env);                    \
+		if (!real.f)                         \
+			jump_init();                 \
+		real.f(env, val);                    \
+	} while (0)
+
+OA_EXPORT __attribute__((noreturn)) void longjmp(struct __jmp_buf_tag env[1], int val)
+{
+	JUMP(longjmp, env, val);
+}
+
+OA_EXPORT __attribute__((noreturn)) void _longjmp(struct __jmp_buf_tag env[1], int val)
+{
+	JUMP(_longjmp, env, val);
+}
+
+OA_EXPORT __attribute__((noreturn)) void siglongjmp(struct __jmp_buf_tag env[1], int val)
+{
+	JUMP(siglongjmp, env, val);
+}
+
+OA_EXPORT __attribute__((noreturn)) void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
+{
+	JUMP(longjmp_chk, env, val);
+}
