@@ -37,7 +37,7 @@ PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
 AGENT_LIBS := -ljansson -lelf -lunwind -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
-.PHONY: all test test-unit test-run test-san install clean deps bench example format-check fuzz
+.PHONY: all test test-unit test-run test-san test-real test-stress install clean deps bench example format-check fuzz
 all: $(LIB) $(CLI) $(RUN)
 
 $(B)/gen/version.h: FORCE
@@ -92,6 +92,12 @@ $(B)/prog/%: tests/prog/%.c
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread $(PROG_LIBS_$*)
 
 PROG_LIBS_omp_% := -fopenmp
+
+# signal() of a strict C11 program is glibc's __sysv_signal.
+PROG_BIN += $(B)/prog/adv03_signal_chain_c11
+$(B)/prog/adv03_signal_chain_c11: tests/prog/adv03_signal_chain.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror -o $@ $< -lpthread
 PROG_LIBS_jsoncheck := -ljansson
 
 # OpenMP test programs: omp_* with $(CC) -fopenmp (a variable name cannot
@@ -116,6 +122,16 @@ test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(PROG_BIN)
 	@$(MAKE) --no-print-directory -s test-san
 	@tests/run.sh
+
+# Only the real-software tier (also part of `make test`).
+test-real: deps
+	@$(MAKE) --no-print-directory all $(PROG_BIN)
+	@T=real/ tests/run.sh
+
+# The racy discipline cases 50 times each, two at a time.
+test-stress: deps
+	@$(MAKE) --no-print-directory all $(PROG_BIN)
+	@OA_REPEAT=50 T=t700 tests/run.sh
 
 # The readers under libFuzzer for FUZZ_SECONDS (not part of `make test`).
 fuzz: all

@@ -3,6 +3,8 @@
 # those missing. Runs apt-get as root (or through sudo when available).
 set -e
 pkgs="make gcc libc6-dev libjansson-dev libunwind-dev libelf-dev clang libomp-dev procps"
+# The real-software tier (make test-real): programs from Debian run under the agent.
+pkgs="$pkgs python3 stress-ng openmpi-bin libopenmpi-dev xz-utils bzip2 gzip coreutils"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

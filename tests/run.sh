@@ -41,6 +41,10 @@ done
 for t in tests/run/t*.sh; do
 	[ -f "$t" ] && runcase "run/$(basename "$t" .sh)" sh "$t"
 done
+# The real-software tier (make test-real): Debian programs under the agent.
+for t in tests/real/r*.sh; do
+	[ -f "$t" ] && runcase "real/$(basename "$t" .sh)" bash "$t"
+done
 
 rm -rf "$logdir"
 [ -n "$failed" ] && echo "failed:$failed"

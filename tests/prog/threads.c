@@ -193,6 +193,19 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		atomic_store(&go, 1);
 		pthread_exit(NULL);
+	} else if (!strcmp(mode, "exitrace")) {
+		/* Return from main while a thread runs and detached threads
+		 * may still be starting (the process ends under them). */
+		pthread_create(&th[0], NULL, forever, NULL);
+		pthread_attr_t a;
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		for (int i = 1; i < n; i++) {
+			pthread_t d;
+			pthread_create(&d, &a, forever, (void *)(long)i);
+		}
+		printf("done %s %d\n", mode, n);
+		return 0;
 	} else if (!strcmp(mode, "pin")) {
 		int c = ncpu();
 		for (long i = 0; i < n; i++)
