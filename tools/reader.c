@@ -26,6 +26,7 @@
 #define RD_MAPPED_TOTAL (256ull << 20)
 #define RD_WINDOW_MIN (4u << 20)
 #define RD_WINDOW_MAX (64u << 20)
+#define RD_COPY_MAX (64u * 1024u) /* streams up to this size are read, not mapped */
 #define RD_FLAGS_RESERVED 0xe0u /* flag bits above the jumbo bit */
 
 json_t *rd_json_path(json_t *root, const char *path)
@@ -267,7 +268,24 @@ static void load_stream(struct rd_stream *s)
 	s->size = S_ISREG(st.st_mode) ? (size_t)st.st_size : 0;
 	if (!S_ISREG(st.st_mode))
 		s->map_error = EINVAL;
-	if (s->size) {
+	if (s->size && s->size <= RD_COPY_MAX) {
+		uint8_t *buf = malloc(s->size);
+		size_t got = 0;
+		while (buf && got < s->size) {
+			ssize_t r = pread(fd, buf + got, s->size - got, (off_t)got);
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		if (!buf || got != s->size) {
+			s->map_error = buf ? EIO : ENOMEM;
+			s->size = 0;
+			free(buf);
+		} else {
+			s->data = buf;
+			s->copied = 1;
+		}
+	} else if (s->size) {
 		void *m = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
 		if (m == MAP_FAILED) {
 			s->map_error = errno;
@@ -374,7 +392,7 @@ int rd_next(struct rd_stream *s, struct rd_event *ev)
 	s->off = off + size;
 	/* Memory stays bounded on huge traces: give back what is behind us
 	 * (the pages stay in the page cache if read again). */
-	if (__builtin_expect(s->off - s->dropped > s->window, 0)) {
+	if (__builtin_expect(s->off - s->dropped > s->window, 0) && !s->copied) {
 		size_t upto = (s->off - s->window / 4) & ~(size_t)0xfffff;
 		if (upto > s->dropped) {
 			madvise((void *)(s->data + s->dropped), upto - s->dropped, MADV_DONTNEED);
@@ -509,7 +527,9 @@ void rd_close(struct rd_trace *t)
 {
 	for (int i = 0; i < t->n; i++) {
 		struct rd_stream *s = &t->streams[i];
-		if (s->data)
+		if (s->data && s->copied)
+			free((void *)s->data);
+		else if (s->data)
 			munmap((void *)s->data, s->size);
 		json_decref(s->meta);
 		free(s->obs);

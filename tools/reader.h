@@ -36,8 +36,11 @@ struct rd_stream {
 	json_t *require;    /* ovni.require, an object */
 	json_t *loom_cpus;  /* ovni.loom_cpus, an array */
 	json_t *marks;      /* ovni.mark, an object */
-	const uint8_t *data; /* mapped stream.obs */
+	const uint8_t *data; /* stream.obs: mapped, or read into memory when small */
 	size_t size;
+	int copied;         /* data is a malloc'd copy (small streams: a trace of
+			     * 100 000 streams would pass the kernel's limit of
+			     * ~65 000 mappings per process) */
 	int map_error;      /* errno of open/mmap, 0 if mapped */
 	int64_t offset;     /* clock offset of its loom */
 	size_t off;         /* next event */
