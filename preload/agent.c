@@ -209,6 +209,10 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 {
 	if (!agent_active() || oa_self)
 		return oa_self;
+	/* A thread without its stream yet takes no process-directed signal:
+	 * the kernel gives it to a thread that can record it. */
+	sigset_t old;
+	oa_sigblock(&old);
 	oa_guard++;
 	struct oa_thread *t = THREAD_OF(oa_registry_acquire(sizeof(struct oa_thread)));
 	if (!t)
@@ -245,6 +249,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 	oa_sample_thread_start(t);
 out:
 	oa_guard--;
+	oa_sigrestore(&old);
 	return t;
 }
 

@@ -30,7 +30,7 @@ for sig in INT:2 TERM:15; do
 	pid=$!
 	read -r line <"$fifo"
 	assert_eq "ready" ready "$line"
-	pkill -$sig -f "$PROG/crash wait" || fail "no process to kill"
+	pkill -$sig -P $pid || fail "no process to kill" # the program, ovnirun's child (not another suite's)
 	wait $pid; rc=$?
 	assert_eq "killed by SIG$sig" $((128 + num)) $rc
 	check_trace "$WORK/kill$sig"

@@ -8,7 +8,7 @@ mkfifo "$WORK/fifo"
 pid=$!
 read -r line <"$WORK/fifo"
 assert_eq "ready" ready "$line"
-pkill -KILL -f "$PROG/crash wait" || fail "nothing to kill"
+pkill -KILL -P $! || fail "nothing to kill" # the program, ovnirun's child
 wait $pid
 assert_eq "killed by SIGKILL" 137 $?
 "$OA" check -q "$WORK/tr" >/dev/null 2>&1 && fail "an unrepaired kill -9 trace passed check"
