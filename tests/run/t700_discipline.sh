@@ -25,7 +25,7 @@ c08()   { bash -c 'trap "" HUP INT QUIT TERM USR1; "$@"' _ "$@" $PROG/adv08_trap
 c09a()  { "$@" $PROG/adv09_sigwait_sample; }
 c09b()  { "$@" $PROG/adv09_sigwait_sample signalfd; }
 c10()   { local lp="" i o; for i in $(seq 300); do lp="$lp${lp:+:}/lib/x86_64-linux-gnu/libm.so.6"; done
-	  o=$(LD_PRELOAD=$lp "$@" $PROG/adv10_long_preload | grep '^LD_PRELOAD='); local st=$?
+	  o=$(LONG_PRELOAD=$lp "$@" $PROG/adv10_long_preload | grep '^LD_PRELOAD='); local st=$?
 	  local n; n=$(grep -o libm.so.6 <<<"$o" | wc -l)
 	  local has=no; grep -q libovni-auto.so <<<"$o" && has=yes
 	  local want=no; [ $# -gt 0 ] && want=yes
