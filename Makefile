@@ -37,7 +37,7 @@ PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
 AGENT_LIBS := -ljansson -lelf -lunwind -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
-.PHONY: all test test-unit test-run test-san test-real test-stress install clean deps bench example format-check fuzz
+.PHONY: all test test-unit test-run test-san test-real test-stress test-omp-stress install clean deps bench example format-check fuzz
 all: $(LIB) $(CLI) $(RUN)
 
 $(B)/gen/version.h: FORCE
@@ -128,10 +128,15 @@ test-real: deps
 	@$(MAKE) --no-print-directory all $(PROG_BIN)
 	@T=real/ tests/run.sh
 
-# The racy discipline cases 50 times each, two at a time.
+# The racy discipline cases and every OpenMP case 50 times each, two at a time.
 test-stress: deps
 	@$(MAKE) --no-print-directory all $(PROG_BIN)
-	@OA_REPEAT=50 T=t700 tests/run.sh
+	@OA_REPEAT=50 OA_OMP_REPEAT=50 T="t700 t390" tests/run.sh
+
+# Every OpenMP case 20 times with 2 and with 4 threads, two at a time.
+test-omp-stress: deps
+	@$(MAKE) --no-print-directory all $(PROG_BIN)
+	@OA_OMP_REPEAT=20 T=t390 tests/run.sh
 
 # The readers under libFuzzer for FUZZ_SECONDS (not part of `make test`).
 fuzz: all

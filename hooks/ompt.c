@@ -119,12 +119,12 @@ static void on_thread_end(ompt_data_t *thread_data)
 	omp_begin(&b, 0);
 	if (th->cur && th->cur != th->base) {
 		/* The runtime ends the thread inside a task: close it here. */
-		th->anomalies++;
+		omp_anomaly(th, "thread ends inside a task", th->cur, NULL);
 		omp_seg_close(&b, th->cur);
 		th->cur->state = TS_PAUSED;
 	}
 	if (th->base) {
-		th->anomalies++;
+		omp_anomaly(th, "thread ends inside an implicit task", th->base, NULL);
 		omp_seg_close(&b, th->base);
 		th->base->state = TS_PAUSED;
 	}

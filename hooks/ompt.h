@@ -105,6 +105,7 @@ struct otask {
 	uint8_t master; /* implicit task of the primary thread of its team */
 	uint16_t nreg, capreg;
 	uint8_t early;  /* early_fulfill seen */
+	uint32_t type;  /* its type id (PPc), 0: none */
 	uint64_t clock; /* of its PPc or last PPe: a PPx must be later */
 	struct othr *last; /* thread of its last segment */
 	uintptr_t par_ra;  /* implicit: code address of its parallel region */
@@ -115,6 +116,15 @@ struct otask {
 };
 
 #define OTHR_MAX_RET 32
+#define ONOTES 16
+
+/* A callback as OVNI_OMP_DEBUG remembers it (ompt_debug.c). */
+struct onote {
+	const char *cb;
+	const void *a, *b; /* the task data (ompt_data_t.ptr) it named, or NULL */
+	long arg;
+	uint64_t clock;
+};
 
 struct othr {
 	struct otask *cur; /* the task this thread runs, or NULL */
@@ -140,10 +150,31 @@ struct othr {
 	uint32_t taskloop_type; /* type of the taskloop being created, 0: none */
 	uint64_t taskloop_clock;
 	uint64_t anomalies;
+	int tid;
+	unsigned nnotes; /* OVNI_OMP_DEBUG: callbacks seen, the last ONOTES in notes */
+	struct onote notes[ONOTES];
 };
 
 extern uint64_t omp_merge_ns;
-extern int omp_debug; /* OVNI_OMP_DEBUG: 1 anomaly counts, 2 every task switch */
+extern int omp_debug; /* OVNI_OMP_DEBUG: 1 anomaly reports, 2 and every task switch */
+
+/* ompt_debug.c: a callback the thread saw (kept only under OVNI_OMP_DEBUG),
+ * and an anomaly: a callback order the tool did not expect, about task a
+ * (and b), counted, and reported on stderr under OVNI_OMP_DEBUG with the
+ * thread's last callbacks. */
+void omp_note_slow(struct othr *th, const char *cb, const void *a, long arg, const void *b);
+void omp_anomaly_slow(struct othr *th, const char *what, const struct otask *a, const struct otask *b);
+static inline void omp_note(struct othr *th, const char *cb, const void *a, long arg, const void *b)
+{
+	if (__builtin_expect(omp_debug != 0, 0))
+		omp_note_slow(th, cb, a, arg, b);
+}
+static inline void omp_anomaly(struct othr *th, const char *what, const struct otask *a, const struct otask *b)
+{
+	th->anomalies++;
+	if (__builtin_expect(omp_debug != 0, 0))
+		omp_anomaly_slow(th, what, a, b);
+}
 
 /* ompt_clock.c: the tool's clock (CLOCK_MONOTONIC ns, through the TSC). */
 struct omp_clk {

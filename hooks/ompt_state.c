@@ -4,6 +4,7 @@
  * running a task).  See ompt.h for the model. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ompt.h"
 
@@ -36,6 +37,8 @@ struct othr *omp_thread(void)
 	if (likely(th != NULL))
 		return th;
 	th = calloc(1, sizeof(*th));
+	if (th)
+		th->tid = oa_self ? oa_self->tid : (int)gettid();
 	tls_thr = th;
 	return th;
 }
@@ -108,6 +111,7 @@ struct otask *omp_task_new(struct othr *th, int kind)
 	t->if0 = 0;
 	t->master = 0;
 	t->early = 0;
+	t->type = 0;
 	t->nreg = 0;
 	t->capreg = OTASK_INLINE_REGS;
 	t->regs = t->inl;
@@ -312,7 +316,7 @@ struct otask *omp_owner(struct othr *th, ompt_data_t *task_data)
 			task_data->ptr = t;
 	}
 	if (unlikely(t != th->cur)) {
-		th->anomalies++;
+		omp_anomaly(th, "a callback names a task this thread does not run (switching to it)", t, th->cur);
 		omp_switch(th, th->cur, ompt_task_switch, t);
 	} else if (unlikely(th->cur_pending)) {
 		omp_materialize(th);
@@ -364,7 +368,7 @@ void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind
 		r->pad = 0;
 		omp_reg_open(&b, r);
 	} else {
-		th->anomalies++;
+		omp_anomaly(th, "region stack full", t, NULL);
 	}
 	omp_end(&b);
 }
@@ -373,7 +377,7 @@ int omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t ke
 {
 	int i = omp_reg_find(t, kinds, key);
 	if (i < 0) {
-		th->anomalies++;
+		omp_anomaly(th, "end of a region the task has not begun", t, NULL);
 		return -1;
 	}
 	if (th->lazy) {

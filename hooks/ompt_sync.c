@@ -56,6 +56,8 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 	if (!th)
 		return;
 	int begin = endpoint == ompt_scope_begin;
+	omp_note(th, begin ? "sync_region begin" : "sync_region end", task_data ? task_data->ptr : NULL, (long)kind,
+		 NULL);
 	if (kind == ompt_sync_region_taskwait && !begin) {
 		omp_wait_end(th, task_data, NULL, RK_BIT(RK_TASKWAIT), 0);
 		return;
@@ -98,6 +100,8 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	struct othr *th = omp_thread();
 	if (!th)
 		return;
+	omp_note(th, endpoint == ompt_scope_begin ? "taskgroup wait begin" : "taskgroup wait end",
+		 task_data ? task_data->ptr : NULL, 0, NULL);
 	if (endpoint != ompt_scope_begin) {
 		omp_wait_end(th, task_data, NULL, RK_BIT(RK_TASKGROUP), 0);
 		return;
@@ -124,6 +128,9 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 	(void)parallel_data;
 	(void)count;
 	struct othr *th = omp_thread();
+	if (th)
+		omp_note(th, endpoint == ompt_scope_begin ? "work begin" : "work end", task_data ? task_data->ptr : NULL,
+			 (long)wstype, NULL);
 	struct otask *t = th ? omp_owner(th, task_data) : NULL;
 	if (!t)
 		return;
@@ -175,7 +182,8 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 		omp_region_end(th, t, mask, 0);
 		return;
 	}
-	drop_open_single(th, t);
+	if (rk != RK_TASKLOOP)
+		drop_open_single(th, t); /* a taskloop can be inside a single */
 	struct otype ty;
 	uintptr_t region = omp_region_ra(th, t);
 	omp_type_of((uintptr_t)codeptr, region, &ty);
@@ -204,6 +212,9 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
 	(void)parallel_data;
 	(void)codeptr;
 	struct othr *th = omp_thread();
+	if (th)
+		omp_note(th, endpoint == ompt_scope_begin ? "masked begin" : "masked end", task_data ? task_data->ptr : NULL,
+			 0, NULL);
 	struct otask *t = th ? omp_owner(th, task_data) : NULL;
 	if (!t)
 		return;
@@ -242,6 +253,8 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 	(void)impl;
 	(void)codeptr;
 	struct othr *th = omp_thread();
+	if (th)
+		omp_note(th, "mutex acquire", NULL, (long)kind, NULL);
 	struct otask *t = th ? omp_owner(th, NULL) : NULL;
 	if (!t)
 		return;
@@ -256,6 +269,8 @@ static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 {
 	(void)codeptr;
 	struct othr *th = omp_thread();
+	if (th)
+		omp_note(th, "mutex acquired", NULL, (long)kind, NULL);
 	struct otask *t = th ? omp_owner(th, NULL) : NULL;
 	if (!t)
 		return;
@@ -278,6 +293,8 @@ static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
 	(void)kind;
 	(void)codeptr;
 	struct othr *th = omp_thread();
+	if (th)
+		omp_note(th, "mutex released", NULL, (long)kind, NULL);
 	struct otask *t = th ? omp_owner(th, NULL) : NULL;
 	if (t)
 		omp_region_end(th, t, RK_BIT(RK_HOLDING), wait_id);

@@ -22,7 +22,8 @@ static inline int ends(int status)
 static void forget(struct othr *th, struct otask *p)
 {
 	if (p->state == TS_RUNNING && p->last != th) {
-		th->anomalies++; /* its segment is open on another thread */
+		/* its segment is open on another thread */
+		omp_anomaly(th, "task completed while it runs on another thread", p, NULL);
 		return;
 	}
 	omp_task_free(th, p);
@@ -43,7 +44,7 @@ static struct otask *close_task(struct ev_batch *b, struct othr *th, struct otas
 		if (status == ompt_task_cancel && c->id)
 			ev_omp_mark(b, "OM=", OA_MARK_OMP_TASK, TM_CANCELLED);
 		if (c->nreg)
-			th->anomalies++;
+			omp_anomaly(th, "task completes with regions open", c, NULL);
 		omp_seg_close(b, c);
 		return c; /* freed by the caller once the batch is written */
 	}
@@ -119,7 +120,7 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 		}
 	}
 	if (unseen_end) {
-		th->anomalies++;
+		omp_anomaly(th, "completion of a task this thread does not run (untied task's last part)", p, c);
 		open_task(&b, th, p);
 		done = close_task(&b, th, p, p, status);
 	} else if (p && p != c && ends(status) && p != n) {
@@ -143,7 +144,7 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 			n->state = TS_RUNNING;
 		} else {
 			if (n->state == TS_RUNNING && n->last != th)
-				th->anomalies++;
+				omp_anomaly(th, "switch to a task running on another thread", n, c);
 			open_task(&b, th, n);
 		}
 	}
@@ -160,6 +161,7 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 		return;
 	struct otask *p = prior_data ? prior_data->ptr : NULL;
 	struct otask *n = next_data ? next_data->ptr : NULL;
+	omp_note(th, "task_schedule", p, (long)status, n);
 	if (unlikely(omp_debug > 1))
 		oa_log("ompt: tid %d: task_schedule cur %u(%d) prior %u(%d) status %d next %u(%d)",
 		       oa_self ? oa_self->tid : -1, th->cur ? th->cur->id : 0, th->cur ? th->cur->state : -1,
@@ -198,7 +200,7 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 					o->regs[j] = o->regs[j + 1];
 				o->nreg--;
 			}
-			th->anomalies++;
+			omp_anomaly(th, "taskwait depend completes on another thread than its wait", p, o);
 		}
 		omp_task_free(th, p);
 		prior_data->ptr = NULL;
@@ -232,6 +234,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 	new_data->ptr = NULL;
 	if (unlikely(!th) || (flags & (ompt_task_initial | ompt_task_implicit)))
 		return;
+	omp_note(th, "task_create", enc ? enc->ptr : NULL, flags, NULL);
 	if (flags & ompt_task_taskwait) {
 		/* taskwait depend / if(0) with dependences: a wait of the
 		 * encountering task until taskwait_complete. */
@@ -249,12 +252,24 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 		return;
 	t->if0 = (flags & ompt_task_undeferred) != 0;
 	new_data->ptr = t;
+	struct otask *e = enc ? enc->ptr : NULL, *c = th->cur;
 	struct otype ty;
-	uintptr_t region = omp_region_ra(th, enc && enc->ptr ? enc->ptr : th->cur);
+	uintptr_t region = omp_region_ra(th, e ? e : c);
 	omp_type_of((uintptr_t)codeptr, region, &ty);
+	int split = 0;
 	if (unlikely(ty.flags & OT_RUNTIME)) {
 		/* Created inside the runtime (taskloop): the user code's type. */
-		if (th->taskloop_type) {
+		if (e != c && c && c->kind == TK_EXPLICIT && c->type) {
+			/* libomp splits a large taskloop: a task of it (c) creates
+			 * part of the loop's tasks wherever it runs, naming the
+			 * taskloop's encountering task, which runs on another
+			 * thread, as their parent.  They are c's creations here,
+			 * of c's type; switching to their named parent would open
+			 * that task on two threads at once. */
+			split = 1;
+			ty.id = c->type;
+			ty.clock = c->clock;
+		} else if (th->taskloop_type) {
 			ty.id = th->taskloop_type;
 			ty.clock = th->taskloop_clock;
 		} else {
@@ -263,7 +278,13 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 	}
 	if (!ty.id)
 		return; /* no type: the task stays out of the trace */
-	omp_owner(th, enc);
+	t->type = ty.id;
+	if (split) {
+		if (th->cur_pending)
+			omp_materialize(th);
+	} else {
+		omp_owner(th, enc);
+	}
 	uint64_t now = omp_now();
 	if (now <= ty.clock)
 		now = ty.clock + 1;
@@ -287,6 +308,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 	struct othr *th = omp_thread();
 	if (unlikely(!th))
 		return;
+	omp_note(th, endpoint == ompt_scope_begin ? "implicit_task begin" : "implicit_task end",
+		 task_data ? task_data->ptr : NULL, (long)index, NULL);
 	if (endpoint == ompt_scope_begin) {
 		int initial = (flags & ompt_task_initial) != 0;
 		struct otask *t = omp_task_new(th, initial ? TK_HIDDEN : TK_IMPLICIT);
@@ -302,7 +325,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 			if (th->nret < OTHR_MAX_RET)
 				th->ret[th->nret++] = c;
 			else
-				th->anomalies++;
+				omp_anomaly(th, "implicit tasks nested too deep", t, c);
 		}
 		omp_switch(th, c, ompt_task_switch, t);
 		return;
@@ -314,7 +337,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		struct otask *r = th->nret ? th->ret[--th->nret] : NULL;
 		omp_switch(th, t, ompt_task_complete, r);
 	} else {
-		th->anomalies++;
+		omp_anomaly(th, "end of an implicit task this thread does not run", t, th->cur);
 		forget(th, t);
 	}
 	task_data->ptr = NULL;
@@ -337,6 +360,8 @@ static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_
 		parallel_data->ptr = (void *)codeptr;
 	atomic_fetch_add(&active_parallel, 1);
 	struct othr *th = omp_thread();
+	if (th)
+		omp_note(th, "parallel_begin", enc ? enc->ptr : NULL, (long)requested, NULL);
 	struct otask *o = th ? omp_owner(th, enc) : NULL;
 	if (o)
 		omp_region_begin(th, o, 0, RK_FORK_CALL, 0, 0, 0, 0);
@@ -349,6 +374,8 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc, int fl
 	(void)codeptr;
 	atomic_fetch_sub(&active_parallel, 1);
 	struct othr *th = omp_thread();
+	if (th)
+		omp_note(th, "parallel_end", enc ? enc->ptr : NULL, 0, NULL);
 	struct otask *o = th ? omp_owner(th, enc) : NULL;
 	if (o)
 		omp_region_end(th, o, RK_BIT(RK_FORK_CALL), 0);

@@ -41,7 +41,10 @@ static struct {
 } labels[MAX_LABELS];
 static unsigned nlabels;
 static uint32_t next_type = 1;
-static uintptr_t rt_base, self_base; /* load bases of the runtime and of us */
+/* Address ranges of the runtime and of this library, found once: the
+ * per-taskloop unwinding skips their frames without asking dladdr (a
+ * linear search of every loaded object's symbols). */
+static uintptr_t rt_lo, rt_hi, self_lo, self_hi;
 
 static inline unsigned hash(uintptr_t k)
 {
@@ -84,13 +87,18 @@ static int range_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 void omp_types_set_runtime(uintptr_t addr_in_runtime)
 {
-	rt_base = base_of(addr_in_runtime);
-	self_base = base_of((uintptr_t)omp_type_of);
-	/* The runtime's idle loops call sched_yield endlessly: not recorded. */
-	struct range_q q = { rt_base, 0, 0 };
-	if (rt_base && dl_iterate_phdr(range_cb, &q)) {
+	struct range_q q = { base_of(addr_in_runtime), 0, 0 };
+	if (q.base && dl_iterate_phdr(range_cb, &q)) {
+		rt_lo = q.lo;
+		rt_hi = q.hi;
+		/* The runtime's idle loops call sched_yield endlessly: not recorded. */
 		sync_quiet_lo = q.lo;
 		sync_quiet_hi = q.hi;
+	}
+	struct range_q me = { base_of((uintptr_t)omp_type_of), 0, 0 };
+	if (me.base && dl_iterate_phdr(range_cb, &me)) {
+		self_lo = me.lo;
+		self_hi = me.hi;
 	}
 }
 
@@ -208,7 +216,7 @@ static void slow(uintptr_t key, uintptr_t codeptr, uintptr_t region, struct otyp
 		if (k != 0)
 			continue;
 		uint32_t flags = 0;
-		if (codeptr && rt_base && base_of(codeptr) == rt_base)
+		if (codeptr && codeptr >= rt_lo && codeptr < rt_hi)
 			flags |= OT_RUNTIME; /* no type: the caller looks for the user code */
 		else if (codeptr)
 			flags |= sched_flags(codeptr);
@@ -255,8 +263,7 @@ void omp_type_of_caller(uintptr_t region, struct otype *out)
 	oa_guard--;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];
-		uintptr_t base = base_of(pc);
-		if (!pc || !base || base == rt_base || base == self_base)
+		if (!pc || (pc >= rt_lo && pc < rt_hi) || (pc >= self_lo && pc < self_hi))
 			continue;
 		omp_type_of(pc, region, out);
 		if (out->id)

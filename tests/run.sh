@@ -2,7 +2,8 @@
 # run.sh: runs every unit test binary and every tests/run/t*.sh case, one line
 # per case (OK / NG / SK), and ends with "N passed, N failed, N skipped".
 # A case exits 0 to pass, 77 to skip (printing the reason), anything else fails.
-# T=pattern runs only the cases whose name contains pattern; V=1 shows output.
+# T="pattern..." runs only the cases whose name contains one of the patterns;
+# V=1 shows output.
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 export OA_TOP="$top"
@@ -12,7 +13,11 @@ limit=${OA_TEST_TIMEOUT:-300}
 
 runcase() { # name command...
 	name=$1; shift
-	case "$name" in *"${T:-}"*) ;; *) return ;; esac
+	if [ -n "${T:-}" ]; then
+		hit=""
+		for pat in $T; do case "$name" in *"$pat"*) hit=1 ;; esac; done
+		[ -n "$hit" ] || return
+	fi
 	log="$logdir/$(echo "$name" | tr '/' '_').log"
 	start=$(date +%s.%N)
 	timeout -k 10 "$limit" "$@" >"$log" 2>&1

@@ -66,3 +66,24 @@ assert_eq "cancel loop activated" 1 "$(mark85 120 "$WORK/cancel.d")"
 disc=$(mark85 8 "$WORK/cancel.d")
 assert_ge "discarded tasks" 1 "$disc"
 assert_eq "executed + discarded" 50 "$(($(rval executions "$WORK/cancel.r") + disc))"
+
+# Taskloops in 360 short regions (master, then single): libomp splits a
+# large taskloop into helper tasks that create the rest of its tasks on the
+# thread that runs them.  Those creations belong to the helper task running
+# there (they once opened the taskloop's encountering task on two threads).
+# The tasks that ran user code are exactly the program's own count.
+for m in master single nogroup intask; do
+	omp_run "tl_$m" OMP_NUM_THREADS=4 -- "$PROG/clang_omp_taskloop" $m
+	want=$(OMP_NUM_THREADS=4 "$PROG/clang_omp_taskloop" $m)
+	assert_eq "taskloop $m output" "$want" "$(cat "$WORK/tl_$m.out")"
+	user=${want##* }
+	r="$WORK/tl_$m.r"
+	got=0
+	for l in loop_num_tasks loop_grainsize loop_nogroup; do
+		n=$(rval "label.$l" "$r"); c=$(rval "creators.$l" "$r")
+		got=$((got + ${n:-0} - ${c:-0}))
+	done
+	info "taskloop $m: $user user tasks, $(rval tasks "$r") in the trace"
+	assert_eq "taskloop $m: tasks that ran user code" "$user" "$got"
+	assert_eq "taskloop $m: no runtime labels" 0 "$(grep -c 'POc .*label="__kmp' "$WORK/tl_$m.d")"
+done
