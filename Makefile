@@ -34,7 +34,7 @@ RUN := $(B)/bin/ovnirun
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
 
-AGENT_LIBS := -ljansson -lelf -lunwind -ldl -lpthread -lrt
+AGENT_LIBS := -ljansson -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
 .PHONY: all test test-unit test-run test-san test-real test-stress test-omp-stress install clean deps bench example format-check fuzz
@@ -80,7 +80,7 @@ $(addprefix $(B)/tests/,$(WRITER_TESTS)): $(B)/tests/%: tests/unit/%.c $(WRITER_
 # Tests of single agent modules link just that module.
 $(B)/tests/test_symbols: tests/unit/test_symbols.c $(B)/obj/preload/symbols.o tests/unit/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fvisibility=default -o $@ $< $(B)/obj/preload/symbols.o -lelf -ldl
+	$(CC) $(ALL_CFLAGS) -fvisibility=default -o $@ $< $(B)/obj/preload/symbols.o -ldl
 
 $(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) $(TOOLS_OBJ) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)

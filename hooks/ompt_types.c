@@ -14,11 +14,11 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdint.h>
-#include <libunwind.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../preload/backtrace.h"
 #include "../preload/symbols.h"
 #include "ompt.h"
 #include "sync.h"
@@ -259,7 +259,7 @@ void omp_type_of_caller(uintptr_t region, struct otype *out)
 {
 	void *frames[32];
 	oa_guard++; /* libunwind's locks are not the program's waits */
-	int n = unw_backtrace(frames, 32);
+	int n = oa_backtrace(frames, 32);
 	oa_guard--;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];

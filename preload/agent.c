@@ -135,7 +135,7 @@ static void scan_earlier_images(const char *dir)
 			close(dfd);
 		if (fd < 0)
 			continue;
-		json_t *root = json_loadfd(fd, 0, NULL);
+		json_t *root = oa_meta_load_fd(fd);
 		close(fd);
 		json_t *labels = json_object_get(
 			json_object_get(json_object_get(json_object_get(root, "ovni"), "mark"), "80"), "labels");

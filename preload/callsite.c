@@ -2,12 +2,12 @@
 #include "callsite.h"
 
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <string.h>
 
 #include "../writer/meta.h"
 #include "../writer/ovni_fmt.h"
 #include "agent.h"
+#include "backtrace.h"
 #include "symbols.h"
 
 int oa_callsites;
@@ -40,7 +40,7 @@ int64_t oa_callsite(void)
 	 * recorded and broke its mark stack). */
 	oa_guard++;
 	void *frames[16];
-	int n = unw_backtrace(frames, 16);
+	int n = oa_backtrace(frames, 16);
 	int64_t v = 0;
 	for (int i = 0; i < n; i++) {
 		uintptr_t pc = (uintptr_t)frames[i];

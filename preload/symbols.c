@@ -1,4 +1,5 @@
-/* symbols.c: address to function name with libelf (see symbols.h).
+/* symbols.c: address to function name with libelf (see symbols.h), which
+ * is opened the first time it is needed.
  * One table per loaded object, sorted by address, built the first time an
  * address of that object is looked up; one small open-addressing cache of
  * address -> (name, start).  A spin lock (not a pthread mutex: the agent may
@@ -45,6 +46,43 @@ static struct entry cache[CACHE_SIZE];
 static size_t cache_used;
 static int elf_ready;
 
+/* libelf is opened the first time a symbol is needed, not at load time:
+ * most short processes never name a function, and loading libelf (and
+ * libz behind it) cost every process ~50 us.  Under the lock. */
+static struct {
+	unsigned (*version)(unsigned);
+	Elf *(*begin)(int, Elf_Cmd, Elf *);
+	int (*end)(Elf *);
+	Elf_Scn *(*nextscn)(Elf *, Elf_Scn *);
+	Elf_Data *(*getdata)(Elf_Scn *, Elf_Data *);
+	char *(*strptr)(Elf *, size_t, size_t);
+	GElf_Shdr *(*getshdr)(Elf_Scn *, GElf_Shdr *);
+	GElf_Sym *(*getsym)(Elf_Data *, int, GElf_Sym *);
+} E;
+
+static int elf_open_lib(void)
+{
+	if (elf_ready)
+		return elf_ready > 0;
+	elf_ready = -1;
+	void *h = dlopen("libelf.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return 0;
+	*(void **)&E.version = dlsym(h, "elf_version");
+	*(void **)&E.begin = dlsym(h, "elf_begin");
+	*(void **)&E.end = dlsym(h, "elf_end");
+	*(void **)&E.nextscn = dlsym(h, "elf_nextscn");
+	*(void **)&E.getdata = dlsym(h, "elf_getdata");
+	*(void **)&E.strptr = dlsym(h, "elf_strptr");
+	*(void **)&E.getshdr = dlsym(h, "gelf_getshdr");
+	*(void **)&E.getsym = dlsym(h, "gelf_getsym");
+	if (!E.version || !E.begin || !E.end || !E.nextscn || !E.getdata || !E.strptr || !E.getshdr || !E.getsym)
+		return 0;
+	E.version(EV_CURRENT);
+	elf_ready = 1;
+	return 1;
+}
+
 static void spin_lock(void)
 {
 	/* The raw call: sched_yield is interposed (recorded as a wait). */
@@ -66,16 +104,16 @@ static int by_start(const void *a, const void *b)
 /* Read the function symbols of one section (SHT_SYMTAB or SHT_DYNSYM). */
 static void read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct object *o, size_t *cap)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
+	Elf_Data *data = E.getdata(scn, NULL);
 	if (!data || !sh->sh_entsize)
 		return;
 	size_t n = sh->sh_size / sh->sh_entsize;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym s;
-		if (!gelf_getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
+		if (!E.getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
 		    s.st_shndx == SHN_UNDEF)
 			continue;
-		const char *name = elf_strptr(elf, sh->sh_link, s.st_name);
+		const char *name = E.strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
 		if (o->nsyms == *cap) {
@@ -92,26 +130,24 @@ static void read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct object *o,
 
 static void load_object(struct object *o)
 {
-	if (!elf_ready) {
-		elf_version(EV_CURRENT);
-		elf_ready = 1;
-	}
+	if (!elf_open_lib())
+		return;
 	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf *elf = E.begin(fd, ELF_C_READ, NULL);
 	size_t cap = 0;
 	if (elf) {
 		/* Prefer the full table; fall back to the dynamic one (stripped). */
 		for (int pass = 0; pass < 2 && !o->nsyms; pass++) {
 			Elf_Scn *scn = NULL;
-			while ((scn = elf_nextscn(elf, scn))) {
+			while ((scn = E.nextscn(elf, scn))) {
 				GElf_Shdr sh;
-				if (gelf_getshdr(scn, &sh) && sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				if (E.getshdr(scn, &sh) && sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
 					read_symtab(elf, scn, &sh, o, &cap);
 			}
 		}
-		elf_end(elf);
+		E.end(elf);
 	}
 	close(fd);
 	if (o->nsyms)

@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ovni_fmt.h"
@@ -361,9 +362,33 @@ static void import_label(struct oa_meta *m, struct oa_label_list *owner, int typ
 	push_owner(owner, copy);
 }
 
+json_t *oa_meta_load_fd(int fd)
+{
+	/* jansson's json_loadfd reads one byte per read(): thousands of
+	 * system calls for one stream.json.  Read it whole instead. */
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > (64 << 20))
+		return NULL;
+	size_t size = (size_t)st.st_size, got = 0;
+	char *buf = malloc(size);
+	if (!buf)
+		return NULL;
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	json_t *root = json_loadb(buf, got, 0, NULL);
+	free(buf);
+	return root;
+}
+
 int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd)
 {
-	json_t *root = json_loadfd(fd, 0, NULL);
+	json_t *root = oa_meta_load_fd(fd);
 	if (!root)
 		return -1;
 	json_t *marks = json_object_get(json_object_get(root, "ovni"), "mark");

@@ -94,6 +94,8 @@ int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const 
  * from fd (a stream continued after exec keeps what the previous image
  * recorded); the labels go into `owner`. */
 int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd);
+/* A stream.json read from fd, whole (NULL if unreadable or not JSON). */
+struct json_t *oa_meta_load_fd(int fd);
 
 /* Copy src to dst (size bytes) as valid UTF-8 JSON-safe text: invalid
  * bytes become '?'. Returns the length written. */
