@@ -24,8 +24,15 @@ extern char **environ;
 			oa_real_init();                                          \
 		if (!may_exec(AT_FDCWD, what, 0)) {                              \
 			char *const *envp = (env);                               \
-			return (call);                                           \
+			int r_ = (call);                                         \
+			int e_ = errno;                                          \
+			if (hook_tracing())                                      \
+				agent_exec_refused(what, e_);                    \
+			errno = e_;                                              \
+			return r_;                                               \
 		}                                                                \
+		if (hook_tracing())                                              \
+			agent_exec_attempt(what);                                \
 		char *const *env_ = (env);                                       \
 		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];     \
 		char text_[oa_childenv_text_size(env_)];                         \
@@ -39,7 +46,8 @@ extern char **environ;
 	} while (0)
 
 /* Shells try execve() on every PATH directory: a target that plainly cannot
- * be executed fails at once, without ending and restarting every stream. */
+ * be executed fails at once, without ending and restarting every stream,
+ * and is recorded once per search (agent_exec_refused). */
 static int may_exec(int dirfd, const char *path, int flags)
 {
 	if (!path || !strchr(path, '/'))

@@ -43,6 +43,7 @@ static _Atomic int exit_label_used;
 #define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
 
 static int start_process(int creator_tid);
+static void refused_flush(struct oa_thread *t);
 static _Atomic int64_t proc_seq;
 int oa_exec_generation;
 
@@ -263,6 +264,7 @@ void agent_thread_end(void)
 	oa_sigblock(&old); /* a SIGTERM now waits until the stream is finished */
 	oa_guard++;
 	oa_sample_thread_stop();
+	refused_flush(t);
 	oa_self = NULL;
 	if (oa_registry_claim_self(&t->s) == 0) {
 		end_stream(t, 0);
@@ -294,6 +296,7 @@ void agent_process_end(int in_signal)
 	oa_sigblock(&old); /* finishing is atomic with respect to SIGTERM, SIGINT... */
 	oa_guard++;
 	struct oa_thread *self = oa_self;
+	refused_flush(self);
 	oa_registry_end_others(self ? &self->s : NULL, end_other, &in_signal);
 	if (self) {
 		oa_self = NULL;
@@ -413,11 +416,76 @@ static int64_t next_proc_value(void)
 	return ((int64_t)oa_meta.pid << 20) | (atomic_fetch_add(&proc_seq, 1) + 1);
 }
 
+/* An exec that failed before anything was ended (the file is missing or
+ * not executable): recorded as "failed exec PATH: reason", once per PATH
+ * search.  Shells try each PATH directory in turn, so the failure waits
+ * (per thread, label prepared) until the thread does something else: an
+ * exec of the same name elsewhere replaces it (or, when it works, drops
+ * it); any other process event, an exit, the thread's or the process's end
+ * writes it, at the clock of the failure. */
+static OA_TLS struct {
+	struct oa_label *label;
+	uint64_t clock;
+	int active;
+	char name[64];
+	char text[300];
+} refused;
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	return b ? b + 1 : (path ? path : "");
+}
+
+/* Async-signal-safe: the label was prepared when the exec failed. */
+static void refused_flush(struct oa_thread *t)
+{
+	if (!refused.active)
+		return;
+	refused.active = 0;
+	if (!t || !atomic_load(&active) || foreign_process())
+		return;
+	int64_t value = next_proc_value();
+	oa_meta_label_publish(&oa_meta, &t->s.labels, refused.label, OA_MARK_PROC, value, refused.text);
+	refused.label = NULL;
+	if (!oa_emitting(&t->s)) {
+		uint8_t p[12];
+		ev_mark_payload(p, value, OA_MARK_PROC);
+		oa_emit_at(&t->s, "OM=", refused.clock, p, sizeof(p));
+	}
+}
+
+void agent_exec_refused(const char *path, int err)
+{
+	struct oa_thread *t = oa_self;
+	if (!t || !atomic_load(&active) || foreign_process())
+		return;
+	if (refused.active && strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
+		refused_flush(t);
+	if (!refused.label && !(refused.label = oa_meta_label_alloc()))
+		return;
+	refused.clock = oa_clock_now();
+	oa_snprintf(refused.name, sizeof(refused.name), "%s", base_name(path));
+	oa_snprintf(refused.text, sizeof(refused.text), "failed exec %s: %s", path, strerror(err));
+	refused.active = 1;
+}
+
+void agent_exec_attempt(const char *path)
+{
+	if (!refused.active)
+		return;
+	if (!strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
+		refused.active = 0; /* the search found it */
+	else
+		refused_flush(oa_self);
+}
+
 void agent_proc_event(const char *label)
 {
 	struct oa_thread *t = oa_self;
 	if (!t || foreign_process())
 		return;
+	refused_flush(t);
 	int64_t value = next_proc_value();
 	oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, label);
 	ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
@@ -428,6 +496,7 @@ void agent_exit_event(int status)
 	struct oa_thread *t = oa_self;
 	if (!atomic_load(&active) || foreign_process())
 		return;
+	refused_flush(t);
 	char text[48];
 	oa_snprintf(text, sizeof(text), "exit status %d", status);
 	int64_t value = next_proc_value();

@@ -62,6 +62,11 @@ void agent_affinity_other(pthread_t th, int tid);
 int agent_exec_begin(void);
 /* The exec failed: trace again (the calling thread continues its stream). */
 void agent_exec_failed(int was_traced);
+/* An exec that failed at once (missing or not executable file, errno err)
+ * and one about to be tried: a PATH search is recorded once, as "failed
+ * exec PATH: reason" when no directory had it. */
+void agent_exec_refused(const char *path, int err);
+void agent_exec_attempt(const char *path);
 
 /* A fatal signal arrived: mark it on the calling thread (async-signal-safe). */
 void agent_signal_event(int sig);

@@ -6,6 +6,8 @@
  *   chain N        exec itself N more times (exec chain), then exit 0
  *   execfail PATH  exec PATH, which fails, then go on (exit 5)
  *   execfailthreads PATH  the same while two threads keep creating threads
+ *   execrefused [FILE]  children whose exec fails at once (missing file,
+ *                  non-executable FILE, a PATH-like search found / not found)
  *   system         system("/bin/true; /bin/true")
  *   popen          popen("echo hi") and read it
  *   spawn          posix_spawn /bin/true with an environment of its own
@@ -128,6 +130,35 @@ int main(int argc, char **argv)
 		execl(argc > 2 ? argv[2] : "/no/such/program", "x", (char *)NULL);
 		printf("exec failed, going on\n");
 		return 5;
+	} else if (!strcmp(mode, "execrefused")) {
+		/* Forked children whose exec fails at once: a missing file
+		 * (ENOENT), a file that is not executable (EACCES, argv[2]), and
+		 * a shell-like PATH search: /no/dir1/true and /no/dir2/true fail,
+		 * /bin/true runs; then a search where no directory has it. */
+		const char *paths[] = { "/no/such/program", argc > 2 ? argv[2] : "/etc/passwd" };
+		for (int i = 0; i < 2; i++) {
+			pid_t p = fork();
+			if (p == 0) {
+				execl(paths[i], "x", (char *)NULL);
+				_exit(127);
+			}
+			printf("child %d: %d\n", i, wait_status(p));
+		}
+		pid_t p = fork();
+		if (p == 0) {
+			execl("/no/dir1/true", "true", (char *)NULL);
+			execl("/no/dir2/true", "true", (char *)NULL);
+			execl("/bin/true", "true", (char *)NULL);
+			_exit(126);
+		}
+		printf("search: %d\n", wait_status(p));
+		p = fork();
+		if (p == 0) {
+			execl("/no/dir1/nosuchcmd", "nosuchcmd", (char *)NULL);
+			execl("/no/dir2/nosuchcmd", "nosuchcmd", (char *)NULL);
+			_exit(127);
+		}
+		printf("not found: %d\n", wait_status(p));
 	} else if (!strcmp(mode, "execfailthreads")) {
 		pthread_t a, b;
 		int na = 0, nb = 0;

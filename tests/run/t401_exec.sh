@@ -59,3 +59,27 @@ awk -v m="thread.$main" '$2 == "OHx" && $5 == "tid=-1" && $3 !~ m"$" { reopened[
 	END { n = 0; for (s in after) if (after[s] >= 3) n++; print n }' "$WORK/d" >"$WORK/n"
 assert_eq "creator streams reopened and recording after the failed exec" 2 "$(cat "$WORK/n")"
 grep -q '"exit status 5"' $(find "$WORK/failthr" -name stream.json) || fail "exit status 5 not recorded"
+
+# Execs that fail at once (missing file, not executable) are recorded in the
+# child that tried, as "failed exec PATH: reason"; a PATH-like search that
+# finds the program records nothing but its exec, and one that finds nothing
+# records its last attempt once.
+printf 'data\n' >"$WORK/plainfile"
+out=$("$OVNIRUN" -q -o "$WORK/refused" "$PROG/procs" execrefused "$WORK/plainfile"); rc=$?
+assert_eq "execrefused status" 0 $rc
+assert_eq "execrefused output" "child 0: 127
+child 1: 127
+search: 0
+not found: 127" "$out"
+check_trace "$WORK/refused"
+labels=$(cat $(find "$WORK/refused" -name stream.json) | grep -o '"failed exec [^"]*"' | tr -d '"' | LC_ALL=C sort)
+assert_eq "failed exec labels" "failed exec /no/dir2/nosuchcmd: No such file or directory
+failed exec /no/such/program: No such file or directory
+failed exec $WORK/plainfile: Permission denied" "$labels"
+# Each is on the trace: a mark event of channel 80 whose value has that label.
+dump "$WORK/refused" >"$WORK/d"
+for f in plainfile nosuchcmd such/program; do
+	v=$(cat $(find "$WORK/refused" -name stream.json) | grep -o "\"[0-9]*\": \"failed exec [^\"]*$f[^\"]*\"" | cut -d'"' -f2)
+	assert_eq "mark for $f" 1 "$(awk -v v="value=$v" '$2 == "OM=" && $4 == v && $5 == "type=80"' "$WORK/d" | wc -l)"
+done
+grep -q '"exec /bin/true"' $(find "$WORK/refused" -name stream.json) || fail "the search's exec of /bin/true not recorded"
