@@ -237,15 +237,51 @@ OA_EXPORT int pthread_join(pthread_t th, void **ret)
 	TRY_THEN_BLOCK(SYNC_JOIN, RESOLVED(tryjoin)(th, ret), RESOLVED(join)(th, ret));
 }
 
-/* Barriers and once cannot be tried: every call that waits is recorded. */
+/* A barrier cannot be tried, and the last thread to arrive does not wait:
+ * it releases the others, and glibc gives it PTHREAD_BARRIER_SERIAL_THREAD.
+ * So the wait is written after the call, from the clock of the arrival,
+ * only for the threads that got 0.  Nothing else is written by a thread
+ * blocked there (no CPU time, no samples); a wait inside another one (a
+ * signal handler's) takes the ordinary path. */
+static void mark_at(struct oa_stream *s, const char *mcv, int64_t value, uint64_t clock)
+{
+	uint8_t p[12];
+	ev_mark_payload(p, value, OA_MARK_SYNC);
+	oa_emit_at(s, mcv, clock, p, sizeof(p));
+}
+
 OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
 	struct oa_thread *t = sync_self();
 	if (!t)
 		return RESOLVED(barrier_wait)(b);
-	sync_block(t, SYNC_BARRIER);
+	if (blocked) {
+		sync_block(t, SYNC_BARRIER);
+		int r = RESOLVED(barrier_wait)(b);
+		sync_unblock(t, SYNC_BARRIER);
+		return r;
+	}
+	uint64_t arrived = oa_clock_now();
+	unsigned gen = t->s.open_gen;
 	int r = RESOLVED(barrier_wait)(b);
-	sync_unblock(t, SYNC_BARRIER);
+	if (r == PTHREAD_BARRIER_SERIAL_THREAD || r != 0)
+		return r;
+	int saved = errno;
+	if (t->s.open_gen == gen && !atomic_load_explicit(&t->s.closed, memory_order_relaxed) && !oa_emitting(&t->s)) {
+		int64_t where = oa_callsites ? oa_callsite() : 0;
+		mark_at(&t->s, "OM[", SYNC_BARRIER, arrived);
+		if (where) {
+			uint8_t p[12];
+			ev_mark_payload(p, where, OA_MARK_CALLSITE);
+			oa_emit_at(&t->s, "OM[", arrived, p, sizeof(p));
+		}
+		oa_emit_state_at(&t->s, "OHp", 1, arrived);
+		ev_ovni_thread_resume(&t->s);
+		if (where)
+			ev_ovni_mark_pop(&t->s, OA_MARK_CALLSITE, where);
+		ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_BARRIER);
+	}
+	errno = saved;
 	return r;
 }
 

@@ -281,8 +281,13 @@ static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_
 
 uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused)
 {
+	return oa_emit_state_at(s, mcv, paused, 0);
+}
+
+uint64_t oa_emit_state_at(struct oa_stream *s, const char *mcv, int paused, uint64_t clock)
+{
 	unsigned q = oa_emit_enter(s);
-	uint64_t used = oa_emit_core(s, mcv, oa_clock_now(), NULL, 0);
+	uint64_t used = oa_emit_core(s, mcv, clock ? clock : oa_clock_now(), NULL, 0);
 	if (used)
 		s->paused = paused; /* in the same bracket as the event */
 	oa_emit_leave(s, q);

@@ -294,6 +294,8 @@ static inline uint64_t oa_emit(struct oa_stream *s, const char *mcv, const void 
  * emit window, so that whoever ends the stream knows whether to resume it
  * first. Returns the clock used, 0 if dropped. */
 uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused);
+/* The same at an explicit clock (0: now; raised to the stream's last clock). */
+uint64_t oa_emit_state_at(struct oa_stream *s, const char *mcv, int paused, uint64_t clock);
 
 /* A jumbo event: flags 0x13, u32 size, then the data (POc labels). */
 uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, uint32_t n);
