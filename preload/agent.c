@@ -440,10 +440,11 @@ static const char *base_name(const char *path)
 /* Async-signal-safe: the label was prepared when the exec failed. */
 static void refused_flush(struct oa_thread *t)
 {
-	if (!refused.active)
+	/* A vfork child shares the parent's memory: it must not touch this. */
+	if (!refused.active || foreign_process())
 		return;
 	refused.active = 0;
-	if (!t || !atomic_load(&active) || foreign_process())
+	if (!t || !atomic_load(&active))
 		return;
 	int64_t value = next_proc_value();
 	oa_meta_label_publish(&oa_meta, &t->s.labels, refused.label, OA_MARK_PROC, value, refused.text);
@@ -472,7 +473,7 @@ void agent_exec_refused(const char *path, int err)
 
 void agent_exec_attempt(const char *path)
 {
-	if (!refused.active)
+	if (!refused.active || foreign_process())
 		return;
 	if (!strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
 		refused.active = 0; /* the search found it */
