@@ -172,16 +172,23 @@ int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct
 
 /* ---- the async-signal-safe JSON writer ---- */
 
+/* The JSON writer: buffered writes to fd, or, with fd < 0, the whole text
+ * into a caller's buffer (err = EOVERFLOW when it does not fit). */
 struct jw {
 	int fd;
 	int err;
-	size_t n;
-	char buf[768];
+	size_t n, cap;
+	char *buf;
 };
 
 static void jw_flush(struct jw *w)
 {
 	size_t off = 0;
+	if (w->fd < 0) {
+		if (w->n == w->cap)
+			w->err = EOVERFLOW;
+		return;
+	}
 	while (off < w->n && !w->err) {
 		ssize_t r = write(w->fd, w->buf + off, w->n - off);
 		if (r < 0 && errno == EINTR)
@@ -196,8 +203,11 @@ static void jw_flush(struct jw *w)
 
 static void jw_putc(struct jw *w, char c)
 {
-	if (w->n == sizeof(w->buf))
+	if (w->n == w->cap) {
 		jw_flush(w);
+		if (w->n == w->cap)
+			return; /* rendering into a buffer that is full */
+	}
 	w->buf[w->n++] = c;
 }
 
@@ -264,79 +274,96 @@ static void jw_labels(struct jw *w, const struct oa_label *l, int type, int *fir
 	}
 }
 
+static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished, const struct oa_label_list *own);
+
 int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const struct oa_label_list *own)
 {
-	struct jw w = { .fd = fd };
-	jw_raw(&w, "{\n \"version\": ");
-	jw_int(&w, OVNI_METADATA_VERSION);
-	jw_raw(&w, ",\n \"ovni\": {\n");
-	jw_key(&w, "  ", "part");
-	jw_str(&w, "thread");
-	jw_raw(&w, ",\n");
-	jw_key(&w, "  ", "tid");
-	jw_int(&w, tid);
-	jw_raw(&w, ",\n");
-	jw_key(&w, "  ", "pid");
-	jw_int(&w, m->pid);
-	jw_raw(&w, ",\n");
-	jw_key(&w, "  ", "loom");
-	jw_str(&w, m->loom);
-	jw_raw(&w, ",\n");
-	jw_key(&w, "  ", "app_id");
-	jw_int(&w, m->app_id);
-	jw_raw(&w, ",\n");
+	char buf[768];
+	struct jw w = { .fd = fd, .cap = sizeof(buf), .buf = buf };
+	compose(&w, m, tid, finished, own);
+	jw_flush(&w);
+	return w.err ? -w.err : 0;
+}
+
+ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, int finished,
+		       const struct oa_label_list *own)
+{
+	struct jw w = { .fd = -1, .cap = cap, .buf = buf };
+	compose(&w, m, tid, finished, own);
+	jw_flush(&w);
+	return w.err ? -w.err : (ssize_t)w.n;
+}
+
+static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished, const struct oa_label_list *own)
+{
+	jw_raw(w, "{\n \"version\": ");
+	jw_int(w, OVNI_METADATA_VERSION);
+	jw_raw(w, ",\n \"ovni\": {\n");
+	jw_key(w, "  ", "part");
+	jw_str(w, "thread");
+	jw_raw(w, ",\n");
+	jw_key(w, "  ", "tid");
+	jw_int(w, tid);
+	jw_raw(w, ",\n");
+	jw_key(w, "  ", "pid");
+	jw_int(w, m->pid);
+	jw_raw(w, ",\n");
+	jw_key(w, "  ", "loom");
+	jw_str(w, m->loom);
+	jw_raw(w, ",\n");
+	jw_key(w, "  ", "app_id");
+	jw_int(w, m->app_id);
+	jw_raw(w, ",\n");
 	if (m->rank >= 0 && m->nranks > 0) {
-		jw_key(&w, "  ", "rank");
-		jw_int(&w, m->rank);
-		jw_raw(&w, ",\n");
-		jw_key(&w, "  ", "nranks");
-		jw_int(&w, m->nranks);
-		jw_raw(&w, ",\n");
+		jw_key(w, "  ", "rank");
+		jw_int(w, m->rank);
+		jw_raw(w, ",\n");
+		jw_key(w, "  ", "nranks");
+		jw_int(w, m->nranks);
+		jw_raw(w, ",\n");
 	}
-	jw_key(&w, "  ", "loom_cpus");
-	jw_putc(&w, '[');
+	jw_key(w, "  ", "loom_cpus");
+	jw_putc(w, '[');
 	for (int i = 0; i < m->ncpus; i++) {
-		jw_raw(&w, i ? ", {\"index\": " : "{\"index\": ");
-		jw_int(&w, i);
-		jw_raw(&w, ", \"phyid\": ");
-		jw_int(&w, m->phyids[i]);
-		jw_putc(&w, '}');
+		jw_raw(w, i ? ", {\"index\": " : "{\"index\": ");
+		jw_int(w, i);
+		jw_raw(w, ", \"phyid\": ");
+		jw_int(w, m->phyids[i]);
+		jw_putc(w, '}');
 	}
-	jw_raw(&w, "],\n");
-	jw_key(&w, "  ", "require");
-	jw_raw(&w, "{\"ovni\": \"" OVNI_MODEL_OVNI_VERSION "\"");
+	jw_raw(w, "],\n");
+	jw_key(w, "  ", "require");
+	jw_raw(w, "{\"ovni\": \"" OVNI_MODEL_OVNI_VERSION "\"");
 	if (atomic_load(&m->require) & OA_REQUIRE_OPENMP)
-		jw_raw(&w, ", \"openmp\": \"" OVNI_MODEL_OPENMP_VERSION "\"");
-	jw_raw(&w, "},\n");
-	jw_key(&w, "  ", "lib");
-	jw_raw(&w, "{\"version\": ");
-	jw_str(&w, m->lib_version ? m->lib_version : "");
-	jw_raw(&w, ", \"commit\": ");
-	jw_str(&w, m->lib_commit ? m->lib_commit : "");
-	jw_putc(&w, '}');
+		jw_raw(w, ", \"openmp\": \"" OVNI_MODEL_OPENMP_VERSION "\"");
+	jw_raw(w, "},\n");
+	jw_key(w, "  ", "lib");
+	jw_raw(w, "{\"version\": ");
+	jw_str(w, m->lib_version ? m->lib_version : "");
+	jw_raw(w, ", \"commit\": ");
+	jw_str(w, m->lib_commit ? m->lib_commit : "");
+	jw_putc(w, '}');
 	int ntypes = 0;
 	for (int t = 0; t < OA_META_NTYPES; t++) {
 		if (atomic_load_explicit(&m->types[t].declared, memory_order_acquire) != 1)
 			continue;
-		jw_raw(&w, ntypes++ ? ",\n   \"" : ",\n  \"mark\": {\n   \"");
-		jw_int(&w, t);
-		jw_raw(&w, "\": {\"title\": ");
-		jw_str(&w, m->types[t].title);
-		jw_raw(&w, m->types[t].stack ? ", \"chan_type\": \"stack\", \"labels\": {"
+		jw_raw(w, ntypes++ ? ",\n   \"" : ",\n  \"mark\": {\n   \"");
+		jw_int(w, t);
+		jw_raw(w, "\": {\"title\": ");
+		jw_str(w, m->types[t].title);
+		jw_raw(w, m->types[t].stack ? ", \"chan_type\": \"stack\", \"labels\": {"
 					     : ", \"chan_type\": \"single\", \"labels\": {");
 		int first = 1;
-		jw_labels(&w, atomic_load_explicit(&m->global.head, memory_order_acquire), t, &first);
+		jw_labels(w, atomic_load_explicit(&m->global.head, memory_order_acquire), t, &first);
 		if (own)
-			jw_labels(&w, atomic_load_explicit(&own->head, memory_order_acquire), t, &first);
-		jw_raw(&w, first ? "}}" : "\n   }}");
+			jw_labels(w, atomic_load_explicit(&own->head, memory_order_acquire), t, &first);
+		jw_raw(w, first ? "}}" : "\n   }}");
 	}
 	if (ntypes)
-		jw_raw(&w, "\n  }");
+		jw_raw(w, "\n  }");
 	if (finished)
-		jw_raw(&w, ",\n  \"finished\": 1");
-	jw_raw(&w, "\n }\n}\n");
-	jw_flush(&w);
-	return w.err ? -w.err : 0;
+		jw_raw(w, ",\n  \"finished\": 1");
+	jw_raw(w, "\n }\n}\n");
 }
 
 /* A label read back from a stream this image rewrites: it must be written

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "compiler.h"
 
@@ -89,6 +90,10 @@ int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct
  * declared type, the global labels and those of `own`. Async-signal-safe.
  * Returns 0 or a negative errno. */
 int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const struct oa_label_list *own);
+/* The same text into buf (cap bytes): its length, or -EOVERFLOW when it does
+ * not fit.  Async-signal-safe. */
+ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, int finished,
+		       const struct oa_label_list *own);
 
 /* Take over the mark types and labels of an existing stream.json, read
  * from fd (a stream continued after exec keeps what the previous image

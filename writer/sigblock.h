@@ -8,6 +8,9 @@
 #define OA_SIGBLOCK_H
 
 #include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 static inline void oa_sigblock(sigset_t *old)
 {
@@ -25,6 +28,29 @@ static inline void oa_sigblock(sigset_t *old)
 static inline void oa_sigrestore(const sigset_t *old)
 {
 	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* A file the agent grows past RLIMIT_FSIZE (`ulimit -f`) fails with EFBIG
+ * and the kernel raises SIGXFSZ at the thread, which would kill the program
+ * once the window closes.  Note whether one was pending already (the
+ * program's own) before the file work, and take back the agent's after a
+ * failure.  Async-signal-safe. */
+static inline int oa_xfsz_pending(void)
+{
+	sigset_t p;
+	return sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1;
+}
+
+static inline void oa_xfsz_forget(int was_pending)
+{
+	if (was_pending || !oa_xfsz_pending())
+		return;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGXFSZ);
+	struct timespec zero = { 0, 0 };
+	/* The raw call: the agent interposes sigtimedwait. */
+	syscall(SYS_rt_sigtimedwait, &set, NULL, &zero, _NSIG / 8);
 }
 
 #endif

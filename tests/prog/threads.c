@@ -10,6 +10,7 @@
  *   mainexit N  main calls pthread_exit while N threads still work
  *   pin N       threads pin themselves / are pinned to CPUs
  *   exitcode N  like join, then exit with status N
+ *   sleeps N    N usleep(1) calls on the main thread (N recorded waits)
  * Prints "done MODE N" on stdout (main thread). */
 #include <errno.h>
 #include <pthread.h>
@@ -182,6 +183,11 @@ int main(int argc, char **argv)
 		while (atomic_load(&ran) < n)
 			usleep(1000);
 		usleep(10000);
+	} else if (!strcmp(mode, "sleeps")) {
+		/* n short sleeps on the main thread: a known amount of events
+		 * (each one a recorded wait). */
+		for (long i = 0; i < n; i++)
+			usleep(1);
 	} else if (!strcmp(mode, "nested")) {
 		pthread_t root;
 		pthread_create(&root, NULL, tree, (void *)(long)n);

@@ -1,8 +1,10 @@
 /* test_stream.c: the stream writer across window boundaries: every event
  * size (0, 2..16, jumbo up to 300 KB), OF[/OF] after each flush, clocks
  * that never decrease, exact file length, appending (exec), and a stream
- * that cannot grow (file size limit) still ends with OHe. */
+ * that cannot grow (file size limit) still ends with OHe; stream.json
+ * rewritten in place or through a temporary. */
 #include <dirent.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -309,6 +311,65 @@ static void test_closers(const char *dir)
 	CHECK(!strcmp(got, "PBB OHe"), "deep closings: %s", got);
 }
 
+/* stream.json is rewritten in place when it fits in a page (one write,
+ * padded with blanks to the old length), else through a temporary; it is
+ * valid JSON after every step, and the first window is one page. */
+static void test_meta_inplace(const char *dir)
+{
+	char sdir[512], obs[600], json[600], tmp[600];
+	snprintf(sdir, sizeof(sdir), "%s/thread.7", dir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	snprintf(json, sizeof(json), "%s/stream.json", sdir);
+	snprintf(tmp, sizeof(tmp), "%s/stream.json.tmp", sdir);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 7, .meta = &meta };
+	CHECK(oa_stream_open(&s, &cfg) == 0, "open");
+	struct stat st;
+	long ps = sysconf(_SC_PAGESIZE);
+	CHECK(stat(obs, &st) == 0 && st.st_size == ps, "first window is one page (%lld bytes)", (long long)st.st_size);
+	json_error_t err;
+	json_t *root = json_load_file(json, 0, &err);
+	CHECK(root && !json_object_get(json_object_get(root, "ovni"), "finished"), "metadata at open: %s",
+	      root ? "ok" : err.text);
+	json_decref(root);
+	/* An older, longer text (what an earlier image may leave): the new
+	 * one is padded to its length, and nothing of the old one remains. */
+	FILE *f = fopen(json, "w");
+	fprintf(f, "{\"old\": \"");
+	for (int i = 0; i < 3000; i++)
+		fputc('x', f);
+	fprintf(f, "\"}\n");
+	fclose(f);
+	CHECK(oa_stream_end(&s) == 0, "end");
+	CHECK(stat(obs, &st) == 0 && st.st_size == 8 + 12, "cut at the OHe");
+	CHECK(stat(json, &st) == 0 && st.st_size == 3000 + 12, "padded to the old length (%lld)", (long long)st.st_size);
+	root = json_load_file(json, 0, &err);
+	json_t *ovni = json_object_get(root, "ovni");
+	CHECK(root && json_integer_value(json_object_get(ovni, "finished")) == 1 && !json_object_get(root, "old") &&
+		      json_integer_value(json_object_get(ovni, "tid")) == 7,
+	      "in-place rewrite is the new text only: %s", root ? "ok" : err.text);
+	json_decref(root);
+	CHECK(access(tmp, F_OK) != 0, "no temporary");
+
+	/* More than a page of labels: written through the temporary. */
+	cfg.append = 1;
+	CHECK(oa_stream_open(&s, &cfg) == 0, "reopen");
+	oa_meta_mark_type(&meta, 77, 0, "many labels");
+	char text[64];
+	for (int v = 1; v <= 200; v++) {
+		snprintf(text, sizeof(text), "a label long enough to fill pages %d", v);
+		oa_meta_mark_label(&meta, &s.labels, 77, v, text);
+	}
+	CHECK(oa_stream_end(&s) == 0, "end with labels");
+	CHECK(stat(json, &st) == 0 && st.st_size > 2 * ps, "large metadata (%lld bytes)", (long long)st.st_size);
+	root = json_load_file(json, 0, &err);
+	json_t *labels = json_object_get(json_object_get(json_object_get(json_object_get(root, "ovni"), "mark"), "77"),
+					 "labels");
+	CHECK(json_object_size(labels) == 200, "all 200 labels: %s", root ? "ok" : err.text);
+	json_decref(root);
+	CHECK(access(tmp, F_OK) != 0, "no temporary");
+}
+
 int main(void)
 {
 	char *dir = test_tmpdir("stream");
@@ -319,6 +380,7 @@ int main(void)
 	test_foreign_fds(dir);
 	test_full(dir);
 	test_closers(dir);
+	test_meta_inplace(dir);
 	test_rmrf(dir);
 	free(dir);
 	TEST_DONE();
