@@ -19,7 +19,11 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 WRITER_SRC := $(wildcard writer/*.c)
 AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c)
-TOOLS_SRC := $(filter-out tools/main.c tools/ovnirun.c tools/ovnirun_omp.c,$(wildcard tools/*.c))
+# tools/: main.c and one cmd_*.c per subcommand at the top; trace/ (reader
+# and checker), export/, linktest/ (SIONlib, LinkTest, heat map) below;
+# ovnirun/ is the launcher, a program of its own.
+TOOLS_SRC := $(filter-out tools/main.c,$(wildcard tools/*.c) $(wildcard tools/trace/*.c tools/export/*.c tools/linktest/*.c))
+RUN_SRC := $(wildcard tools/ovnirun/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(wildcard tests/prog/*.c)
 
@@ -66,7 +70,7 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
-$(RUN): $(B)/obj/tools/ovnirun.o $(B)/obj/tools/ovnirun_omp.o $(B)/obj/writer/log.o
+$(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/writer/log.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 
@@ -157,7 +161,7 @@ install: all
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 
 format-check:
-	clang-format --dry-run --Werror $(WRITER_SRC) $(AGENT_SRC) $(wildcard tools/*.c)
+	clang-format --dry-run --Werror $(WRITER_SRC) $(AGENT_SRC) $(wildcard tools/*.c tools/*/*.c)
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "../tools/cmds.h"
-#include "../tools/heatmap.h"
-#include "../tools/linktest.h"
-#include "../tools/sion.h"
+#include "../tools/linktest/heatmap.h"
+#include "../tools/linktest/linktest.h"
+#include "../tools/linktest/sion.h"
 
 static char dir[64], sdir[128];
 

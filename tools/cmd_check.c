@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../writer/log.h"
-#include "check.h"
+#include "trace/check.h"
 
 static const char usage_text[] =
 	"usage: ovni-auto check [-q] PATH\n"

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "../writer/log.h"
-#include "reader.h"
+#include "trace/reader.h"
 
 static const char usage_text[] =
 	"usage: ovni-auto dump [-x] [--no-sort] PATH\n"

@@ -13,10 +13,10 @@
 
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
-#include "check.h"
-#include "export.h"
-#include "labels.h"
-#include "reader.h"
+#include "trace/check.h"
+#include "export/export.h"
+#include "trace/labels.h"
+#include "trace/reader.h"
 
 static const char usage_text[] =
 	"usage: ovni-auto export [options] -o FILE PATH\n"

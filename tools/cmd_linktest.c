@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "../writer/log.h"
-#include "heatmap.h"
-#include "linktest.h"
+#include "linktest/heatmap.h"
+#include "linktest/linktest.h"
 
 static const char usage_text[] =
 	"usage: ovni-auto linktest [-n N] [--csv | --json | --raw] FILE\n"

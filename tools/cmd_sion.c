@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../writer/log.h"
-#include "sion.h"
+#include "linktest/sion.h"
 
 static const char usage_text[] =
 	"usage: ovni-auto sion [--extract TASK [-o FILE]] SIONFILE\n"

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "../writer/log.h"
-#include "check.h"
-#include "labels.h"
-#include "reader.h"
+#include "trace/check.h"
+#include "trace/labels.h"
+#include "trace/reader.h"
 
 static const char usage_text[] =
 	"usage: ovni-auto stats [--json] PATH\n"

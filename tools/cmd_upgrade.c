@@ -14,7 +14,7 @@
 
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
-#include "reader.h"
+#include "trace/reader.h"
 
 static const char usage_text[] =
 	"usage: ovni-auto upgrade OLD NEW\n"

@@ -7,7 +7,7 @@
  * cases). */
 #include <jansson.h>
 
-#include "../../tools/check.h"
+#include "../../tools/trace/check.h"
 #include "test.h"
 
 /* ---- the test-only trace writer ------------------------------------------

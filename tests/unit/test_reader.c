@@ -1,4 +1,4 @@
-/* test_reader.c: the shared trace reader (tools/reader.c) on hand-written
+/* test_reader.c: the shared trace reader (tools/trace/reader.c) on hand-written
  * streams: discovery and path order, metadata fields, event framing (normal
  * and jumbo events, every payload size), every kind of damage with its byte
  * offset, the merged walk in clock order with deterministic ties, clock
@@ -6,7 +6,7 @@
  * pages given back on a long stream. */
 #include <jansson.h>
 
-#include "../../tools/reader.h"
+#include "../../tools/trace/reader.h"
 #include "test.h"
 
 static char *top;

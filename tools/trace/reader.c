@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
-#include "../writer/ovni_fmt.h"
+#include "../../writer/log.h"
+#include "../../writer/ovni_fmt.h"
 
 /* Pages of a stream behind the walk are given back once it has read this
  * much past the last drop: 256 MiB shared by the streams of the trace, at

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
+#include "../../writer/log.h"
 #include "ovnirun_omp.h"
 
 static const char usage_text[] =
