@@ -1,11 +1,22 @@
 /* emit.c: the cost of one event on the emit path, next to what it cannot
- * avoid: a bare clock read, and a clock read plus a 12-byte store.
+ * avoid: a bare clock read, and a clock read plus a 12-byte store; built
+ * with -DWITH_LIBOVNI (make OVNI_PREFIX=...), the same loop on upstream
+ * libovni runs in the same process, interleaved, for the ratio.
  * usage: emit [NEVENTS]  (prints ns/event and bytes/event, median of 7). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "../writer/stream.h"
+
+#ifdef WITH_LIBOVNI
+/* emit_libovni.c */
+void libovni_begin(void);
+double libovni_emit(long n);
+void libovni_end(void);
+#endif
 
 static uint64_t now(void)
 {
@@ -66,10 +77,23 @@ int main(int argc, char **argv)
 		return 1;
 	char sdir[300];
 	snprintf(sdir, sizeof(sdir), "%s/thread.1", dir);
-	struct oa_stream s = { 0 };
-	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 1 };
-	if (oa_stream_open(&s, &cfg, "{}") != 0)
+	static struct oa_meta meta = { .pid = 1, .app_id = 1, .rank = -1, .nranks = -1, .loom = "bench" };
+	static int phy[1];
+	if (oa_meta_init(&meta) != 0)
 		return 1;
+	meta.ncpus = 1;
+	meta.phyids = phy;
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 1, .meta = &meta };
+	if (oa_stream_open(&s, &cfg) != 0)
+		return 1;
+#ifdef WITH_LIBOVNI
+	/* libovni writes ovni/ in the working directory. */
+	if (chdir(dir) != 0)
+		return 1;
+	libovni_begin();
+	double lo[REPS];
+#endif
 
 	double r[4][REPS];
 	double user[2][REPS];
@@ -87,6 +111,9 @@ int main(int argc, char **argv)
 		user[1][k] = r[3][k] - (double)(s.flush_ns - fns) / (double)n;
 		bytes8 += oa_stream_size(&s) - b;
 		flush8 += s.nflush - f;
+#ifdef WITH_LIBOVNI
+		lo[k] = libovni_emit(n);
+#endif
 	}
 	const char *names[4] = { "bare clock read", "clock + 12-byte store", "emit, 0-byte payload",
 				 "emit, 8-byte payload" };
@@ -113,6 +140,12 @@ int main(int argc, char **argv)
 	printf("mean flush (window remap): %.3f ms\n", (double)s.flush_ns / 1e6 / (double)(s.nflush ? s.nflush : 1));
 	printf("flushes: %llu + %llu for %ld events\n", (unsigned long long)flush0, (unsigned long long)flush8,
 	       2L * n * REPS);
+#ifdef WITH_LIBOVNI
+	qsort(lo, REPS, sizeof(double), cmp);
+	printf("%-24s %6.2f ns %6.2f ns %6.2f ns\n", "libovni emit, 0 B", lo[REPS / 2], lo[0], lo[REPS - 1]);
+	printf("ovni-auto / libovni, 0 B, flushes included: %.2fx\n", med[2] / lo[REPS / 2]);
+	libovni_end();
+#endif
 	oa_emit(&s, "OHe", NULL, 0);
 	oa_stream_close(&s);
 	char cmd[300];
