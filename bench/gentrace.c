@@ -26,16 +26,14 @@ int main(int argc, char **argv)
 	m.lib_commit = "bench";
 	atomic_store(&m.require, OA_REQUIRE_OPENMP);
 	oa_meta_mark_type(&m, 81, 1, "Waits");
-	oa_meta_mark_label(&m, 81, 1, "wait");
+	oa_meta_mark_label(&m, NULL, 81, 1, "wait");
 	for (int t = 0; t < nth; t++) {
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%s/loom.bench/proc.1/thread.%d", argv[1], t + 1);
 		struct oa_stream s = { 0 };
-		struct oa_stream_cfg cfg = { .dir = dir, .tid = t + 1, .max_window = 64 << 20 };
-		char *meta = oa_meta_render(&m, t + 1, 1);
-		if (oa_stream_open(&s, &cfg, meta) != 0)
+		struct oa_stream_cfg cfg = { .dir = dir, .tid = t + 1, .max_window = 64 << 20, .meta = &m };
+		if (oa_stream_open(&s, &cfg) != 0)
 			return 1;
-		oa_stream_set_meta(&s, meta);
 		ev_ovni_thread_execute(&s, -1, -1, 0, 0);
 		long per = total / nth - 2;
 		for (long i = 0; i < per; i += 5) {

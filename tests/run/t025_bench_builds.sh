@@ -1,0 +1,24 @@
+# The benchmarks build against the current sources and run a short round
+# each (they are not part of the build, so nothing else notices when an
+# interface they use changes); their output has the lines bench/README.md
+# quotes.  Built into the case's own directory: two suites may run at once.
+. "$(dirname "$0")/../lib.sh"
+cd "$OA_TOP/bench" || fail "cd bench"
+cc="${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror"
+W="../writer/log.c ../writer/meta.c ../writer/registry.c ../writer/stream.c"
+$cc -o "$WORK/emit" emit.c $W -ljansson || fail "emit does not build"
+$cc -o "$WORK/gentrace" gentrace.c $W -ljansson || fail "gentrace does not build"
+for p in create sync_lock threads; do
+	$cc -o "$WORK/$p" $p.c -lpthread || fail "$p does not build"
+done
+out=$(BENCH_DIR="$WORK" "$WORK/emit" 20000) || fail "emit: $out"
+echo "$out" | grep -q "^emit, 0-byte payload .* ns" || fail "emit output: $out"
+"$WORK/gentrace" "$WORK/t" 20000 2 || fail "gentrace"
+"$OA" check "$WORK/t" | grep -q "^ok: 2 streams, 200[0-9][0-9] events" || fail "gentrace trace: $("$OA" check "$WORK/t" 2>&1 | tail -n 3)"
+out=$(LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$WORK/live" "$WORK/threads" live 40) || fail "threads live: $out"
+echo "$out" | grep -q "us per start at 0-10 live threads, .* us at 30-40, ratio" || fail "threads live output: $out"
+assert_eq "threads live streams" 41 "$(streams "$WORK/live")"
+check_trace "$WORK/live"
+out=$("$WORK/threads" short 20) || fail "threads short"
+echo "$out" | grep -q "us per create+join (20 threads)" || fail "threads short output: $out"
+sh -n procs.sh && sh -n threads.sh || fail "bench scripts do not parse"
