@@ -42,9 +42,17 @@ void names_start_routine(void *(*fn)(void *))
 {
 	if (!oa_self)
 		return;
+	uint64_t t0 = oa_clock_now();
 	oa_guard++; /* libelf's work is the agent's, not the program's */
 	const char *name = oa_sym_name((uintptr_t)fn);
 	oa_guard--;
+	uint64_t t1 = oa_clock_now();
+	if (t1 - t0 > 2000) {
+		/* The name was not cached (the ELF file was read): the agent's
+		 * work, shown as a flush rather than as the thread's time. */
+		oa_emit_at(&oa_self->s, "OF[", t0, NULL, 0);
+		oa_emit_at(&oa_self->s, "OF]", t1, NULL, 0);
+	}
 	names_set(name);
 }
 

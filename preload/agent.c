@@ -212,6 +212,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		return oa_self;
 	/* A thread without its stream yet takes no process-directed signal:
 	 * the kernel gives it to a thread that can record it. */
+	uint64_t t0 = oa_clock_now(); /* the thread's start, before the agent's setup */
 	sigset_t old;
 	oa_sigblock(&old);
 	oa_guard++;
@@ -235,7 +236,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		t = NULL;
 		goto out;
 	}
-	ev_ovni_thread_execute(&t->s, cpu, creator_tid, tag, min_clock);
+	ev_ovni_thread_execute_setup(&t->s, cpu, creator_tid, tag, t0 > min_clock ? t0 : min_clock);
 	oa_self = t;
 	pthread_setspecific(thread_key, t);
 	if (oa_registry_publish(&t->s) != 0) {

@@ -26,6 +26,22 @@ static inline uint64_t ev_ovni_thread_execute(struct oa_stream *s, int32_t cpu, 
 	return oa_emit_at(s, "OHx", now > clock ? now : clock, p, sizeof(p));
 }
 
+/* OHx at `clock` (read before the agent set the thread up, and later than
+ * the creator's OHC), then the setup itself as a flush: OF[ at the same
+ * clock, OF] now.  The agent's work at a thread's start (directories,
+ * files, metadata) shows as its own state, not as the thread's time. */
+static inline void ev_ovni_thread_execute_setup(struct oa_stream *s, int32_t cpu, int32_t creator_tid, uint64_t tag,
+						uint64_t clock)
+{
+	uint8_t p[16];
+	memcpy(p, &cpu, 4);
+	memcpy(p + 4, &creator_tid, 4);
+	memcpy(p + 8, &tag, 8);
+	oa_emit_at(s, "OHx", clock, p, sizeof(p));
+	oa_emit_at(s, "OF[", clock, NULL, 0);
+	oa_emit(s, "OF]", NULL, 0);
+}
+
 static inline uint64_t ev_ovni_thread_end(struct oa_stream *s)
 {
 	return oa_emit(s, "OHe", NULL, 0);

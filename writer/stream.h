@@ -85,6 +85,7 @@ struct oa_stream {
 	 * it (appending) at its next event. */
 	_Atomic int reopen;
 	int paused;        /* the last thread state written is Paused (OHp) */
+	int meta_written;  /* the final stream.json is written (oa_stream_end) */
 	unsigned open_gen; /* bumped at every (re)open */
 	/* Open paired states (oa_stream_track): the closing MCV of each,
 	 * innermost last; nclosers counts past the array when deeper. Written

@@ -22,3 +22,13 @@ for s in $(find "$WORK/tr" -name stream.obs); do
 	last=$("$OA" dump "$(dirname "$s")" | tail -n 1 | awk '{print $2}')
 	assert_eq "last event of $s" OHe "$last"
 done
+# The agent's own work at a thread's start (directories, files, metadata)
+# and end (the final metadata) is a flush of the thread (issue 18, item 4):
+# every stream begins OHx OF[ OF] and ends OF[ OF] OHe, the OF[ at the
+# OHx's clock.
+for s in $(find "$WORK/tr" -name stream.obs); do
+	"$OA" dump "$(dirname "$s")" >"$WORK/one"
+	assert_eq "first events of $s" "OHx OF[ OF]" "$(head -n 3 "$WORK/one" | awk '{print $2}' | xargs)"
+	assert_eq "OF[ at the OHx clock in $s" 1 "$(head -n 2 "$WORK/one" | awk '{print $1}' | sort -u | wc -l)"
+	assert_eq "last events of $s" "OF[ OF] OHe" "$(tail -n 3 "$WORK/one" | awk '{print $2}' | xargs)"
+done

@@ -140,7 +140,8 @@ static void test_boundaries(const char *dir)
 	CHECK(oa_stream_size(&s) == size, "appends at the old end");
 	oa_emit(&s, "OHx", "\xff\xff\xff\xff", 4);
 	CHECK(oa_stream_end(&s) == 0, "end");
-	CHECK(stat(obs, &st) == 0 && (uint64_t)st.st_size == size + 16 + 12, "appended OHx + OHe");
+	CHECK(stat(obs, &st) == 0 && (uint64_t)st.st_size == size + 16 + 3 * 12,
+	      "appended OHx + OF[ OF] (the final metadata) + OHe");
 }
 
 /* The program closes and replaces every low descriptor while the stream is
@@ -341,7 +342,10 @@ static void test_meta_inplace(const char *dir)
 	fprintf(f, "\"}\n");
 	fclose(f);
 	CHECK(oa_stream_end(&s) == 0, "end");
-	CHECK(stat(obs, &st) == 0 && st.st_size == 8 + 12, "cut at the OHe");
+	CHECK(stat(obs, &st) == 0 && st.st_size == 8 + 3 * 12, "cut at the OHe");
+	char got[64];
+	tail_mcvs(obs, 3, got, sizeof(got));
+	CHECK(!strcmp(got, "OF[ OF] OHe"), "the final metadata is written inside a flush before the OHe: %s", got);
 	CHECK(stat(json, &st) == 0 && st.st_size == 3000 + 12, "padded to the old length (%lld)", (long long)st.st_size);
 	root = json_load_file(json, 0, &err);
 	json_t *ovni = json_object_get(root, "ovni");
