@@ -37,11 +37,13 @@ extern char **environ;
 		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];     \
 		char text_[oa_childenv_text_size(env_)];                         \
 		char *const *envp = hook_tracing() ? oa_childenv(env_, out_, text_) : env_; \
-		exec_event("exec", what);                                        \
+		exec_event("exec", what, 0);                                     \
 		int traced = agent_exec_begin();                                 \
 		int r = (call);                                                  \
+		int e = errno;                                                   \
 		agent_exec_failed(traced);                                       \
-		exec_event("exec failed", what);                                 \
+		exec_event("exec failed", what, e);                              \
+		errno = e;                                                       \
 		return r;                                                        \
 	} while (0)
 
@@ -55,13 +57,13 @@ static int may_exec(int dirfd, const char *path, int flags)
 	return faccessat(dirfd, path, X_OK, AT_EACCESS | (flags & AT_EMPTY_PATH)) == 0;
 }
 
-static void exec_event(const char *kind, const char *path)
+static void exec_event(const char *kind, const char *path, int err)
 {
 	if (!hook_tracing())
 		return;
 	int saved = errno;
 	char label[512];
-	snprintf(label, sizeof(label), "%s %s", kind, path ? path : "(fd)");
+	snprintf(label, sizeof(label), "%s %s%s%s", kind, path ? path : "(fd)", err ? ": " : "", err ? strerror(err) : "");
 	agent_proc_event(label);
 	errno = saved;
 }

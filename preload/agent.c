@@ -371,10 +371,14 @@ void agent_affinity_other(pthread_t th, int tid)
 	oa_cpus_release(old, t->tid);
 }
 
+/* The calling thread's slot when it ended every stream for an exec. */
+static struct oa_thread *exec_self;
+
 int agent_exec_begin(void)
 {
 	if (!atomic_load(&active) || foreign_process())
 		return 0;
+	exec_self = oa_self;
 	agent_process_end(0);
 	return 1;
 }
@@ -399,6 +403,14 @@ void agent_exec_failed(int was_traced)
 	for (struct oa_stream *s = oa_registry_first(); s; s = s->next)
 		if (atomic_load(&s->state) == OA_SLOT_CLOSED)
 			atomic_store(&s->reopen, 1);
+	/* The calling thread ended its own stream in place (its slot stays
+	 * CLOSING when the process goes away): it starts a new one below, and
+	 * the old slot is free again.  Left CLOSING, the next end of the
+	 * process would wait for it as for a thread in the middle of ending
+	 * its stream (5 s). */
+	if (exec_self && atomic_load(&exec_self->s.state) == OA_SLOT_CLOSING)
+		oa_registry_release(&exec_self->s);
+	exec_self = NULL;
 	struct oa_thread *t = agent_thread_begin(-1, 0, 0);
 	(void)t;
 	oa_guard--;
