@@ -373,8 +373,12 @@ static void import_label(struct oa_meta *m, struct oa_label_list *owner, int typ
 	if (oa_meta_mark_label(m, owner, type, value, text) != 1 || !owner)
 		return;
 	struct oa_label *l = find_from(atomic_load(&m->buckets[bucket_of(type, value)]), NULL, type, value);
-	if (!l || l->owner == owner || l->owner == &m->global)
-		return; /* written there already */
+	if (!l || l->owner == &m->global)
+		return; /* written in every stream already */
+	/* Owned by this list may mean an earlier stream of the same slot (a
+	 * failed exec frees the caller's slot, its new stream takes it again
+	 * with an empty list, and overwrites the stream.json read here): the
+	 * list itself says whether it holds the label. */
 	for (struct oa_label *o = atomic_load(&owner->head); o; o = o->onext)
 		if (o->type == type && o->value == value)
 			return;

@@ -47,6 +47,8 @@ assert_eq "execfail status" 5 $rc
 assert_eq "execfail output" "exec failed, going on" "$out"
 check_trace "$WORK/fail"
 grep -q "\"exec failed $WORK/notaprogram: Exec format error\"" $(find "$WORK/fail" -name stream.json) || fail "no exec-failed label"
+# Labels made before the exec survive in the stream the thread goes on with.
+grep -q "\"exec $WORK/notaprogram\"" $(find "$WORK/fail" -name stream.json) || fail "the exec label was lost"
 dump "$WORK/fail" >"$WORK/d"
 assert_eq "OHx (before and after the failed exec)" 2 "$(count OHx "$WORK/d")"
 
