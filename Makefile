@@ -41,7 +41,7 @@ PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
 AGENT_LIBS := -ljansson -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
-.PHONY: all test test-unit test-run test-san test-real test-stress test-omp-stress install clean deps bench example format-check fuzz
+.PHONY: all test test-unit test-run test-san test-real test-truth test-stress test-omp-stress install clean deps bench example format-check fuzz
 all: $(LIB) $(CLI) $(RUN)
 
 $(B)/gen/version.h: FORCE
@@ -103,6 +103,7 @@ $(B)/prog/adv03_signal_chain_c11: tests/prog/adv03_signal_chain.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror -o $@ $< -lpthread
 PROG_LIBS_jsoncheck := -ljansson
+PROG_LIBS_truthcheck := -ljansson
 
 # OpenMP test programs: omp_* with $(CC) -fopenmp (a variable name cannot
 # hold a pattern, so PROG_LIBS_omp_% above never applies), clang_omp_* with
@@ -131,6 +132,12 @@ test: deps
 test-real: deps
 	@$(MAKE) --no-print-directory all $(PROG_BIN)
 	@T=real/ tests/run.sh
+
+# Only the ground-truth tier (also part of `make test`): OA_TRUTH_RUNS runs
+# (default 10) of each program must agree with their traces.
+test-truth: deps
+	@$(MAKE) --no-print-directory all $(PROG_BIN)
+	@T=truth/ tests/run.sh
 
 # The racy discipline cases and every OpenMP case 50 times each, two at a time.
 test-stress: deps

@@ -105,15 +105,23 @@ struct otask {
 	uint8_t master; /* implicit task of the primary thread of its team */
 	uint16_t nreg, capreg;
 	uint8_t early;  /* early_fulfill seen */
+	uint8_t untied; /* created untied: the compiler may split it in parts */
+	uint8_t nested; /* untied, paused inside one of its own scheduling points
+			 * (it resumes on this thread, where it paused) */
 	uint32_t type;  /* its type id (PPc), 0: none */
 	uint64_t clock; /* of its PPc or last PPe: a PPx must be later */
-	struct othr *last; /* thread of its last segment */
+	struct othr *last; /* thread of its last written segment */
+	/* Untied: the task its thread ran before it (where the current part
+	 * returns when it ends without completing the task). */
+	struct otask *from;
 	uintptr_t par_ra;  /* implicit: code address of its parallel region */
 	struct otask *owner; /* TK_TWDEPS: the task that waits */
 	struct oreg *regs;
 	struct oreg inl[OTASK_INLINE_REGS];
 	struct otask *next; /* free list */
 };
+
+enum omp_pending { PEND_NONE, PEND_WAIT, PEND_PART };
 
 #define OTHR_MAX_RET 32
 #define ONOTES 16
@@ -131,8 +139,10 @@ struct othr {
 	/* An implicit task whose states stay open on the stream below cur (an
 	 * explicit task run for it), or NULL. */
 	struct otask *base;
-	/* cur was resumed into a runtime wait and its segment is not written yet
-	 * (written at resume_clock if anything but another switch follows). */
+	/* cur's segment is not written yet (written at resume_clock if anything
+	 * but another switch follows): PEND_WAIT, it was resumed into a runtime
+	 * wait; PEND_PART, it is an untied task's part that may run no user code
+	 * (ompt_task.c). */
 	int cur_pending;
 	uint64_t resume_clock;
 	/* The top region of cur is a wait of an explicit task not written yet:

@@ -111,6 +111,9 @@ struct otask *omp_task_new(struct othr *th, int kind)
 	t->if0 = 0;
 	t->master = 0;
 	t->early = 0;
+	t->untied = 0;
+	t->nested = 0;
+	t->from = NULL;
 	t->type = 0;
 	t->nreg = 0;
 	t->capreg = OTASK_INLINE_REGS;
@@ -298,8 +301,13 @@ void omp_materialize(struct othr *th)
 	uint64_t clock = th->resume_clock;
 	if (clock <= t->clock)
 		clock = t->clock + 1;
+	/* An untied task's part runs user code: if its last written
+	 * segment was on another thread, it migrated. */
+	int migrated = t->kind == TK_EXPLICIT && t->last && t->last != th && t->id;
 	omp_begin(&b, clock);
 	omp_seg_open(&b, th, t);
+	if (migrated)
+		ev_omp_mark(&b, "OM=", OA_MARK_OMP_TASK, TM_MIGRATED);
 	omp_end(&b);
 }
 
@@ -405,12 +413,15 @@ int omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsig
 {
 	if (!t)
 		t = task_data ? task_data->ptr : th->cur;
-	if (t && t == th->cur && th->cur_pending && t->nreg) {
+	if (t && t == th->cur && th->cur_pending == PEND_WAIT && t->nreg) {
 		struct oreg *r = &t->regs[t->nreg - 1];
 		if ((kinds >> r->kind & 1u) && (!key || r->key == key) &&
 		    omp_now() - th->resume_clock < omp_merge_ns) {
 			t->nreg--;
-			omp_materialize(th);
+			if (t->untied && t->nested)
+				th->cur_pending = PEND_PART; /* the part may end at once */
+			else
+				omp_materialize(th);
 			return 0;
 		}
 	}

@@ -84,15 +84,28 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 	}
 	uint64_t now = omp_now();
 	int close_c = c != NULL;
+	/* The current part of untied task c ends without completing it: the
+	 * thread goes back to the task it ran before c. */
+	int part_end = c && c == p && c->untied && status == ompt_task_switch && n && n == c->from;
 	if (c && th->cur_pending) {
-		if ((c != p || !ends(status)) && now - th->resume_clock < omp_merge_ns) {
-			th->cur_pending = 0; /* nothing of c was written since it resumed */
+		/* A part that ends as soon as it began ran no user code (it is
+		 * structural: no time limit, a preempted one is no different). */
+		int quick = now - th->resume_clock < omp_merge_ns;
+		if (th->cur_pending == PEND_PART ? part_end : (c != p || !ends(status)) && quick) {
+			/* nothing of c was written since it resumed */
+			if (th->cur_pending == PEND_PART)
+				c->nested = 0; /* back in the queue */
+			th->cur_pending = PEND_NONE;
 			close_c = 0;
+			/* Paused, also a task whose first part was not written:
+			 * its next part is user code. */
 			c->state = TS_PAUSED;
 		} else {
 			omp_materialize(th);
 		}
 	}
+	if (close_c && c->untied && c == p && !ends(status))
+		c->nested = !part_end;
 	if (th->lazy) {
 		/* c's wait was not written: if the switch comes at once, it
 		 * never will be (seg_close skips it). */
@@ -137,9 +150,22 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 			omp_seg_close(&b, base);
 			base->clock = b.clock;
 		}
+		int resumed_inside = n->untied && n->nested && n->state == TS_PAUSED && n->last == th;
+		if (n->untied && !resumed_inside)
+			n->from = c;
 		if (n->state == TS_PAUSED && n->last == th && n->nreg && (n->regs[n->nreg - 1].flags & RF_WAIT) &&
 		    omp_merge_ns) {
-			th->cur_pending = 1;
+			th->cur_pending = PEND_WAIT;
+			th->resume_clock = b.clock;
+			n->state = TS_RUNNING;
+		} else if (n->kind == TK_EXPLICIT && n->untied && omp_merge_ns &&
+			   (n->state == TS_CREATED || resumed_inside)) {
+			/* Clang splits an untied task in parts: the first one only
+			 * queues the task again, and after each of its scheduling
+			 * points (taskyield, taskwait, task creation) the part
+			 * queues it again at once.  Such a part runs no user code:
+			 * written only if it does not end at once (PEND_PART). */
+			th->cur_pending = PEND_PART;
 			th->resume_clock = b.clock;
 			n->state = TS_RUNNING;
 		} else {
@@ -251,6 +277,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 	if (unlikely(!t))
 		return;
 	t->if0 = (flags & ompt_task_undeferred) != 0;
+	t->untied = (flags & ompt_task_untied) != 0;
 	new_data->ptr = t;
 	struct otask *e = enc ? enc->ptr : NULL, *c = th->cur;
 	struct otype ty;

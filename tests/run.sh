@@ -46,6 +46,11 @@ done
 for t in tests/run/t*.sh; do
 	[ -f "$t" ] && runcase "run/$(basename "$t" .sh)" sh "$t"
 done
+# The ground-truth tier (make test-truth): programs that measure themselves,
+# compared with what stats reads from their traces.
+for t in tests/truth/g*.sh; do
+	[ -f "$t" ] && runcase "truth/$(basename "$t" .sh)" sh "$t"
+done
 # The real-software tier (make test-real): Debian programs under the agent.
 for t in tests/real/r*.sh; do
 	[ -f "$t" ] && runcase "real/$(basename "$t" .sh)" bash "$t"

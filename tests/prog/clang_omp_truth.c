@@ -1,0 +1,195 @@
+/* clang_omp_truth.c: OpenMP programs that measure themselves, for the
+ * ground-truth tier (tests/truth).  Built with clang (LLVM libomp, untied
+ * tasks split in parts).  Prints "truth|..." lines (tests/prog/truthcheck.c)
+ * from what the program itself saw: omp_get_thread_num/gettid where user
+ * code ran, and clock_gettime around task bodies and waits.
+ * usage: clang_omp_truth MODE
+ *   untied    40 untied tasks, 10 taskyields each: segments of user code,
+ *             thread changes between them, first thread of each task
+ *             ("truth|first|K|TID": task K in creation order)
+ *   tasks     20 tasks of 1 ms each (task time per type)
+ *   critical  every thread enters one critical section of 5 ms, thread 0
+ *             first (the others wait for it and for each other)
+ *   barrier   a barrier that thread 0 reaches 50 ms after the others
+ *   waits     taskwait, taskgroup and taskwait-depend waits for tasks of
+ *             10 ms (wait time minus the children run by the waiter) */
+#include <omp.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <time.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static int64_t now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void spin(int64_t ns)
+{
+	int64_t end = now() + ns;
+	while (now() < end)
+		;
+}
+
+/* Untied tasks: user code starts on a thread at the task's start and after
+ * each taskyield; a part of user code is a segment, a change of thread
+ * between two parts a migration. */
+#define UT 40
+#define UT_ITERS 10
+static int first_tid[UT];
+static atomic_long changes;
+
+NOINLINE static void untied_tasks(void)
+{
+	for (int k = 0; k < UT; k++) {
+#pragma omp task untied firstprivate(k)
+		{
+			int prev = gettid(), moved = 0;
+			first_tid[k] = prev;
+			spin(2000);
+			for (int i = 0; i < UT_ITERS; i++) {
+#pragma omp taskyield
+				int t = gettid();
+				moved += t != prev;
+				prev = t;
+				spin(2000);
+			}
+			atomic_fetch_add(&changes, moved);
+		}
+	}
+}
+
+/* Tasks of known length: the trace's task time is the bodies' time. */
+#define NT 20
+static atomic_long body_ns;
+
+NOINLINE static void timed_tasks(void)
+{
+	for (int k = 0; k < NT; k++) {
+#pragma omp task
+		{
+			int64_t t0 = now();
+			spin(1000000);
+			atomic_fetch_add(&body_ns, now() - t0);
+		}
+	}
+}
+
+/* Time this thread spent in the bodies of child_10ms. */
+static _Thread_local int64_t in_children;
+
+NOINLINE static void child_10ms(int *x)
+{
+	int64_t t0 = now();
+	spin(10000000);
+	if (x)
+		*x += 1;
+	in_children += now() - t0;
+}
+
+static void truth_omp(const char *state, long count, int64_t ns)
+{
+	if (count < 0)
+		printf("truth|omp|%d|%s|-|%lld\n", gettid(), state, (long long)ns);
+	else
+		printf("truth|omp|%d|%s|%ld|%lld\n", gettid(), state, count, (long long)ns);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(mode, "untied")) {
+#pragma omp parallel
+#pragma omp single
+		untied_tasks();
+		printf("truth|type|untied_tasks|%d|%d|%ld|-\n", UT, UT * (UT_ITERS + 1), atomic_load(&changes));
+		for (int k = 0; k < UT; k++)
+			printf("truth|first|%d|%d\n", k, first_tid[k]);
+	} else if (!strcmp(mode, "tasks")) {
+#pragma omp parallel
+#pragma omp single
+		timed_tasks();
+		printf("truth|type|timed_tasks|%d|%d|0|%ld\n", NT, NT, atomic_load(&body_ns));
+	} else if (!strcmp(mode, "critical")) {
+		atomic_int first_in = 0;
+#pragma omp parallel
+		{
+			int me = omp_get_thread_num();
+			if (me != 0)
+				while (!atomic_load(&first_in))
+					;
+			int64_t t0 = now();
+#pragma omp critical
+			{
+				int64_t t1 = now();
+				atomic_store(&first_in, 1);
+				spin(5000000);
+				int64_t t2 = now();
+				truth_omp("critical: acquiring", 1, t1 - t0);
+				truth_omp("critical: section", 1, t2 - t1);
+			}
+		}
+	} else if (!strcmp(mode, "barrier")) {
+#pragma omp parallel
+		{
+			if (omp_get_thread_num() == 0)
+				spin(50000000);
+			int64_t t0 = now();
+#pragma omp barrier
+			truth_omp("barrier: plain", 1, now() - t0);
+		}
+	} else if (!strcmp(mode, "waits")) {
+		/* Nothing else runs: one thread waits, the others run the
+		 * children (or the waiter does, between its waits). */
+#pragma omp parallel
+#pragma omp single nowait
+		{
+			int x = 0;
+			int64_t c0 = in_children;
+#pragma omp task
+			child_10ms(NULL);
+#pragma omp task
+			child_10ms(NULL);
+			int64_t w0 = now();
+#pragma omp taskwait
+			int64_t tw = now() - w0 - (in_children - c0);
+
+			int64_t g0;
+#pragma omp taskgroup
+			{
+#pragma omp task
+				child_10ms(NULL);
+#pragma omp task
+				child_10ms(NULL);
+				/* the wait is at the end of the taskgroup */
+				c0 = in_children;
+				g0 = now();
+			}
+			int64_t tg = now() - g0 - (in_children - c0);
+
+#pragma omp task depend(out : x) shared(x)
+			child_10ms(&x);
+			c0 = in_children;
+			int64_t d0 = now();
+#pragma omp taskwait depend(in : x)
+			int64_t td = now() - d0 - (in_children - c0);
+			truth_omp("task: taskwait", -1, tw);
+			truth_omp("task: taskgroup", -1, tg);
+			truth_omp("task: taskwait deps", -1, td);
+			if (x != 1)
+				printf("depend: x is %d\n", x);
+		}
+	} else {
+		fprintf(stderr, "usage: clang_omp_truth untied|tasks|critical|barrier|waits\n");
+		return 2;
+	}
+	printf("clang_omp_truth %s done\n", mode);
+	return 0;
+}

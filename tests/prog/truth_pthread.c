@@ -1,0 +1,181 @@
+/* truth_pthread.c: pthread waits that measure themselves, for the
+ * ground-truth tier (tests/truth).  Each scenario runs on threads of its own
+ * and prints what really happened as "truth|mark|TID|LABEL|COUNT|NS" lines
+ * (see tests/prog/truthcheck.c): the waits it provokes on purpose, timed
+ * with clock_gettime around the blocking call.
+ *   - a mutex held 10 ms, 20 times, while another thread waits for it;
+ *   - a barrier of 3 threads where one arrives 50 ms late (the late one
+ *     does not wait: no barrier wait on its thread);
+ *   - a condition signalled 15 ms after its waiter starts waiting;
+ *   - a join of a thread that lives 20 ms;
+ *   - 4 sleeps of 5 ms. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static int64_t now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void nap(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+static void truth(const char *label, long count, int64_t ns)
+{
+	printf("truth|mark|%d|%s|%ld|%lld\n", gettid(), label, count, (long long)ns);
+}
+
+/* Mutex: the holder takes it, says so, keeps it 10 ms; the waiter blocks. */
+#define ROUNDS 20
+static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int held, taken;
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	int64_t slept = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		pthread_mutex_lock(&mtx);
+		atomic_store(&held, i + 1);
+		int64_t t0 = now();
+		nap(10);
+		slept += now() - t0;
+		pthread_mutex_unlock(&mtx);
+		while (atomic_load(&taken) != i + 1)
+			;
+	}
+	/* It never waits for the mutex: the waiter has let it go. */
+	truth("mutex lock", 0, 0);
+	truth("sleep", ROUNDS, slept);
+	return NULL;
+}
+
+static void *waiter(void *arg)
+{
+	(void)arg;
+	int64_t wait = 0;
+	for (int i = 0; i < ROUNDS; i++) {
+		while (atomic_load(&held) != i + 1)
+			;
+		int64_t t0 = now();
+		pthread_mutex_lock(&mtx);
+		wait += now() - t0;
+		pthread_mutex_unlock(&mtx);
+		atomic_store(&taken, i + 1);
+	}
+	truth("mutex lock", ROUNDS, wait);
+	return NULL;
+}
+
+/* Barrier: thread 0 arrives 50 ms after the others. */
+static pthread_barrier_t bar;
+
+static void *at_barrier(void *arg)
+{
+	long late = (long)arg;
+	if (late)
+		nap(50);
+	int64_t t0 = now();
+	pthread_barrier_wait(&bar);
+	int64_t w = now() - t0;
+	/* The last one in does not wait: nothing to record. */
+	truth("barrier", late ? 0 : 1, late ? 0 : w);
+	return NULL;
+}
+
+/* Condition: signalled 15 ms after the waiter is known to wait. */
+static pthread_mutex_t cm = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int ready;
+
+static void *cond_waiter(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&cm);
+	int64_t t0 = now();
+	while (!ready)
+		pthread_cond_wait(&cv, &cm);
+	int64_t w = now() - t0;
+	pthread_mutex_unlock(&cm);
+	truth("condition wait", 1, w);
+	return NULL;
+}
+
+static void *cond_signaller(void *arg)
+{
+	(void)arg;
+	nap(15);
+	pthread_mutex_lock(&cm);
+	ready = 1;
+	pthread_cond_signal(&cv);
+	pthread_mutex_unlock(&cm);
+	return NULL;
+}
+
+/* Join: of a thread that lives 20 ms. */
+static void *lives_20ms(void *arg)
+{
+	(void)arg;
+	nap(20);
+	return NULL;
+}
+
+static void *joiner(void *arg)
+{
+	(void)arg;
+	pthread_t t;
+	pthread_create(&t, NULL, lives_20ms, NULL);
+	int64_t t0 = now();
+	pthread_join(t, NULL);
+	truth("join", 1, now() - t0);
+	return NULL;
+}
+
+static void *sleeper(void *arg)
+{
+	(void)arg;
+	int64_t total = 0;
+	for (int i = 0; i < 4; i++) {
+		int64_t t0 = now();
+		nap(5);
+		total += now() - t0;
+	}
+	truth("sleep", 4, total);
+	return NULL;
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	pthread_t t[8];
+	pthread_create(&t[0], NULL, holder, NULL);
+	pthread_create(&t[1], NULL, waiter, NULL);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+
+	pthread_barrier_init(&bar, NULL, 3);
+	for (long i = 0; i < 3; i++)
+		pthread_create(&t[i], NULL, at_barrier, (void *)(long)(i == 0));
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&bar);
+
+	pthread_create(&t[0], NULL, cond_waiter, NULL);
+	pthread_create(&t[1], NULL, cond_signaller, NULL);
+	pthread_create(&t[2], NULL, joiner, NULL);
+	pthread_create(&t[3], NULL, sleeper, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	printf("truth_pthread done\n");
+	return 0;
+}
