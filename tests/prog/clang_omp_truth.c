@@ -7,7 +7,7 @@
  *   untied    40 untied tasks, 10 taskyields each: segments of user code,
  *             thread changes between them, first thread of each task
  *             ("truth|first|K|TID": task K in creation order)
- *   tasks     20 tasks of 1 ms each (task time per type)
+ *   tasks     20 tasks of 1 ms each (task time per type, tasks per thread)
  *   critical  every thread enters one critical section of 5 ms, thread 0
  *             first (the others wait for it and for each other)
  *   barrier   a barrier that thread 0 reaches 50 ms after the others
@@ -68,6 +68,9 @@ NOINLINE static void untied_tasks(void)
 /* Tasks of known length: the trace's task time is the bodies' time. */
 #define NT 20
 static atomic_long body_ns;
+/* Per team member: its thread id and the tasks it ran. */
+static int member_tid[64];
+static atomic_int member_tasks[64];
 
 NOINLINE static void timed_tasks(void)
 {
@@ -77,6 +80,7 @@ NOINLINE static void timed_tasks(void)
 			int64_t t0 = now();
 			spin(1000000);
 			atomic_fetch_add(&body_ns, now() - t0);
+			atomic_fetch_add(&member_tasks[omp_get_thread_num() & 63], 1);
 		}
 	}
 }
@@ -113,10 +117,20 @@ int main(int argc, char **argv)
 		for (int k = 0; k < UT; k++)
 			printf("truth|first|%d|%d\n", k, first_tid[k]);
 	} else if (!strcmp(mode, "tasks")) {
+		int n = 0;
 #pragma omp parallel
+		{
+			member_tid[omp_get_thread_num() & 63] = gettid();
 #pragma omp single
-		timed_tasks();
+			{
+				n = omp_get_num_threads();
+				timed_tasks();
+			}
+		}
 		printf("truth|type|timed_tasks|%d|%d|0|%ld\n", NT, NT, atomic_load(&body_ns));
+		/* Where they ran: one segment each, on the thread that ran it. */
+		for (int i = 0; i < n && i < 64; i++)
+			printf("truth|segments|%d|%d\n", member_tid[i], atomic_load(&member_tasks[i]));
 	} else if (!strcmp(mode, "critical")) {
 		atomic_int first_in = 0;
 #pragma omp parallel

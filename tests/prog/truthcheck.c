@@ -8,6 +8,7 @@
  *   truth|omp|TID|STATE|COUNT|NS     OpenMP state STATE of thread TID
  *                                    (openmp_ns: time on top of the stack)
  *   truth|type|LABEL|TASKS|SEGMENTS|MIGRATIONS|TOTAL_NS   a task type
+ *   truth|segments|TID|N             task segments thread TID ran
  *   truth|pmark|LABEL|COUNT          marks labelled LABEL, all threads
  *   truth|procs|N                    processes in the trace
  * Tolerances (stated in the README): counts exact; durations within 2% or
@@ -157,6 +158,10 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 3; k++)
 				count(what, key[k], f[2 + k], v[k]);
 			duration(what, key[3], f[5], v[3]);
+		} else if (n == 3 && !strcmp(f[0], "segments")) {
+			json_t *t = thread_of(root, atoll(f[1]));
+			snprintf(what, sizeof(what), "thread %s", f[1]);
+			count(what, "task segments", f[2], json_integer_value(json_object_get(t, "task_segments")));
 		} else if (n == 3 && !strcmp(f[0], "pmark")) {
 			long long c = 0, total = 0, ns;
 			size_t i;
