@@ -42,6 +42,15 @@ static double bare_clock(long n)
 	return (double)(now() - t0) / (double)n;
 }
 
+static double mono_clock(long n)
+{
+	volatile uint64_t sink = 0;
+	uint64_t t0 = now();
+	for (long i = 0; i < n; i++)
+		sink += oa_clock_mono();
+	return (double)(now() - t0) / (double)n;
+}
+
 static double clock_store(long n)
 {
 	uint8_t *p = sink_buf;
@@ -71,6 +80,10 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 5000000;
 	sink_buf = calloc(1, 64u << 20);
+	/* The trace clock as in the agent: the TSC once calibrated (20 ms). */
+	oa_clock_init();
+	usleep(25000);
+	(void)oa_clock_now();
 	char dir[256];
 	snprintf(dir, sizeof(dir), "%s/oa-bench.XXXXXX", getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/tmp");
 	if (!mkdtemp(dir))
@@ -96,9 +109,10 @@ int main(int argc, char **argv)
 #endif
 
 	double r[4][REPS];
-	double user[2][REPS];
+	double user[2][REPS], mono[REPS];
 	uint64_t bytes0 = 0, bytes8 = 0, flush0 = 0, flush8 = 0;
 	for (int k = 0; k < REPS; k++) {
+		mono[k] = mono_clock(n);
 		r[0][k] = bare_clock(n);
 		r[1][k] = clock_store(n);
 		uint64_t b = oa_stream_size(&s), f = s.nflush, fns = s.flush_ns;
@@ -115,7 +129,7 @@ int main(int argc, char **argv)
 		lo[k] = libovni_emit(n);
 #endif
 	}
-	const char *names[4] = { "bare clock read", "clock + 12-byte store", "emit, 0-byte payload",
+	const char *names[4] = { "trace clock read", "clock + 12-byte store", "emit, 0-byte payload",
 				 "emit, 8-byte payload" };
 	double med[4];
 	for (int i = 0; i < 4; i++) {
@@ -123,6 +137,8 @@ int main(int argc, char **argv)
 		med[i] = r[i][REPS / 2];
 	}
 	printf("%-24s %8s %8s %8s\n", "", "median", "min", "max");
+	qsort(mono, REPS, sizeof(double), cmp);
+	printf("%-24s %6.2f ns %6.2f ns %6.2f ns\n", "clock_gettime", mono[REPS / 2], mono[0], mono[REPS - 1]);
 	for (int i = 0; i < 4; i++)
 		printf("%-24s %6.2f ns %6.2f ns %6.2f ns\n", names[i], med[i], r[i][0], r[i][REPS - 1]);
 	qsort(user[0], REPS, sizeof(double), cmp);

@@ -173,7 +173,6 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	if (merge && *merge)
 		omp_merge_ns = strtoull(merge, NULL, 10);
 	omp_types_set_runtime((uintptr_t)set);
-	omp_clock_init();
 	omp_types_set_generation(oa_exec_generation);
 	omp_task_ids_set_generation(oa_exec_generation);
 	agent_require(OA_REQUIRE_OPENMP);

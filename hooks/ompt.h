@@ -186,32 +186,10 @@ static inline void omp_anomaly(struct othr *th, const char *what, const struct o
 		omp_anomaly_slow(th, what, a, b);
 }
 
-/* ompt_clock.c: the tool's clock (CLOCK_MONOTONIC ns, through the TSC). */
-struct omp_clk {
-	uint64_t tsc0, ns0, tsc_end; /* anchor: TSC tsc0 was ns0 */
-	uint64_t mult;               /* ns per tick (32.32) on this thread */
-	uint64_t last;               /* last reading returned */
-	uint32_t left;               /* readings before re-anchoring */
-};
-extern OA_TLS struct omp_clk omp_clk_tls;
-extern uint64_t omp_tsc_mult;
-void omp_clock_init(void);
-uint64_t omp_clock_slow(void);
-
+/* The tool's clock: the trace clock (writer/clock.h, through the TSC). */
 static inline uint64_t omp_now(void)
 {
-#if defined(__x86_64__)
-	struct omp_clk *c = &omp_clk_tls;
-	if (likely(c->left)) {
-		uint64_t t = __builtin_ia32_rdtsc();
-		if (likely(t >= c->tsc0 && t < c->tsc_end)) {
-			c->left--;
-			uint64_t ns = c->ns0 + (uint64_t)(((unsigned __int128)(t - c->tsc0) * c->mult) >> 32);
-			return c->last = ns > c->last ? ns : c->last;
-		}
-	}
-#endif
-	return omp_clock_slow();
+	return oa_clock_now();
 }
 
 /* ompt_state.c: threads, tasks, region stacks and segments. */

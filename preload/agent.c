@@ -577,6 +577,7 @@ void agent_process_init(void)
 	}
 	if (oa_cfg.disabled)
 		goto out;
+	oa_clock_init();
 	if (oa_meta_init(&oa_meta) != 0)
 		goto out;
 	oa_meta.app_id = oa_cfg.app_id;

@@ -279,7 +279,9 @@ static void stream_pass(struct tstat *ts, int thread_index)
 				snprintf(label, sizeof(label), "%.*s", (int)(ev.size - 4), (const char *)ev.payload + 4);
 				ck_map_put(&p->typelabel, rd_u32(ev.payload), add_label(label));
 			} else if (m[1] == 'P' && ev.size >= 4) {
-				struct task *t = task_of(p, rd_u32(ev.payload), m[2] == 'c');
+				/* Any stream may be read first: a task is known from its first event
+				 * (its PPc may be in a stream read later). */
+				struct task *t = task_of(p, rd_u32(ev.payload), 1);
 				if (!t)
 					continue;
 				if (m[2] == 'c' && ev.size >= 8) {

@@ -1,0 +1,60 @@
+/* test_clock.c: the trace clock (writer/clock.c) read through the TSC:
+ * never backwards on a thread, within a few microseconds of the
+ * CLOCK_MONOTONIC readings around it, from several threads at once, and
+ * clock_gettime itself when OVNI_TSC=0. */
+#include <pthread.h>
+#include <time.h>
+
+#include "../../writer/clock.h"
+#include "test.h"
+
+/* Tolerance around the clock_gettime readings before and after: the anchor
+ * error (~0.1 us) plus preemption between the readings is not an error of
+ * ours, so the bounds are the readings themselves, with 5 us of slack. */
+#define SLACK 5000
+
+static void *reader(void *arg)
+{
+	long *bad = arg;
+	uint64_t last = 0;
+	for (int i = 0; i < 2000000; i++) {
+		uint64_t m0 = oa_clock_mono();
+		uint64_t t = oa_clock_now();
+		uint64_t m1 = oa_clock_mono();
+		if (t < last || t + SLACK < m0 || t > m1 + SLACK)
+			(*bad)++;
+		last = t;
+	}
+	return NULL;
+}
+
+static void wait_ms(long ms)
+{
+	struct timespec ts = { 0, ms * 1000000 };
+	nanosleep(&ts, NULL);
+}
+
+int main(void)
+{
+	oa_clock_init();
+	/* Before calibration (20 ms): clock_gettime. */
+	long bad0 = 0;
+	reader(&bad0);
+	CHECK(bad0 == 0, "%ld readings out of order or off before calibration", bad0);
+	wait_ms(25);
+	long bad[3] = { 0 };
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, reader, &bad[i]);
+	reader(&bad[2]);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < 3; i++)
+		CHECK(bad[i] == 0, "thread %d: %ld readings out of order or off by more than %d ns", i, bad[i], SLACK);
+	/* A long sleep: the anchor is renewed, the clock follows. */
+	wait_ms(30);
+	uint64_t m0 = oa_clock_mono(), c = oa_clock_now(), m1 = oa_clock_mono();
+	CHECK(c + SLACK >= m0 && c <= m1 + SLACK, "after a sleep: %llu not in [%llu, %llu]", (unsigned long long)c,
+	      (unsigned long long)m0, (unsigned long long)m1);
+	TEST_DONE();
+}

@@ -1,0 +1,129 @@
+/* clock.c: the slow path of the trace clock (clock.h): calibration of the
+ * TSC against CLOCK_MONOTONIC and the per-thread anchors.
+ *
+ * The TSC rate is measured against CLOCK_MONOTONIC over the first 20 ms
+ * after oa_clock_init() (clock_gettime until then, so a short process never
+ * uses the TSC).  Each thread anchors the TSC to a fresh clock_gettime
+ * reading at least every 0.1 ms (and every 4096 reads) and follows the rate
+ * CLOCK_MONOTONIC had since its previous anchor (the clock is slewed by NTP),
+ * so its readings stay within ~0.1 us of it and never go backwards on one
+ * thread; a TSC that goes backwards re-anchors.  Only x86-64 with an
+ * invariant TSC (CPUID 0x80000007 EDX bit 8: constant rate, runs in deep
+ * sleep states).  Two threads' readings may differ from the true order by
+ * the anchoring error (~0.1 us); every cross-thread order the trace needs
+ * (a thread's creation before its start, a task's creation before its
+ * execution) is microseconds apart or stamped from the clock written. */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "clock.h"
+
+OA_TLS struct oa_clk oa_clk_tls;
+static uint64_t tsc_mult;     /* ns per tick, 32.32 fixed point; 0: not (yet) */
+static uint64_t ticks_per_ms; /* re-anchoring period */
+static int tsc_usable;
+static uint64_t first_tsc, first_ns;
+static atomic_flag calibrating = ATOMIC_FLAG_INIT;
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+
+static int invariant_tsc(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
+		return 0;
+	__get_cpuid(0x80000007u, &a, &b, &c, &d);
+	return (d >> 8) & 1;
+}
+
+/* A TSC reading and the clock at that moment (the clock read between two
+ * TSC reads, paired with their midpoint).  A thread preempted or
+ * interrupted between the two is not a sample: an anchor off by half the
+ * gap would shift every reading until the next one.  Returns 0 when no try
+ * was tight (2 us; 20000 ticks before calibration); *ns is then still the
+ * clock. */
+static int sample(uint64_t *tsc, uint64_t *ns)
+{
+	uint64_t tight = ticks_per_ms ? ticks_per_ms / 500 : 20000;
+	for (int i = 0; i < 4; i++) {
+		uint64_t a = __rdtsc();
+		*ns = oa_clock_mono();
+		uint64_t b = __rdtsc();
+		*tsc = a + (b - a) / 2;
+		if (b >= a && b - a <= tight)
+			return 1;
+	}
+	return 0;
+}
+
+void oa_clock_init(void)
+{
+	const char *e = getenv("OVNI_TSC"), *old = getenv("OVNI_OMP_TSC");
+	if (tsc_usable || (e && *e == '0') || (old && *old == '0') || !invariant_tsc())
+		return;
+	if (sample(&first_tsc, &first_ns))
+		tsc_usable = 1;
+}
+
+uint64_t oa_clock_slow(void)
+{
+	struct oa_clk *c = &oa_clk_tls;
+	if (!__atomic_load_n(&tsc_usable, __ATOMIC_RELAXED)) {
+		uint64_t ns = oa_clock_mono();
+		if (ns < c->last)
+			ns = c->last;
+		return c->last = ns;
+	}
+	uint64_t tsc, ns;
+	if (!sample(&tsc, &ns)) {
+		/* No tight sample: the clock itself, and a new try next time. */
+		c->left = 0;
+		if (ns < c->last)
+			ns = c->last;
+		return c->last = ns;
+	}
+	if (!__atomic_load_n(&tsc_mult, __ATOMIC_ACQUIRE)) {
+		if (ns - first_ns < 20000000 || tsc <= first_tsc ||
+		    atomic_flag_test_and_set_explicit(&calibrating, memory_order_acquire)) {
+			if (ns < c->last)
+				ns = c->last;
+			return c->last = ns;
+		}
+		uint64_t dt = tsc - first_tsc, dns = ns - first_ns;
+		ticks_per_ms = dt * 1000000u / dns;
+		__atomic_store_n(&tsc_mult, (uint64_t)(((unsigned __int128)dns << 32) / dt), __ATOMIC_RELEASE);
+	}
+	/* CLOCK_MONOTONIC is slewed (NTP, up to 500 ppm): follow its rate as
+	 * measured since this thread's previous anchor, smoothed. */
+	uint64_t mult = c->mult ? c->mult : tsc_mult;
+	if (c->ns0 && tsc > c->tsc0 && ns - c->ns0 >= 50000 && ns - c->ns0 < 100000000) {
+		uint64_t m = (uint64_t)(((unsigned __int128)(ns - c->ns0) << 32) / (tsc - c->tsc0));
+		if (m > mult - mult / 256 && m < mult + mult / 256) /* sane: within 0.4% */
+			mult = (7 * mult + m) / 8;
+	}
+	/* Published last (a signal handler on this thread reads a whole
+	 * anchor or falls into this slow path itself). */
+	c->left = 0;
+	c->mult = mult;
+	c->tsc0 = tsc;
+	c->ns0 = ns;
+	c->tsc_end = tsc + ticks_per_ms / 10;
+	if (ns < c->last)
+		ns = c->last;
+	c->last = ns;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	c->left = 4096;
+	return ns;
+}
+#else
+void oa_clock_init(void)
+{
+}
+
+uint64_t oa_clock_slow(void)
+{
+	return oa_clock_mono();
+}
+#endif
