@@ -33,22 +33,19 @@ static int cmp(const void *a, const void *b)
 
 static uint8_t *sink_buf;
 
-static double bare_clock(long n)
+/* n readings of a clock: the trace clock, or clock_gettime itself. */
+static double clock_loop(uint64_t (*clk)(void), long n)
 {
 	volatile uint64_t sink = 0;
 	uint64_t t0 = now();
 	for (long i = 0; i < n; i++)
-		sink += oa_clock_now();
+		sink += clk();
 	return (double)(now() - t0) / (double)n;
 }
 
-static double mono_clock(long n)
+static uint64_t mono_now(void)
 {
-	volatile uint64_t sink = 0;
-	uint64_t t0 = now();
-	for (long i = 0; i < n; i++)
-		sink += oa_clock_mono();
-	return (double)(now() - t0) / (double)n;
+	return oa_clock_mono();
 }
 
 static double clock_store(long n)
@@ -112,8 +109,8 @@ int main(int argc, char **argv)
 	double user[2][REPS], mono[REPS];
 	uint64_t bytes0 = 0, bytes8 = 0, flush0 = 0, flush8 = 0;
 	for (int k = 0; k < REPS; k++) {
-		mono[k] = mono_clock(n);
-		r[0][k] = bare_clock(n);
+		mono[k] = clock_loop(mono_now, n);
+		r[0][k] = clock_loop(now, n);
 		r[1][k] = clock_store(n);
 		uint64_t b = oa_stream_size(&s), f = s.nflush, fns = s.flush_ns;
 		r[2][k] = emit(&s, n, 0);

@@ -2,9 +2,4 @@
 # thread waits, a barrier with a thread 50 ms late (which does not wait), a
 # condition wait, a join, sleeps: counts exact, times within tolerance.
 . "$(dirname "$0")/lib_truth.sh"
-i=0
-while [ $i -lt "$RUNS" ]; do
-	truth_run p$i -- "$PROG/truth_pthread"
-	i=$((i + 1))
-done
-info "$RUNS runs agree"
+truth_repeat p "$PROG/truth_pthread"

@@ -2,9 +2,4 @@
 # (missing file, not executable, PATH search: each recorded once), exit
 # statuses, a death by SIGTERM, handled signals (no death recorded).
 . "$(dirname "$0")/lib_truth.sh"
-i=0
-while [ $i -lt "$RUNS" ]; do
-	truth_run q$i -- "$PROG/truth_proc"
-	i=$((i + 1))
-done
-info "$RUNS runs agree"
+truth_repeat q "$PROG/truth_proc"

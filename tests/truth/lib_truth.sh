@@ -29,6 +29,17 @@ truth_run() {
 		{ grep -v '^ok' "$WORK/$name.check"; fail "$name: the trace disagrees with the program"; }
 }
 
+# truth_repeat PREFIX PROG ARGS: truth_run PREFIX0 .. PREFIX<RUNS-1>.
+truth_repeat() {
+	prefix=$1; shift
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		truth_run $prefix$i -- "$@"
+		i=$((i + 1))
+	done
+	info "$RUNS runs agree"
+}
+
 # truth_first NAME: "truth|first|K|TID" lines say on which thread task K
 # (in creation order) ran its first user code; the first PPx of the K-th
 # task created must be on that thread's stream.
