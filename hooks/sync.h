@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include "hooks.h"
+#include "mpi.h"
 
 enum sync_kind {
 	SYNC_MUTEX = 1,
@@ -23,11 +24,12 @@ enum sync_kind {
 
 /* The calling thread's stream if this call is to be recorded, else NULL.
  * Not while the agent runs on this thread, nor from a signal handler that
- * interrupted this thread inside an emit (the stream is mid-write). */
+ * interrupted this thread inside an emit (the stream is mid-write), nor
+ * inside an MPI call (its progress loop is not the program's waiting). */
 static inline struct oa_thread *sync_self(void)
 {
 	struct oa_thread *t = oa_self;
-	if (!t || oa_guard || oa_emitting(&t->s))
+	if (!t || oa_guard || oa_mpi_depth || oa_emitting(&t->s))
 		return NULL;
 	return t;
 }

@@ -19,11 +19,19 @@
 #include "clock.h"
 
 OA_TLS struct oa_clk oa_clk_tls;
+int64_t oa_clock_skew;
 static uint64_t tsc_mult;     /* ns per tick, 32.32 fixed point; 0: not (yet) */
 static uint64_t ticks_per_ms; /* re-anchoring period */
 static int tsc_usable;
 static uint64_t first_tsc, first_ns;
 static atomic_flag calibrating = ATOMIC_FLAG_INIT;
+
+static void skew_init(void)
+{
+	const char *s = getenv("OVNI_TEST_CLOCK_SKEW");
+	if (s && *s)
+		oa_clock_skew = strtoll(s, NULL, 10);
+}
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -60,6 +68,7 @@ static int sample(uint64_t *tsc, uint64_t *ns)
 
 void oa_clock_init(void)
 {
+	skew_init();
 	const char *e = getenv("OVNI_TSC"), *old = getenv("OVNI_OMP_TSC");
 	if (tsc_usable || (e && *e == '0') || (old && *old == '0') || !invariant_tsc())
 		return;
@@ -120,6 +129,7 @@ uint64_t oa_clock_slow(void)
 #else
 void oa_clock_init(void)
 {
+	skew_init();
 }
 
 uint64_t oa_clock_slow(void)

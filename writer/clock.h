@@ -10,11 +10,15 @@
 
 #include "compiler.h"
 
+/* Added to every reading: OVNI_TEST_CLOCK_SKEW (ns), for the tests only,
+ * makes a process's clock look like another node's. */
+extern int64_t oa_clock_skew;
+
 static inline uint64_t oa_clock_mono(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + (uint64_t)oa_clock_skew;
 }
 
 /* Per thread: the TSC anchored to CLOCK_MONOTONIC. */

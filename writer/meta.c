@@ -336,6 +336,8 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 	jw_raw(w, "{\"ovni\": \"" OVNI_MODEL_OVNI_VERSION "\"");
 	if (atomic_load(&m->require) & OA_REQUIRE_OPENMP)
 		jw_raw(w, ", \"openmp\": \"" OVNI_MODEL_OPENMP_VERSION "\"");
+	if (atomic_load(&m->require) & OA_REQUIRE_MPI)
+		jw_raw(w, ", \"mpi\": \"" OVNI_MODEL_MPI_VERSION "\"");
 	jw_raw(w, "},\n");
 	jw_key(w, "  ", "lib");
 	jw_raw(w, "{\"version\": ");

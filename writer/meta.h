@@ -24,6 +24,7 @@
 #include "compiler.h"
 
 #define OA_REQUIRE_OPENMP 0x1u
+#define OA_REQUIRE_MPI 0x2u
 #define OA_META_NTYPES 100     /* the emulator accepts types 0..99 */
 #define OA_META_BUCKETS 4096u  /* label hash buckets (chains grow past that) */
 #define OA_META_LABEL_MAX 480  /* bytes of a label (the emulator takes < 512) */

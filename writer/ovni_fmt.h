@@ -19,6 +19,7 @@
 /* Model versions this agent writes (and the checker accepts). */
 #define OVNI_MODEL_OVNI_VERSION "1.1.0"
 #define OVNI_MODEL_OPENMP_VERSION "1.2.1"
+#define OVNI_MODEL_MPI_VERSION "1.0.0"
 
 /* Event header as stored: flags, model, category, value, clock. */
 struct __attribute__((packed)) ovni_ev_header {

@@ -5,3 +5,8 @@ nm -D --defined-only "$LIBAGENT" | awk '{print $3}' | sort >"$WORK/got"
 cat "$OA_TOP"/hooks/*.exports | sed '/^$/d' | sort >"$WORK/want"
 diff "$WORK/want" "$WORK/got" || fail "exported symbols differ from hooks/*.exports"
 assert_ge "exported symbols" 10 "$(wc -l <"$WORK/got")"
+# Everything the agent needs comes from libc and jansson: a symbol from a
+# library a program may not load (libm, libmpi) would fail every program at
+# start ("undefined symbol: sqrt").
+nm -D --undefined-only "$LIBAGENT" | awk '$1 == "U" && $2 !~ /@GLIBC_/ && $2 !~ /@libjansson/ { print; bad = 1 } END { exit bad }' ||
+	fail "the agent needs symbols from outside libc and jansson"

@@ -1,0 +1,86 @@
+# MPI calls as the mpi model, under Open MPI and MPICH, C and Fortran, with
+# threads: `ovnirun mpirun -np 4 ./app` gives one trace where every rank
+# shows exactly the calls it made (enter and leave pairs of each function),
+# ovni.rank/nranks come from MPI_COMM_WORLD, the output is that of an
+# untraced run, and check accepts the trace.
+. "$(dirname "$0")/../lib.sh"
+. "$OA_TOP/tests/mpi/lib_mpi.sh"
+
+# Calls per rank of tests/mpi/mpi_calls.c (4 ranks) beside the ones every rank
+# makes exactly once: MCV count.
+calls_per_rank="MS[ 10
+MR[ 10
+Ms[ 10
+Mr[ 10
+MWa 10
+MRs 10
+MRo 1
+MCb 2
+MDb 1
+ME[ 1
+MAr 2
+MAg 1
+MAa 1
+MDg 1
+MDs 1
+MCs 1
+MCe 1
+MEb 1
+Mar 1
+Mcb 1
+Mdb 1
+MW[ 2
+MUi 1
+MUf 1"
+
+for impl in openmpi mpich; do
+	mpi_impl $impl
+	mpi_build mpi_calls
+	mpi_build mpi_threads -fopenmp
+	mpi_build mpi_fortran
+	T="$WORK/$impl/t"
+
+	plain=$($MPIRUN -np 4 "$WORK/$impl/mpi_calls" 2>"$WORK/plain.err") || { cat "$WORK/plain.err"; fail "$impl: untraced run"; }
+	traced=$("$OVNIRUN" -q -o "$T" $MPIRUN -np 4 "$WORK/$impl/mpi_calls" 2>"$WORK/traced.err") ||
+		{ cat "$WORK/traced.err"; fail "$impl: traced run"; }
+	assert_eq "$impl: last line" "mpi_calls ok 4" "$(echo "$traced" | tail -n 1)"
+	assert_eq "$impl: output" "$(echo "$plain" | grep -v '^tests' | sort)" "$(echo "$traced" | grep -v '^tests' | sort)"
+	grep -q "ovni-auto:" "$WORK/traced.err" && { cat "$WORK/traced.err"; fail "$impl: the agent complained"; }
+	check_trace "$T"
+	for j in $(find "$T" -name stream.json); do
+		grep -q '"nranks": 4' "$j" || fail "$impl: $j: nranks"
+		grep -q '"mpi": "1.0.0"' "$j" || fail "$impl: $j does not require the mpi model"
+	done
+	echo "$calls_per_rank" | while read -r mcv n; do
+		leave=$(echo "$mcv" | sed 's/\[$/]/; s/^\(..\)\(.\)$/\1\2/' | awk '{ v = substr($0, 3, 1); if (v == "]") print; else print substr($0, 1, 2) toupper(v) }')
+		for ev in "$mcv" "$leave"; do
+			got=$(per_rank "$T" "$ev" | tr '\n' ' ')
+			assert_eq "$impl: $ev per rank" "0 $n 1 $n 2 $n 3 $n " "$got"
+		done
+	done || exit 1
+	# MPI_Test: as many as each rank said it made.
+	want=$(echo "$traced" | awk '$1 == "tests" { print $2, $3 }' | sort -n | tr '\n' ' ')
+	assert_eq "$impl: MPI_Test calls per rank" "$want" "$(per_rank "$T" 'MT[' | tr '\n' ' ')"
+	# No pthread waits or yields recorded inside MPI calls (its progress loops).
+	"$OA" dump "$T" | awk '$2 ~ /^M/ { inside[$3] = ($2 ~ /^M.[a-z[]$/) } $2 == "OM[" && inside[$3] { bad++ } END { exit bad > 0 }' ||
+		fail "$impl: waits recorded inside MPI calls"
+
+	# MPI_THREAD_MULTIPLE: both threads of every rank exchange 8 messages.
+	out=$("$OVNIRUN" -q -o "$WORK/$impl/th" $MPIRUN -np 2 "$WORK/$impl/mpi_threads" 2>"$WORK/th.err") ||
+		{ cat "$WORK/th.err"; fail "$impl: threads run"; }
+	assert_eq "$impl: threads output" "threads ok 2" "$out"
+	check_trace "$WORK/$impl/th"
+	got=$("$OA" dump "$WORK/$impl/th" | awk '$2 == "MRs" { n[$3]++ } END { for (t in n) print n[t] }' | sort | tr '\n' ' ')
+	assert_eq "$impl: MPI_Sendrecv per thread (2 threads x 2 ranks)" "8 8 8 8 " "$got"
+
+	# Fortran bindings: 5 ring steps, one allreduce, one barrier per rank.
+	out=$("$OVNIRUN" -q -o "$WORK/$impl/f" $MPIRUN -np 3 "$WORK/$impl/mpi_fortran" 2>"$WORK/f.err") ||
+		{ cat "$WORK/f.err"; fail "$impl: fortran run"; }
+	assert_eq "$impl: fortran output" "fortran ok 3" "$out"
+	check_trace "$WORK/$impl/f"
+	for ev in "MS[ 5" "MR] 5" "MAr 1" "MCB 1" "MUi 1" "MUF 1"; do
+		set -- $ev
+		assert_eq "$impl: fortran $1 per rank" "0 $2 1 $2 2 $2 " "$(per_rank "$WORK/$impl/f" "$1" | tr '\n' ' ')"
+	done
+	grep -q '"rank": 2' $(find "$WORK/$impl/f" -name stream.json) || fail "$impl: fortran ranks"
+done
