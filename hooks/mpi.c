@@ -158,7 +158,7 @@ static inline void *real(int ix, int fortran)
 }
 
 /* The thread whose stream gets the pair, or NULL (nested call, untraced). */
-static inline struct oa_thread *mpi_enter(const char *mcv)
+static inline struct oa_thread *mpi_enter(const char *mcv, const char *leave)
 {
 	if (oa_mpi_depth++)
 		return NULL;
@@ -166,7 +166,7 @@ static inline struct oa_thread *mpi_enter(const char *mcv)
 	if (!t || oa_guard || oa_emitting(&t->s) || !agent_active())
 		return NULL;
 	int e = errno;
-	oa_emit(&t->s, mcv, NULL, 0);
+	ev_mpi(&t->s, mcv, leave);
 	errno = e;
 	return t;
 }
@@ -175,7 +175,7 @@ static inline void mpi_leave(struct oa_thread *t, const char *mcv)
 {
 	if (t && t == oa_self && agent_active()) {
 		int e = errno;
-		oa_emit(&t->s, mcv, NULL, 0);
+		ev_mpi(&t->s, mcv, NULL);
 		errno = e;
 	}
 	oa_mpi_depth--;
@@ -218,7 +218,7 @@ static inline void mpi_leave(struct oa_thread *t, const char *mcv)
 	OA_EXPORT int MPI_##name(P##n)                                                                             \
 	{                                                                                                          \
 		int (*f)(P##n) = (int (*)(P##n))real(IX_##name, 0);                                                \
-		struct oa_thread *t = mpi_enter(en);                                                               \
+		struct oa_thread *t = mpi_enter(en, lv);                                                               \
 		int r = f ? f(A##n) : NOT_FOUND;                                                                   \
 		mpi_leave(t, lv);                                                                                  \
 		return r;                                                                                          \
@@ -226,7 +226,7 @@ static inline void mpi_leave(struct oa_thread *t, const char *mcv)
 	OA_EXPORT void mpi_##lname##_(P##fn)                                                                       \
 	{                                                                                                          \
 		void (*f)(P##fn) = (void (*)(P##fn))real(IX_##name, 1);                                            \
-		struct oa_thread *t = mpi_enter(en);                                                               \
+		struct oa_thread *t = mpi_enter(en, lv);                                                               \
 		if (f)                                                                                             \
 			f(A##fn);                                                                                  \
 		else                                                                                               \
@@ -306,7 +306,7 @@ static void before_finalize(void)
 OA_EXPORT int MPI_Init(P2)
 {
 	int (*f)(P2) = (int (*)(P2))real(IX_Init, 0);
-	struct oa_thread *t = mpi_enter("MUi");
+	struct oa_thread *t = mpi_enter("MUi", "MUI");
 	int r = f ? f(A2) : NOT_FOUND;
 	if (r == 0)
 		after_init();
@@ -317,7 +317,7 @@ OA_EXPORT int MPI_Init(P2)
 OA_EXPORT int MPI_Init_thread(P4)
 {
 	int (*f)(P4) = (int (*)(P4))real(IX_Init_thread, 0);
-	struct oa_thread *t = mpi_enter("MUt");
+	struct oa_thread *t = mpi_enter("MUt", "MUT");
 	int r = f ? f(A4) : NOT_FOUND;
 	if (r == 0)
 		after_init();
@@ -328,7 +328,7 @@ OA_EXPORT int MPI_Init_thread(P4)
 OA_EXPORT int MPI_Finalize(void)
 {
 	int (*f)(void) = (int (*)(void))real(IX_Finalize, 0);
-	struct oa_thread *t = mpi_enter("MUf");
+	struct oa_thread *t = mpi_enter("MUf", "MUF");
 	before_finalize();
 	int r = f ? f() : NOT_FOUND;
 	mpi_leave(t, "MUF");
@@ -338,7 +338,7 @@ OA_EXPORT int MPI_Finalize(void)
 OA_EXPORT void mpi_init_(P1)
 {
 	void (*f)(P1) = (void (*)(P1))real(IX_Init, 1);
-	struct oa_thread *t = mpi_enter("MUi");
+	struct oa_thread *t = mpi_enter("MUi", "MUI");
 	if (f)
 		f(A1);
 	else
@@ -351,7 +351,7 @@ OA_EXPORT void mpi_init_(P1)
 OA_EXPORT void mpi_init_thread_(P3)
 {
 	void (*f)(P3) = (void (*)(P3))real(IX_Init_thread, 1);
-	struct oa_thread *t = mpi_enter("MUt");
+	struct oa_thread *t = mpi_enter("MUt", "MUT");
 	if (f)
 		f(A3);
 	else
@@ -364,7 +364,7 @@ OA_EXPORT void mpi_init_thread_(P3)
 OA_EXPORT void mpi_finalize_(P1)
 {
 	void (*f)(P1) = (void (*)(P1))real(IX_Finalize, 1);
-	struct oa_thread *t = mpi_enter("MUf");
+	struct oa_thread *t = mpi_enter("MUf", "MUF");
 	before_finalize();
 	if (f)
 		f(A1);

@@ -6,7 +6,7 @@ pkgs="make gcc libc6-dev libjansson-dev libunwind-dev libelf-dev clang libomp-de
 # The real-software tier (make test-real): programs from Debian run under the agent.
 pkgs="$pkgs python3 stress-ng openmpi-bin libopenmpi-dev xz-utils bzip2 gzip coreutils"
 # MPI (issue 13): both Debian implementations, with gfortran for the Fortran bindings.
-pkgs="$pkgs mpich libmpich-dev gfortran"
+pkgs="$pkgs mpich libmpich-dev gfortran python3-mpi4py"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,7 +1,7 @@
 /* cmd_export.c: `ovni-auto export`: a timeline for viewers other than
  * Paraver. Walks the trace once in time order; per thread it keeps a stack
  * of open slices for each track (thread state, OpenMP states, tasks and
- * worksharing labels, each mark channel), so that a time window opens and
+ * worksharing labels, each mark channel, MPI calls), so that a time window opens and
  * closes them at its edges, and hands everything to a back-end (JSON or
  * Perfetto protobuf, export_*.c). Memory grows with threads and open slices,
  * not with events. */
@@ -24,7 +24,8 @@ static const char usage_text[] =
 	"Write the trace in directory PATH as a timeline for Perfetto UI, chrome://tracing\n"
 	"or speedscope: one process per traced process (named by loom and pid), tracks\n"
 	"per thread for its states (Running, Paused, ... and flushes), its OpenMP states,\n"
-	"its tasks and worksharing labels, and each mark channel it uses (with labels);\n"
+	"its tasks and worksharing labels, each mark channel it uses (with labels) and\n"
+	"its MPI calls (one slice per call, named by the function);\n"
 	"OpenMP task events (suspended, migrated, fulfilled...) as instants;\n"
 	"flow arrows from thread creation (OHC) to thread start (OHx) and from task\n"
 	"creation (PPc) to its first execution; a running-threads counter per process.\n"
@@ -39,7 +40,8 @@ static const char usage_text[] =
 	"A progress line is shown on stderr when it is a terminal.\n";
 
 #define MAXDEPTH 512
-#define NTRACK 103 /* 0 state, 1 openmp, 2 tasks, 3+T mark type T */
+#define NTRACK 104 /* 0 state, 1 openmp, 2 tasks, 3+T mark type T, then MPI */
+#define TRK_MPI 103
 
 struct slice_stack {
 	const char **name; /* grows as needed, up to MAXDEPTH */
@@ -265,6 +267,16 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 		}
 		return;
 	}
+	if (m[0] == 'M') {
+		char v = m[2];
+		if ((v >= 'a' && v <= 'z') || v == '[') {
+			const char *name = lb_mpi_function(m[1], v);
+			open_slice(x, TRK_MPI, ts, name ? name : "MPI ?", NULL);
+		} else if (x->st[TRK_MPI].n) {
+			close_slice(x, TRK_MPI, ts);
+		}
+		return;
+	}
 	if (m[0] != 'P')
 		return;
 	if (m[1] == 'O' && m[2] == 'c' && ev->jumbo && ev->size > 4) {
@@ -395,6 +407,11 @@ int cmd_export(int argc, char **argv)
 	struct lb_marks *names = lb_marks_load(&t);
 	th = calloc((size_t)t.n, sizeof(*th));
 	uint64_t total = 0;
+	/* At most one process per stream, allocated once: tracks keep pointers
+	 * to their process's name. */
+	procs = calloc((size_t)t.n + 1, sizeof(*procs));
+	if (!procs)
+		die("out of memory");
 	for (int i = 0; i < t.n; i++) {
 		struct rd_stream *s = &t.streams[i];
 		total += s->size;
@@ -403,8 +420,7 @@ int cmd_export(int argc, char **argv)
 			if (procs[p].pid == s->pid && s->loom && !strcmp(procs[p].loom, s->loom))
 				break;
 		if (p == nprocs) {
-			procs = realloc(procs, sizeof(*procs) * (size_t)++nprocs);
-			memset(&procs[p], 0, sizeof(*procs));
+			nprocs++;
 			procs[p].loom = s->loom ? s->loom : "?";
 			procs[p].pid = s->pid;
 			snprintf(procs[p].name, sizeof(procs[p].name), "loom %s / proc %lld", procs[p].loom, s->pid);
@@ -421,9 +437,9 @@ int cmd_export(int argc, char **argv)
 			tr->uuid = (uint64_t)(i + 1) << 8 | (uint64_t)k;
 			tr->process_name = procs[p].name;
 			tr->sort = (int)(i * 128 + k);
-			if (k < 3) {
+			if (k < 3 || k == TRK_MPI) {
 				char name[64];
-				snprintf(name, sizeof(name), "TH %lld: %s", s->tid, kind[k]);
+				snprintf(name, sizeof(name), "TH %lld: %s", s->tid, k < 3 ? kind[k] : "MPI");
 				tr->name = intern(name, strlen(name));
 			}
 		}

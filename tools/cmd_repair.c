@@ -2,7 +2,7 @@
  * could not end its streams (SIGKILL, OOM kill, power loss) acceptable to the
  * emulator.  For each unfinished or damaged stream: cut the torn or unwritten
  * tail after the last whole event, close what the thread left open (flush,
- * mark stacks, OpenMP states, labels and tasks, a paused thread), end the
+ * mark stacks, OpenMP states, labels and tasks, MPI calls, a paused thread), end the
  * thread with OHe, and set "ovni.finished": 1.  Streams with no event at all
  * are set aside (stream.json renamed to stream.json.empty). */
 #include <errno.h>
@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"Close the unfinished streams of a trace whose processes could not end them\n"
 	"(killed with SIGKILL, by the OOM killer, power loss): cut each stream after\n"
 	"its last whole event, close the states its thread left open (flushes, mark\n"
-	"stacks, OpenMP states, worksharing labels and tasks; a paused thread is\n"
+	"stacks, OpenMP states, worksharing labels and tasks, MPI calls; a paused thread is\n"
 	"resumed), end the thread (OHe) and mark the stream finished. Every event\n"
 	"written before the end is kept. Prints what it repaired.\n"
 	"\n"
@@ -41,6 +41,8 @@ struct replay {
 	int nsub;
 	uint32_t labels[1024];  /* open PPx (high bit) and PQx */
 	int nlabels;
+	uint16_t mpi[64];       /* open MPI calls: category << 8 | enter value */
+	int nmpi;
 	uint64_t last;          /* last clock */
 };
 
@@ -77,6 +79,14 @@ static void replay_event(struct replay *r, const struct rd_event *ev)
 				r->nmarks--;
 			}
 		}
+		return;
+	}
+	if (m[0] == 'M') {
+		char v = m[2];
+		if (((v >= 'a' && v <= 'z') || v == '[') && r->nmpi < 64)
+			r->mpi[r->nmpi++] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)v);
+		else if (((v >= 'A' && v <= 'Z') || v == ']') && r->nmpi)
+			r->nmpi--;
 		return;
 	}
 	if (m[0] != 'P')
@@ -137,6 +147,11 @@ static void closing_events(const struct replay *r, struct out *o)
 	for (int i = r->nlabels - 1; i >= 0; i--) {
 		uint32_t id = r->labels[i] & 0x7fffffffu;
 		put(o, r->labels[i] & 0x80000000u ? "PPe" : "PQe", c, &id, 4);
+	}
+	for (int i = r->nmpi - 1; i >= 0; i--) {
+		char open = (char)(r->mpi[i] & 0xff);
+		char mcv[3] = { 'M', (char)(r->mpi[i] >> 8), open == '[' ? ']' : (char)(open - 'a' + 'A') };
+		put(o, mcv, c, NULL, 0);
 	}
 marks:
 	for (int i = r->nmarks - 1; i >= 0; i--) {

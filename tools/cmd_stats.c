@@ -1,8 +1,9 @@
 /* cmd_stats.c: `ovni-auto stats [--json] PATH`: where the time went, per
  * process and thread: lifetime and time per thread state, flushes, time per
  * mark value (process events, waits...), time per OpenMP subsystem state,
- * tasks (segments, durations per type, migrations), events per MCV, trace
- * size.  One pass over each stream; memory grows with threads, task ids and
+ * tasks (segments, durations per type, migrations), MPI calls per rank
+ * (calls and time per function, time in MPI, time waiting), events per MCV,
+ * trace size.  One pass over each stream; memory grows with threads, task ids and
  * distinct values, never with the number of events. */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +23,9 @@ static const char usage_text[] =
 	"Paused, Cooling and Warming (ovni thread states), flushing, and in each value\n"
 	"of its mark channels (process events, waits, call sites); per OpenMP\n"
 	"subsystem state; tasks per type (count, segments, total / mean / max\n"
-	"duration, migrations: segments resumed on another thread); events per MCV;\n"
+	"duration, migrations: segments resumed on another thread); per MPI rank, the\n"
+	"calls and time of each MPI function, the time in MPI and the time waiting in\n"
+	"blocking calls (all but MPI_I*, MPI_Test*, MPI_Init*, MPI_Finalize); events per MCV;\n"
 	"the trace size and bytes per event.\n"
 	"\n"
 	"  --json   one JSON object instead of tables (for scripts)\n"
@@ -89,6 +92,9 @@ struct pstat {
 	struct task *task;
 	size_t ntask, captask;
 	long threads;
+	int64_t first, last;    /* the process's first and last event */
+	struct vt_table mpi;    /* key: category << 8 | enter value */
+	int64_t mpi_ns, wait_ns; /* outermost MPI calls; the blocking ones */
 };
 
 static const char **labels;
@@ -119,6 +125,8 @@ static struct pstat *proc_of(struct rd_stream *s)
 	p->pid = s->pid;
 	p->app_id = s->app_id;
 	p->rank = s->rank;
+	p->first = INT64_MAX;
+	p->last = INT64_MIN;
 	return p;
 }
 
@@ -206,6 +214,46 @@ static void count_migrations(struct tstat *ts, int n)
 	free(v);
 }
 
+/* Blocking MPI calls: the rank waits in them (not the I* starts, the tests,
+ * init and finalize). */
+static int mpi_blocking(uint16_t id)
+{
+	char cat = (char)(id >> 8);
+	return cat >= 'A' && cat <= 'Z' && cat != 'T' && cat != 'U';
+}
+
+/* An mpi model event: a lower-case value or '[' opens a call, the matching
+ * upper-case one or ']' closes it; a call's time is counted for its
+ * function, and for the process when it is the outermost. */
+struct mpi_open {
+	uint16_t id;
+	int64_t since;
+};
+
+static void mpi_event(struct pstat *p, const char *m, int64_t now, void *stack, int *n)
+{
+	struct mpi_open *st = stack;
+	char v = m[2];
+	if ((v >= 'a' && v <= 'z') || v == '[') {
+		if (*n < 32)
+			st[(*n)++] = (struct mpi_open){ (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)v), now };
+		return;
+	}
+	char open = v == ']' ? '[' : (char)(v - 'A' + 'a');
+	uint16_t id = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)open);
+	if (!*n || st[*n - 1].id != id)
+		return; /* unbalanced: check reports it */
+	int64_t d = rd_sub(now, st[--(*n)].since);
+	struct valtime *t = vt_get(&p->mpi, id);
+	t->ns = rd_add(t->ns, d);
+	t->count++;
+	if (!*n) {
+		p->mpi_ns = rd_add(p->mpi_ns, d);
+		if (mpi_blocking(id))
+			p->wait_ns = rd_add(p->wait_ns, d);
+	}
+}
+
 static void stream_pass(struct tstat *ts, int thread_index)
 {
 	struct rd_stream *s = ts->s;
@@ -223,6 +271,8 @@ static void stream_pass(struct tstat *ts, int thread_index)
 	int64_t sub_since = 0;
 	for (int k = 0; k < 100; k++)
 		mtop[k][0] = 0;
+	struct mpi_open mpi[32]; /* open MPI calls */
+	int nmpi = 0;
 	rd_rewind(s);
 	while (rd_next(s, &ev) == 1) {
 		int64_t now = ev.time;
@@ -273,6 +323,8 @@ static void stream_pass(struct tstat *ts, int thread_index)
 			if (m[2] == '=')
 				vt_get2(&ts->marks, type, value)->count++;
 			mtop[type][1] = now;
+		} else if (m[0] == 'M') {
+			mpi_event(p, m, now, mpi, &nmpi);
 		} else if (m[0] == 'P') {
 			if (m[1] == 'O' && m[2] == 'c' && ev.jumbo && ev.size > 4) {
 				char label[600];
@@ -327,6 +379,10 @@ static void stream_pass(struct tstat *ts, int thread_index)
 		struct valtime *v = vt_get(&ts->omp, sub[nsub - 1]);
 		v->ns = rd_add(v->ns, rd_sub(ts->last, sub_since));
 	}
+	if (ts->nevents && ts->first < p->first)
+		p->first = ts->first;
+	if (ts->nevents && ts->last > p->last)
+		p->last = ts->last;
 }
 
 static struct lb_marks *names;
@@ -352,6 +408,59 @@ static const char *subsystem_name(uint16_t id)
 static double ms(int64_t ns)
 {
 	return (double)ns / 1e6;
+}
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct pstat *x = *(struct pstat *const *)a, *y = *(struct pstat *const *)b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* MPI per rank (processes without MPI calls are left out), in rank order. */
+static json_t *mpi_summary(int as_json)
+{
+	json_t *jr = json_array();
+	struct pstat **v = calloc((size_t)nprocs + 1, sizeof(*v));
+	int n = 0;
+	for (int i = 0; i < nprocs; i++)
+		if (procs[i].mpi.n)
+			v[n++] = &procs[i];
+	qsort(v, (size_t)n, sizeof(*v), cmp_rank);
+	for (int i = 0; i < n; i++) {
+		struct pstat *p = v[i];
+		int64_t life = p->last > p->first ? p->last - p->first : 0;
+		if (!as_json) {
+			if (!i)
+				printf("\n%-30s %-26s %8s %12s %12s\n", "MPI (per rank)", "function", "calls", "total",
+				       "mean");
+			char who[96];
+			snprintf(who, sizeof(who), "rank %lld (%s/%lld)", p->rank, p->loom, p->pid);
+			for (size_t k = 0; k < p->mpi.n; k++) {
+				const struct valtime *f = &p->mpi.v[k];
+				const char *name = lb_mpi_function((char)(f->key >> 8), (char)(f->key & 0xff));
+				printf("%-30.30s %-26s %8ld %10.3fms %10.3fus\n", who, name ? name : "?", f->count,
+				       ms(f->ns), f->count ? (double)f->ns / 1e3 / (double)f->count : 0.0);
+			}
+			printf("%-30.30s %-26s %8s %10.3fms (%.1f%% of %.3f ms), waiting %.3f ms\n", who, "in MPI", "",
+			       ms(p->mpi_ns), life ? 100.0 * (double)p->mpi_ns / (double)life : 0.0, ms(life),
+			       ms(p->wait_ns));
+		}
+		json_t *jf = json_object();
+		for (size_t k = 0; k < p->mpi.n; k++) {
+			const struct valtime *f = &p->mpi.v[k];
+			const char *name = lb_mpi_function((char)(f->key >> 8), (char)(f->key & 0xff));
+			json_object_set_new(jf, name ? name : "?",
+					    json_pack("{s:I, s:I}", "count", (json_int_t)f->count, "ns", (json_int_t)f->ns));
+		}
+		json_array_append_new(jr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "loom", p->loom, "pid",
+						    (json_int_t)p->pid, "rank", (json_int_t)p->rank, "lifetime_ns",
+						    (json_int_t)life, "mpi_ns", (json_int_t)p->mpi_ns, "wait_ns",
+						    (json_int_t)p->wait_ns, "functions", jf));
+	}
+	free(v);
+	return jr;
 }
 
 int cmd_stats(int argc, char **argv)
@@ -539,6 +648,7 @@ int cmd_stats(int argc, char **argv)
 		}
 	}
 	json_object_set_new(root, "task_types", jtypes);
+	json_object_set_new(root, "mpi", mpi_summary(as_json));
 
 	/* Events per MCV, most common first. */
 	for (int a = 0; a < nmcvs; a++)
@@ -573,6 +683,7 @@ int cmd_stats(int argc, char **argv)
 		ck_map_free(&procs[i].typelabel);
 		ck_map_free(&procs[i].tasks);
 		free(procs[i].task);
+		free(procs[i].mpi.v);
 	}
 	free(procs);
 	for (size_t i = 0; i < nlabels; i++)

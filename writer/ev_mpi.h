@@ -1,65 +1,22 @@
-/* ev_mpi.h: the mpi model ('M', 1.0.0): one pair of events per MPI
- * function, enter (lower-case value or '[') and leave (upper-case or ']'),
- * no payload.  The table is shared by the interposer (hooks/mpi.c) and the
- * tools that name the functions (stats, export). */
+/* ev_mpi.h: the emitter of the mpi model's events (mpi_fmt.h). */
 #ifndef OA_EV_MPI_H
 #define OA_EV_MPI_H
 
-/* X(Name, fortran name, C arguments, Fortran arguments, enter, leave):
- * every function of the mpi model 1.0.0 except MPI_Init, MPI_Init_thread
- * and MPI_Finalize (OA_MPI_ALL adds them). */
-#define OA_MPI_FUNCS(X)                                                                                            \
-	X(Wait, wait, 2, 3, "MW[", "MW]")                                                                          \
-	X(Waitall, waitall, 3, 4, "MWa", "MWA")                                                                    \
-	X(Waitsome, waitsome, 5, 6, "MWs", "MWS")                                                                  \
-	X(Waitany, waitany, 4, 5, "MWy", "MWY")                                                                    \
-	X(Test, test, 3, 4, "MT[", "MT]")                                                                          \
-	X(Testall, testall, 4, 5, "MTa", "MTA")                                                                    \
-	X(Testany, testany, 5, 6, "MTy", "MTY")                                                                    \
-	X(Testsome, testsome, 5, 6, "MTs", "MTS")                                                                  \
-	X(Send, send, 6, 7, "MS[", "MS]")                                                                          \
-	X(Bsend, bsend, 6, 7, "MSb", "MSB")                                                                        \
-	X(Rsend, rsend, 6, 7, "MSr", "MSR")                                                                        \
-	X(Ssend, ssend, 6, 7, "MSs", "MSS")                                                                        \
-	X(Recv, recv, 7, 8, "MR[", "MR]")                                                                          \
-	X(Sendrecv, sendrecv, 12, 13, "MRs", "MRS")                                                                \
-	X(Sendrecv_replace, sendrecv_replace, 9, 10, "MRo", "MRO")                                                 \
-	X(Allgather, allgather, 7, 8, "MAg", "MAG")                                                                \
-	X(Allreduce, allreduce, 6, 7, "MAr", "MAR")                                                                \
-	X(Alltoall, alltoall, 7, 8, "MAa", "MAA")                                                                  \
-	X(Barrier, barrier, 1, 2, "MCb", "MCB")                                                                    \
-	X(Exscan, exscan, 6, 7, "MCe", "MCE")                                                                      \
-	X(Scan, scan, 6, 7, "MCs", "MCS")                                                                          \
-	X(Bcast, bcast, 5, 6, "MDb", "MDB")                                                                        \
-	X(Gather, gather, 8, 9, "MDg", "MDG")                                                                      \
-	X(Scatter, scatter, 8, 9, "MDs", "MDS")                                                                    \
-	X(Reduce, reduce, 7, 8, "ME[", "ME]")                                                                      \
-	X(Reduce_scatter, reduce_scatter, 6, 7, "MEs", "MES")                                                      \
-	X(Reduce_scatter_block, reduce_scatter_block, 6, 7, "MEb", "MEB")                                          \
-	X(Isend, isend, 7, 8, "Ms[", "Ms]")                                                                        \
-	X(Ibsend, ibsend, 7, 8, "Msb", "MsB")                                                                      \
-	X(Irsend, irsend, 7, 8, "Msr", "MsR")                                                                      \
-	X(Issend, issend, 7, 8, "Mss", "MsS")                                                                      \
-	X(Irecv, irecv, 7, 8, "Mr[", "Mr]")                                                                        \
-	X(Isendrecv, isendrecv, 12, 13, "Mrs", "MrS")                                                              \
-	X(Isendrecv_replace, isendrecv_replace, 9, 10, "Mro", "MrO")                                               \
-	X(Iallgather, iallgather, 8, 9, "Mag", "MaG")                                                              \
-	X(Iallreduce, iallreduce, 7, 8, "Mar", "MaR")                                                              \
-	X(Ialltoall, ialltoall, 8, 9, "Maa", "MaA")                                                                \
-	X(Ibarrier, ibarrier, 2, 3, "Mcb", "McB")                                                                  \
-	X(Iexscan, iexscan, 7, 8, "Mce", "McE")                                                                    \
-	X(Iscan, iscan, 7, 8, "Mcs", "McS")                                                                        \
-	X(Ibcast, ibcast, 6, 7, "Mdb", "MdB")                                                                      \
-	X(Igather, igather, 9, 10, "Mdg", "MdG")                                                                   \
-	X(Iscatter, iscatter, 9, 10, "Mds", "MdS")                                                                 \
-	X(Ireduce, ireduce, 8, 9, "Me[", "Me]")                                                                    \
-	X(Ireduce_scatter, ireduce_scatter, 7, 8, "Mes", "MeS")                                                    \
-	X(Ireduce_scatter_block, ireduce_scatter_block, 7, 8, "Meb", "MeB")
+#include "mpi_fmt.h"
+#include "stream.h"
 
-#define OA_MPI_ALL(X)                                                                                              \
-	OA_MPI_FUNCS(X)                                                                                            \
-	X(Init, init, 2, 1, "MUi", "MUI")                                                                          \
-	X(Init_thread, init_thread, 4, 3, "MUt", "MUT")                                                            \
-	X(Finalize, finalize, 0, 1, "MUf", "MUF")
-
+/* One event of a call: entering (`close`: its leave MCV, remembered so
+ * that a stream ended inside the call, by a crash or MPI_Abort's SIGTERM,
+ * still closes it) or leaving (`close` NULL). */
+static inline void ev_mpi(struct oa_stream *s, const char *mcv, const char *close)
+{
+	unsigned q = oa_emit_enter(s);
+	if (oa_emit_core(s, mcv, oa_clock_now(), NULL, 0)) {
+		if (close)
+			oa_stream_opened(s, mcv, close, 0, 0);
+		else
+			oa_stream_closed(s, mcv);
+	}
+	oa_emit_leave(s, q);
+}
 #endif

@@ -10,15 +10,33 @@
  *                MPI_Reduce_scatter_block 1 each
  *   nonblocking collectives: MPI_Iallreduce + MPI_Wait, MPI_Ibarrier +
  *                MPI_Test until done, MPI_Ibcast + MPI_Wait
- * The last line of rank 0 is "mpi_calls ok N" with N the number of ranks. */
+ * Rank 0 reaches the last barrier 30 ms late; every rank prints the time
+ * it spent in MPI_Barrier.  The last line of rank 0 is "mpi_calls ok N"
+ * with N the number of ranks. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ITER 10
 
 static int rank, size;
+static long long barrier_ns; /* time this rank spent in MPI_Barrier */
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static void timed_barrier(void)
+{
+	long long t0 = now_ns();
+	MPI_Barrier(MPI_COMM_WORLD);
+	barrier_ns += now_ns() - t0;
+}
 
 static void check(int ok, const char *what)
 {
@@ -69,7 +87,7 @@ int main(int argc, char **argv)
 	check(rep == prev, "sendrecv_replace");
 
 	/* Collectives. */
-	MPI_Barrier(MPI_COMM_WORLD);
+	timed_barrier();
 	int b = rank == 0 ? 42 : 0;
 	MPI_Bcast(&b, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	check(b == 42, "bcast");
@@ -137,9 +155,14 @@ int main(int argc, char **argv)
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	check(ib == 7, "ibcast");
 
-	MPI_Barrier(MPI_COMM_WORLD);
-	/* How many MPI_Test calls this rank made (the only count not fixed). */
+	/* Rank 0 comes 30 ms late: the others wait for it. */
+	if (rank == 0)
+		usleep(30000);
+	timed_barrier();
+	/* How many MPI_Test calls this rank made (the only count not fixed),
+	 * and how long it waited in MPI_Barrier. */
 	printf("tests %d %d\n", rank, tests);
+	printf("barrier_ns %d %lld\n", rank, barrier_ns);
 	fflush(stdout);
 	free(all);
 	free(all2);

@@ -11,7 +11,7 @@ bad=$(incs preload/*.c preload/*.h | grep '#include "\.\./' | grep -v '#include 
 bad=$(incs hooks/*.c hooks/*.h | grep '#include "\.\./' | grep -v '#include "\.\./\(writer\|preload\)/')
 [ -z "$bad" ] || fail "hooks/ includes beyond writer/ and preload/: $bad"
 bad=$(incs tools/*.c tools/*.h tools/*/*.c tools/*/*.h | grep '#include "\.\./' |
-	grep -v '#include "\(\.\./\)\{1,2\}writer/\(log\|ovni_fmt\|compiler\)\.h"')
+	grep -v '#include "\(\.\./\)\{1,2\}writer/\(log\|ovni_fmt\|mpi_fmt\|compiler\)\.h"')
 [ -z "$bad" ] || fail "tools/ includes more of writer/ than the format and log headers, or includes upward: $bad"
 # The families under tools/ stand alone: trace/ needs no back-end.
 bad=$(incs tools/trace/* | grep '#include "\(\.\./\)\?\(export\|linktest\|ovnirun\)/')

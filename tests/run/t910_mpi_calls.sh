@@ -44,7 +44,8 @@ for impl in openmpi mpich; do
 	traced=$("$OVNIRUN" -q -o "$T" $MPIRUN -np 4 "$WORK/$impl/mpi_calls" 2>"$WORK/traced.err") ||
 		{ cat "$WORK/traced.err"; fail "$impl: traced run"; }
 	assert_eq "$impl: last line" "mpi_calls ok 4" "$(echo "$traced" | tail -n 1)"
-	assert_eq "$impl: output" "$(echo "$plain" | grep -v '^tests' | sort)" "$(echo "$traced" | grep -v '^tests' | sort)"
+	assert_eq "$impl: output" "$(echo "$plain" | grep -v '^tests\|^barrier' | sort)" \
+		"$(echo "$traced" | grep -v '^tests\|^barrier' | sort)"
 	grep -q "ovni-auto:" "$WORK/traced.err" && { cat "$WORK/traced.err"; fail "$impl: the agent complained"; }
 	check_trace "$T"
 	for j in $(find "$T" -name stream.json); do
@@ -61,6 +62,32 @@ for impl in openmpi mpich; do
 	# MPI_Test: as many as each rank said it made.
 	want=$(echo "$traced" | awk '$1 == "tests" { print $2, $3 }' | sort -n | tr '\n' ' ')
 	assert_eq "$impl: MPI_Test calls per rank" "$want" "$(per_rank "$T" 'MT[' | tr '\n' ' ')"
+	# stats: per rank, the calls of each function, and the time in MPI_Barrier
+	# as the program measured it (within 2% or 50 us); ranks 1-3 waited 30 ms
+	# for rank 0, which shows in their time waiting.
+	"$OA" stats --json "$T" >"$WORK/stats.json" || fail "$impl: stats"
+	echo "$traced" | awk '$1 == "barrier_ns" { print $2, $3 }' | sort -n >"$WORK/want"
+	python3 - "$WORK/stats.json" "$WORK/want" <<'PY' || fail "$impl: stats per rank"
+import json, sys
+mpi = {r["rank"]: r for r in json.load(open(sys.argv[1]))["mpi"]}
+assert sorted(mpi) == [0, 1, 2, 3], sorted(mpi)
+for line in open(sys.argv[2]):
+    rank, want = map(int, line.split())
+    r = mpi[rank]
+    f = r["functions"]
+    assert f["MPI_Send"]["count"] == 10 and f["MPI_Waitall"]["count"] == 10, f
+    got = f["MPI_Barrier"]["ns"]
+    assert abs(got - want) <= max(50000, want * 0.02), (rank, got, want)
+    assert r["wait_ns"] <= r["mpi_ns"] <= r["lifetime_ns"], r
+    if rank > 0:
+        assert got >= 29000000 and r["wait_ns"] >= got, (rank, r)
+    print("rank", rank, "barrier", got, "ns, program measured", want)
+PY
+	"$OA" export -o "$WORK/x.json" "$T" || fail "$impl: export"
+	"$PROG/jsoncheck" "$WORK/x.json" >"$WORK/xc" || fail "$impl: export JSON"
+	for f in MPI_Init MPI_Send MPI_Waitall MPI_Ibcast MPI_Finalize; do
+		grep -qx "name $f" "$WORK/xc" || fail "$impl: export has no $f slice"
+	done
 	# No pthread waits or yields recorded inside MPI calls (its progress loops).
 	"$OA" dump "$T" | awk '$2 ~ /^M/ { inside[$3] = ($2 ~ /^M.[a-z[]$/) } $2 == "OM[" && inside[$3] { bad++ } END { exit bad > 0 }' ||
 		fail "$impl: waits recorded inside MPI calls"

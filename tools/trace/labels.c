@@ -1,4 +1,4 @@
-/* labels.c: mark labels from the metadata, OpenMP state names (labels.h). */
+/* labels.c: mark labels from the metadata, OpenMP state and MPI function names (labels.h). */
 #include "labels.h"
 
 #include <stdio.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "../../writer/mpi_fmt.h"
 
 struct lb_marks {
 	struct ck_map values; /* (type << 56 | value & mask) -> index + 1 */
@@ -112,5 +113,20 @@ const char *lb_omp_state(char cat, char val)
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].cat == cat && names[i].val == val)
 			return names[i].name;
+	return NULL;
+}
+
+const char *lb_mpi_function(char cat, char val)
+{
+	static const struct {
+		const char *mcv, *name;
+	} funcs[] = {
+#define LB_MPI(name, lname, n, fn, en, lv) { en, "MPI_" #name },
+		OA_MPI_ALL(LB_MPI)
+#undef LB_MPI
+	};
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++)
+		if (funcs[i].mcv[1] == cat && funcs[i].mcv[2] == val)
+			return funcs[i].name;
 	return NULL;
 }

@@ -18,5 +18,8 @@ const char *lb_mark_title(struct lb_marks *m, int type);
 
 /* "barrier: plain" for PBb, ... ; NULL when cat/val open no known state. */
 const char *lb_omp_state(char cat, char val);
+/* The MPI function of an mpi model event, by its category and enter value
+ * ('S', '[' for MPI_Send), or NULL. */
+const char *lb_mpi_function(char cat, char val);
 
 #endif
