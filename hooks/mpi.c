@@ -13,8 +13,9 @@
  * After MPI_Init / MPI_Init_thread succeed, the process's rank and size in
  * MPI_COMM_WORLD go into the metadata (ovni.rank, ovni.nranks), and every
  * rank takes part in the clock measurement of mpi_sync.c (again before
- * MPI_Finalize, for the drift).  OVNI_MPI_SYNC=0 turns the measurement
- * off, OVNI_MPI_SYNC=init measures only in MPI_Init. */
+ * MPI_Finalize, for the drift) when every rank can be assumed to have the
+ * agent.  OVNI_MPI_SYNC=0 turns the measurement off, OVNI_MPI_SYNC=init
+ * measures only in MPI_Init, OVNI_MPI_SYNC=1 measures without asking. */
 #include <dlfcn.h>
 #include <link.h>
 #include <sched.h>
@@ -256,16 +257,45 @@ OA_MPI_FUNCS(WRAP)
  * Init and Finalize: the rank, the clocks. */
 
 static _Atomic int init_done, fini_done;
-static int my_rank = -1, my_size = -1;
+static int my_rank = -1, my_size = -1, mode;
 
-static int sync_mode(void) /* 0: off, 1: in MPI_Init, 2: also in MPI_Finalize */
+/* Can every rank be assumed to have the agent?  The measurement is a
+ * collective on MPI_COMM_WORLD: a rank without the agent would match the
+ * program's next nonblocking collective with it.  Open MPI gives the
+ * ranks on other nodes none of mpirun's environment (no LD_PRELOAD)
+ * unless each rank runs ovnirun (OVNI_MPI_PER_RANK), and an MPMD launch
+ * may run the agent in one program only; MPICH's Hydra and Slurm pass the
+ * whole environment.  NULL when every rank has it, else why not. */
+static const char *uniform_why_not(void)
+{
+	const char *apps = getenv("OMPI_NUM_APP_CTX"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"),
+		   *size = getenv("OMPI_COMM_WORLD_SIZE"), *per_rank = getenv("OVNI_MPI_PER_RANK");
+	if (apps && atoi(apps) > 1)
+		return "an MPMD launch (several programs) may run the agent in some of them only";
+	if (local && size && atoi(local) < atoi(size) && !(per_rank && *per_rank == '1'))
+		return "Open MPI passes no LD_PRELOAD to the ranks on other nodes; start the ranks as "
+		       "`mpirun ... ovnirun ./app`";
+	return NULL;
+}
+
+/* 0: off, 1: in MPI_Init, 2: also in MPI_Finalize.  OVNI_MPI_SYNC=1 (or
+ * "force") measures without asking whether every rank has the agent. */
+static int sync_mode(int rank)
 {
 	const char *v = getenv("OVNI_MPI_SYNC");
-	if (!v || !*v)
-		return 2;
-	if (!strcmp(v, "0") || !strcmp(v, "off"))
+	if (v && (!strcmp(v, "0") || !strcmp(v, "off")))
 		return 0;
-	return strcmp(v, "init") ? 2 : 1;
+	if (v && (!strcmp(v, "1") || !strcmp(v, "force")))
+		return 2;
+	const char *why = uniform_why_not();
+	if (why) {
+		if (rank == 0 && agent_traced())
+			oa_log("MPI clock offsets not measured: %s (OVNI_MPI_SYNC=1 measures when every rank has the "
+			       "agent)",
+			       why);
+		return 0;
+	}
+	return v && !strcmp(v, "init") ? 1 : 2;
 }
 
 /* After the library's init succeeded.  Every rank with the agent loaded
@@ -284,7 +314,8 @@ static void after_init(void)
 		oa_meta.rank = my_rank;
 		oa_meta.nranks = my_size;
 	}
-	if (my_rank >= 0 && my_size > 1 && sync_mode() >= 1)
+	mode = my_rank >= 0 && my_size > 1 ? sync_mode(my_rank) : 0;
+	if (mode >= 1)
 		oa_mpi_sync_clocks(my_rank, my_size, 0);
 	errno = e;
 	oa_guard = guard;
@@ -292,8 +323,7 @@ static void after_init(void)
 
 static void before_finalize(void)
 {
-	if (!atomic_load(&init_done) || atomic_exchange(&fini_done, 1) || my_rank < 0 || my_size <= 1 ||
-	    sync_mode() < 2)
+	if (!atomic_load(&init_done) || atomic_exchange(&fini_done, 1) || my_rank < 0 || my_size <= 1 || mode < 2)
 		return;
 	int guard = oa_guard;
 	oa_guard = 1;

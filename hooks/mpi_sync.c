@@ -242,7 +242,7 @@ void oa_mpi_sync_clocks(int rank, int nranks, int at_end)
 			if (!dup)
 				res[n++] = res[i];
 		}
-		if (n > 1) {
+		if (n >= 1) {
 			write_offsets(res, n, at_end);
 			if (oa_cfg.debug)
 				oa_log("mpi: clock offsets of %d looms measured in %lu us\n", n,

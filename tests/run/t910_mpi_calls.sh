@@ -110,4 +110,11 @@ PY
 		assert_eq "$impl: fortran $1 per rank" "0 $2 1 $2 2 $2 " "$(per_rank "$WORK/$impl/f" "$1" | tr '\n' ' ')"
 	done
 	grep -q '"rank": 2' $(find "$WORK/$impl/f" -name stream.json) || fail "$impl: fortran ranks"
+
+	# The other way round: the launcher starts ovnirun in every rank.
+	out=$(cd "$WORK" && $MPIRUN -np 2 "$OVNIRUN" -q -o "$WORK/$impl/inner" "$WORK/$impl/mpi_calls" 2>"$WORK/in.err") ||
+		{ cat "$WORK/in.err"; fail "$impl: mpirun ovnirun"; }
+	assert_eq "$impl: mpirun ovnirun output" "mpi_calls ok 2" "$(echo "$out" | tail -n 1)"
+	check_trace "$WORK/$impl/inner"
+	assert_eq "$impl: mpirun ovnirun, MPI_Send per rank" "0 10 1 10 " "$(per_rank "$WORK/$impl/inner" 'MS[' | tr '\n' ' ')"
 done

@@ -4,7 +4,11 @@
 # Open MPI and MPICH.  Rank 0 writes clock-offsets.txt with the second
 # node's offset within 5 us of the skew; with it the trace passes check,
 # without it the 1-hour clock gate rejects it; OVNI_MPI_SYNC=0 measures
-# nothing; one node needs no file.
+# nothing; one node gets a file with its one loom at offset 0.  An Open MPI
+# MPMD launch with the agent in one of its programs measures nothing (a
+# rank without the agent would match the program's next nonblocking
+# collective with the measurement's) and says so once; the program's
+# results are right.
 . "$(dirname "$0")/../lib.sh"
 . "$OA_TOP/tests/mpi/lib_mpi.sh"
 SKEW=7200000123456
@@ -44,6 +48,15 @@ for impl in openmpi mpich; do
 	[ -f "$T/clock-offsets.txt" ] && fail "$impl: OVNI_MPI_SYNC=0 measured"
 	rm -rf "$T"
 	"$OVNIRUN" -q -o "$T" $MPIRUN -np 2 "$WORK/$impl/mpi_calls" >/dev/null 2>&1 || fail "$impl: one-node run"
-	[ -f "$T/clock-offsets.txt" ] && fail "$impl: one node wrote clock offsets"
+	loom=$(ls "$T" | sed -n 's/^loom\.\([^.]*\).*/\1/p')
+	assert_eq "$impl: one node's offsets" "0 $loom 0" "$(sed 1d "$T/clock-offsets.txt" | awk '{ print $1, $2, $3 }')"
 	check_trace "$T"
 done
+
+mpi_impl openmpi
+out=$(cd "$WORK" && $MPIRUN -np 1 "$OVNIRUN" -q -o "$WORK/mpmd" "$WORK/openmpi/mpi_calls" : -np 1 "$WORK/openmpi/mpi_calls" 2>"$WORK/mpmd.err") ||
+	{ cat "$WORK/mpmd.err"; fail "MPMD run with the agent in one program"; }
+assert_eq "MPMD output" "mpi_calls ok 2" "$(echo "$out" | tail -n 1)"
+assert_eq "MPMD message" 1 "$(grep -c 'clock offsets not measured: an MPMD launch' "$WORK/mpmd.err")"
+[ -f "$WORK/mpmd/clock-offsets.txt" ] && fail "MPMD measured"
+check_trace "$WORK/mpmd"

@@ -336,6 +336,10 @@ int main(int argc, char **argv)
 		setenv("LD_PRELOAD", preload, 1);
 		omp_setup_env(prog, lib, libomp, quiet);
 		setenv("OVNI_TRACEDIR", absdir, 1);
+		/* Every rank of this launch runs ovnirun: the agent is in all of
+		 * them (MPI clock offsets may be measured, hooks/mpi.c). */
+		if (launcher_rank())
+			setenv("OVNI_MPI_PER_RANK", "1", 1);
 		if (tmpdir)
 			setenv("OVNI_TMPDIR", tmpdir, 1);
 		if (loom)
