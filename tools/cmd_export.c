@@ -269,7 +269,7 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 	}
 	if (m[0] == 'M') {
 		char v = m[2];
-		if ((v >= 'a' && v <= 'z') || v == '[') {
+		if (ovni_pair_enters(v)) {
 			const char *name = lb_mpi_function(m[1], v);
 			open_slice(x, TRK_MPI, ts, name ? name : "MPI ?", NULL);
 		} else if (x->st[TRK_MPI].n) {
@@ -330,7 +330,7 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 	const char *state = lb_omp_state(m[1], m[2]);
 	if (state)
 		open_slice(x, 1, ts, state, NULL);
-	else if (m[2] == ']' || (m[2] >= 'A' && m[2] <= 'Z'))
+	else if (ovni_pair_leaves(m[2]))
 		close_slice(x, 1, ts);
 }
 

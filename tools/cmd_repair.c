@@ -83,9 +83,9 @@ static void replay_event(struct replay *r, const struct rd_event *ev)
 	}
 	if (m[0] == 'M') {
 		char v = m[2];
-		if (((v >= 'a' && v <= 'z') || v == '[') && r->nmpi < 64)
+		if (ovni_pair_enters(v) && r->nmpi < 64)
 			r->mpi[r->nmpi++] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)v);
-		else if (((v >= 'A' && v <= 'Z') || v == ']') && r->nmpi)
+		else if (ovni_pair_leaves(v) && r->nmpi)
 			r->nmpi--;
 		return;
 	}
@@ -149,8 +149,7 @@ static void closing_events(const struct replay *r, struct out *o)
 		put(o, r->labels[i] & 0x80000000u ? "PPe" : "PQe", c, &id, 4);
 	}
 	for (int i = r->nmpi - 1; i >= 0; i--) {
-		char open = (char)(r->mpi[i] & 0xff);
-		char mcv[3] = { 'M', (char)(r->mpi[i] >> 8), open == '[' ? ']' : (char)(open - 'a' + 'A') };
+		char mcv[3] = { 'M', (char)(r->mpi[i] >> 8), ovni_pair_leave_of((char)(r->mpi[i] & 0xff)) };
 		put(o, mcv, c, NULL, 0);
 	}
 marks:

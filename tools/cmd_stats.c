@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../writer/log.h"
+#include "../writer/ovni_fmt.h"
 #include "trace/check.h"
 #include "trace/labels.h"
 #include "trace/reader.h"
@@ -230,17 +231,15 @@ struct mpi_open {
 	int64_t since;
 };
 
-static void mpi_event(struct pstat *p, const char *m, int64_t now, void *stack, int *n)
+static void mpi_event(struct pstat *p, const char *m, int64_t now, struct mpi_open *st, int *n)
 {
-	struct mpi_open *st = stack;
 	char v = m[2];
-	if ((v >= 'a' && v <= 'z') || v == '[') {
+	if (ovni_pair_enters(v)) {
 		if (*n < 32)
 			st[(*n)++] = (struct mpi_open){ (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)v), now };
 		return;
 	}
-	char open = v == ']' ? '[' : (char)(v - 'A' + 'a');
-	uint16_t id = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)open);
+	uint16_t id = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)ovni_pair_enter_of(v));
 	if (!*n || st[*n - 1].id != id)
 		return; /* unbalanced: check reports it */
 	int64_t d = rd_sub(now, st[--(*n)].since);
@@ -357,7 +356,7 @@ static void stream_pass(struct tstat *ts, int thread_index)
 					v->ns = rd_add(v->ns, rd_sub(now, sub_since));
 				}
 				char v = m[2];
-				int opens = (v >= 'a' && v <= 'z') || v == '[';
+				int opens = ovni_pair_enters(v);
 				if (opens && nsub < 512) {
 					sub[nsub] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)v);
 					vt_get(&ts->omp, sub[nsub])->count++;

@@ -115,8 +115,8 @@ static inline void ev_omp_state(struct ev_batch *b, const char *mcv)
 	if (unlikely(!b->p))
 		return;
 	char v = mcv[2];
-	if ((v >= 'a' && v <= 'z') || v == '[') {
-		char close[3] = { mcv[0], mcv[1], v == '[' ? ']' : (char)(v - 'a' + 'A') };
+	if (ovni_pair_enters(v)) {
+		char close[3] = { mcv[0], mcv[1], ovni_pair_leave_of(v) };
 		oa_stream_opened(b->s, mcv, close, 0, 0);
 	} else {
 		oa_stream_closed(b->s, mcv);

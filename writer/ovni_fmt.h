@@ -66,4 +66,27 @@ static inline uint8_t ovni_flags_for_payload(unsigned n)
 #define OA_MARK_OMP_TASKID 88 /* the task an OA_MARK_OMP_TASK event is about */
 #define OA_MARK_OMP_DEPKIND 89 /* kind of each dependence of a created task */
 
+/* Paired events (MPI functions, OpenMP subsystem states): a lower-case
+ * value or '[' enters, the matching upper-case one or ']' leaves. */
+static inline int ovni_pair_enters(char v)
+{
+	return (v >= 'a' && v <= 'z') || v == '[';
+}
+
+static inline int ovni_pair_leaves(char v)
+{
+	return (v >= 'A' && v <= 'Z') || v == ']';
+}
+
+/* The leaving value of an entering one, and the other way round. */
+static inline char ovni_pair_leave_of(char enter)
+{
+	return enter == '[' ? ']' : (char)(enter - 'a' + 'A');
+}
+
+static inline char ovni_pair_enter_of(char leave)
+{
+	return leave == ']' ? '[' : (char)(leave - 'A' + 'a');
+}
+
 #endif

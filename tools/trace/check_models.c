@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "../../writer/ovni_fmt.h"
 
 /* Versions are those of the upstream emulator this project targets; for the
  * runtimes' own models (nosv, nanos6, tampi, nodes) the version is not
@@ -63,12 +64,12 @@ void ck_mpi_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
 	}
 	uint32_t id;
 	int open;
-	if ((val >= 'a' && val <= 'z') || val == '[') {
+	if (ovni_pair_enters(val)) {
 		open = 1;
 		id = (uint32_t)(unsigned char)cat << 8 | (unsigned char)val;
-	} else if ((val >= 'A' && val <= 'Z') || val == ']') {
+	} else if (ovni_pair_leaves(val)) {
 		open = 0;
-		id = (uint32_t)(unsigned char)cat << 8 | (unsigned char)(val == ']' ? '[' : val - 'A' + 'a');
+		id = (uint32_t)(unsigned char)cat << 8 | (unsigned char)ovni_pair_enter_of(val);
 	} else {
 		ck_problem(c, th, ev, "mpi-unknown", "unknown mpi function event %s", ev->mcv);
 		return;
