@@ -1,6 +1,7 @@
 /* mpi.c: MPI calls as the mpi model ('M' 1.0.0).
- * Interposes: the C bindings (MPI_*) and the gfortran-style Fortran
- * bindings (mpi_*_) of the 49 functions the model defines; nothing else.
+ * Interposes: the C bindings (MPI_*) and the Fortran bindings (mpi_*_ of
+ * gfortran, mpi_* of -fno-underscoring) of the 49 functions the model
+ * defines; nothing else.
  *
  * Each call of a traced thread is bracketed by the model's enter and leave
  * events (MS[ ... MS] for MPI_Send); only the outermost MPI call of a
@@ -52,7 +53,10 @@ static const char *const names[IX_N][2] = {
 	{ "Finalize", "finalize" },
 };
 
-static void *real_c[IX_N], *real_f[IX_N];
+/* The real functions: C, Fortran with gfortran's trailing underscore,
+ * Fortran without (-fno-underscoring). */
+enum { LANG_C, LANG_F, LANG_F0, NLANG };
+static void *real_fn[NLANG][IX_N];
 static _Atomic int resolved; /* 0: not yet, 1: resolving, 2: done */
 
 /* A library in a private namespace (dlopen'ed with RTLD_LOCAL, as Python
@@ -126,8 +130,9 @@ static void resolve_all(void)
 	if (!dlsym(RTLD_NEXT, "MPI_Init"))
 		dl_iterate_phdr(find_private, &priv);
 	for (int i = 0; i < IX_N; i++) {
-		real_c[i] = lookup(priv, "MPI_%s", names[i][0]);
-		real_f[i] = lookup(NULL, "mpi_%s_", names[i][1]);
+		real_fn[LANG_C][i] = lookup(priv, "MPI_%s", names[i][0]);
+		real_fn[LANG_F][i] = lookup(NULL, "mpi_%s_", names[i][1]);
+		real_fn[LANG_F0][i] = lookup(NULL, "mpi_%s", names[i][1]);
 	}
 	*(void **)&oa_pmpi.comm_rank = lookup(priv, "PMPI_%s", "Comm_rank");
 	*(void **)&oa_pmpi.comm_size = lookup(priv, "PMPI_%s", "Comm_size");
@@ -138,7 +143,7 @@ static void resolve_all(void)
 	*(void **)&oa_pmpi.send = lookup(priv, "PMPI_%s", "Send");
 	*(void **)&oa_pmpi.recv = lookup(priv, "PMPI_%s", "Recv");
 	detect_abi(priv);
-	if (real_c[IX_Init] || real_f[IX_Init])
+	if (real_fn[LANG_C][IX_Init] || real_fn[LANG_F][IX_Init] || real_fn[LANG_F0][IX_Init])
 		agent_require(OA_REQUIRE_MPI);
 	if (oa_cfg.debug)
 		oa_log("mpi: %s library, world %lx, byte %lx, status_ignore %lx%s\n",
@@ -148,12 +153,12 @@ static void resolve_all(void)
 	atomic_store(&resolved, 2);
 }
 
-static inline void *real(int ix, int fortran)
+static inline void *real(int ix, int lang)
 {
-	void *p = fortran ? real_f[ix] : real_c[ix];
+	void *p = real_fn[lang][ix];
 	if (__builtin_expect(!p && atomic_load_explicit(&resolved, memory_order_acquire) != 2, 0)) {
 		resolve_all();
-		p = fortran ? real_f[ix] : real_c[ix];
+		p = real_fn[lang][ix];
 	}
 	return p;
 }
@@ -215,25 +220,28 @@ static inline void mpi_leave(struct oa_thread *t, const char *mcv)
 #define A12 A11, a11
 #define A13 A12, a12
 
-#define WRAP(name, lname, n, fn, en, lv)                                                                           \
-	OA_EXPORT int MPI_##name(P##n)                                                                             \
+#define WRAP_F(sym, name, fn, en, lv, lang)                                                                         \
+	OA_EXPORT void sym(P##fn)                                                                                  \
 	{                                                                                                          \
-		int (*f)(P##n) = (int (*)(P##n))real(IX_##name, 0);                                                \
-		struct oa_thread *t = mpi_enter(en, lv);                                                               \
-		int r = f ? f(A##n) : NOT_FOUND;                                                                   \
-		mpi_leave(t, lv);                                                                                  \
-		return r;                                                                                          \
-	}                                                                                                          \
-	OA_EXPORT void mpi_##lname##_(P##fn)                                                                       \
-	{                                                                                                          \
-		void (*f)(P##fn) = (void (*)(P##fn))real(IX_##name, 1);                                            \
-		struct oa_thread *t = mpi_enter(en, lv);                                                               \
+		void (*f)(P##fn) = (void (*)(P##fn))real(IX_##name, lang);                                         \
+		struct oa_thread *t = mpi_enter(en, lv);                                                           \
 		if (f)                                                                                             \
 			f(A##fn);                                                                                  \
 		else                                                                                               \
 			*(int *)a##fn##_last = NOT_FOUND;                                                          \
 		mpi_leave(t, lv);                                                                                  \
 	}
+#define WRAP(name, lname, n, fn, en, lv)                                                                           \
+	OA_EXPORT int MPI_##name(P##n)                                                                             \
+	{                                                                                                          \
+		int (*f)(P##n) = (int (*)(P##n))real(IX_##name, LANG_C);                                           \
+		struct oa_thread *t = mpi_enter(en, lv);                                                           \
+		int r = f ? f(A##n) : NOT_FOUND;                                                                   \
+		mpi_leave(t, lv);                                                                                  \
+		return r;                                                                                          \
+	}                                                                                                          \
+	WRAP_F(mpi_##lname##_, name, fn, en, lv, LANG_F)                                                           \
+	WRAP_F(mpi_##lname, name, fn, en, lv, LANG_F0)
 
 /* The Fortran ierror argument: the last one. */
 #define a2_last a1
@@ -335,7 +343,7 @@ static void before_finalize(void)
 
 OA_EXPORT int MPI_Init(P2)
 {
-	int (*f)(P2) = (int (*)(P2))real(IX_Init, 0);
+	int (*f)(P2) = (int (*)(P2))real(IX_Init, LANG_C);
 	struct oa_thread *t = mpi_enter("MUi", "MUI");
 	int r = f ? f(A2) : NOT_FOUND;
 	if (r == 0)
@@ -346,7 +354,7 @@ OA_EXPORT int MPI_Init(P2)
 
 OA_EXPORT int MPI_Init_thread(P4)
 {
-	int (*f)(P4) = (int (*)(P4))real(IX_Init_thread, 0);
+	int (*f)(P4) = (int (*)(P4))real(IX_Init_thread, LANG_C);
 	struct oa_thread *t = mpi_enter("MUt", "MUT");
 	int r = f ? f(A4) : NOT_FOUND;
 	if (r == 0)
@@ -357,7 +365,7 @@ OA_EXPORT int MPI_Init_thread(P4)
 
 OA_EXPORT int MPI_Finalize(void)
 {
-	int (*f)(void) = (int (*)(void))real(IX_Finalize, 0);
+	int (*f)(void) = (int (*)(void))real(IX_Finalize, LANG_C);
 	struct oa_thread *t = mpi_enter("MUf", "MUF");
 	before_finalize();
 	int r = f ? f() : NOT_FOUND;
@@ -365,40 +373,68 @@ OA_EXPORT int MPI_Finalize(void)
 	return r;
 }
 
-OA_EXPORT void mpi_init_(P1)
+/* Fortran: the error code is the last argument. */
+static void fortran_init(void *fn, intptr_t ierr)
 {
-	void (*f)(P1) = (void (*)(P1))real(IX_Init, 1);
 	struct oa_thread *t = mpi_enter("MUi", "MUI");
-	if (f)
-		f(A1);
+	if (fn)
+		((void (*)(P1))fn)(ierr);
 	else
-		*(int *)a0 = NOT_FOUND;
-	if (*(int *)a0 == 0)
+		*(int *)ierr = NOT_FOUND;
+	if (*(int *)ierr == 0)
 		after_init();
 	mpi_leave(t, "MUI");
 }
 
-OA_EXPORT void mpi_init_thread_(P3)
+static void fortran_init_thread(void *fn, intptr_t required, intptr_t provided, intptr_t ierr)
 {
-	void (*f)(P3) = (void (*)(P3))real(IX_Init_thread, 1);
 	struct oa_thread *t = mpi_enter("MUt", "MUT");
-	if (f)
-		f(A3);
+	if (fn)
+		((void (*)(P3))fn)(required, provided, ierr);
 	else
-		*(int *)a2 = NOT_FOUND;
-	if (*(int *)a2 == 0)
+		*(int *)ierr = NOT_FOUND;
+	if (*(int *)ierr == 0)
 		after_init();
 	mpi_leave(t, "MUT");
 }
 
-OA_EXPORT void mpi_finalize_(P1)
+static void fortran_finalize(void *fn, intptr_t ierr)
 {
-	void (*f)(P1) = (void (*)(P1))real(IX_Finalize, 1);
 	struct oa_thread *t = mpi_enter("MUf", "MUF");
 	before_finalize();
-	if (f)
-		f(A1);
+	if (fn)
+		((void (*)(P1))fn)(ierr);
 	else
-		*(int *)a0 = NOT_FOUND;
+		*(int *)ierr = NOT_FOUND;
 	mpi_leave(t, "MUF");
+}
+
+OA_EXPORT void mpi_init_(P1)
+{
+	fortran_init(real(IX_Init, LANG_F), a0);
+}
+
+OA_EXPORT void mpi_init(P1)
+{
+	fortran_init(real(IX_Init, LANG_F0), a0);
+}
+
+OA_EXPORT void mpi_init_thread_(P3)
+{
+	fortran_init_thread(real(IX_Init_thread, LANG_F), a0, a1, a2);
+}
+
+OA_EXPORT void mpi_init_thread(P3)
+{
+	fortran_init_thread(real(IX_Init_thread, LANG_F0), a0, a1, a2);
+}
+
+OA_EXPORT void mpi_finalize_(P1)
+{
+	fortran_finalize(real(IX_Finalize, LANG_F), a0);
+}
+
+OA_EXPORT void mpi_finalize(P1)
+{
+	fortran_finalize(real(IX_Finalize, LANG_F0), a0);
 }

@@ -16,10 +16,11 @@ mpi_impl() {
 	mkdir -p "$WORK/$IMPL"
 }
 
-# mpi_build NAME [FLAGS]: tests/mpi/NAME.c (or .f90) into $WORK/$IMPL/NAME
+# mpi_build NAME [FLAGS [OUT]]: tests/mpi/NAME.c (or .f90) into $WORK/$IMPL/OUT
+# (default NAME)
 mpi_build() {
 	if [ -f "$MPISRC/$1.f90" ]; then
-		$MPIFORT -O1 -o "$WORK/$IMPL/$1" "$MPISRC/$1.f90" || fail "$MPIFORT $1"
+		$MPIFORT -O1 ${2:-} -o "$WORK/$IMPL/${3:-$1}" "$MPISRC/$1.f90" || fail "$MPIFORT $1"
 	else
 		$MPICC -std=gnu11 -O1 -Wall -Wno-stringop-overflow ${2:-} -o "$WORK/$IMPL/$1" "$MPISRC/$1.c" ||
 			fail "$MPICC $1"

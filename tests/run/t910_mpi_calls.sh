@@ -38,6 +38,7 @@ for impl in openmpi mpich; do
 	mpi_build mpi_calls
 	mpi_build mpi_threads -fopenmp
 	mpi_build mpi_fortran
+	mpi_build mpi_fortran -fno-underscoring mpi_fortran_nu
 	T="$WORK/$impl/t"
 
 	plain=$($MPIRUN -np 4 "$WORK/$impl/mpi_calls" 2>"$WORK/plain.err") || { cat "$WORK/plain.err"; fail "$impl: untraced run"; }
@@ -100,16 +101,19 @@ PY
 	got=$("$OA" dump "$WORK/$impl/th" | awk '$2 == "MRs" { n[$3]++ } END { for (t in n) print n[t] }' | sort | tr '\n' ' ')
 	assert_eq "$impl: MPI_Sendrecv per thread (2 threads x 2 ranks)" "8 8 8 8 " "$got"
 
-	# Fortran bindings: 5 ring steps, one allreduce, one barrier per rank.
-	out=$("$OVNIRUN" -q -o "$WORK/$impl/f" $MPIRUN -np 3 "$WORK/$impl/mpi_fortran" 2>"$WORK/f.err") ||
-		{ cat "$WORK/f.err"; fail "$impl: fortran run"; }
-	assert_eq "$impl: fortran output" "fortran ok 3" "$out"
-	check_trace "$WORK/$impl/f"
-	for ev in "MS[ 5" "MR] 5" "MAr 1" "MCB 1" "MUi 1" "MUF 1"; do
-		set -- $ev
-		assert_eq "$impl: fortran $1 per rank" "0 $2 1 $2 2 $2 " "$(per_rank "$WORK/$impl/f" "$1" | tr '\n' ' ')"
+	# Fortran bindings (mpi_send_, and mpi_send with -fno-underscoring): 5
+	# ring steps, one allreduce, one barrier per rank.
+	for f in mpi_fortran mpi_fortran_nu; do
+		out=$("$OVNIRUN" -q -o "$WORK/$impl/$f.t" $MPIRUN -np 3 "$WORK/$impl/$f" 2>"$WORK/f.err") ||
+			{ cat "$WORK/f.err"; fail "$impl: $f run"; }
+		assert_eq "$impl: $f output" "fortran ok 3" "$out"
+		check_trace "$WORK/$impl/$f.t"
+		for ev in "MS[ 5" "MR] 5" "MAr 1" "MCB 1" "MUi 1" "MUF 1"; do
+			set -- $ev
+			assert_eq "$impl: $f $1 per rank" "0 $2 1 $2 2 $2 " "$(per_rank "$WORK/$impl/$f.t" "$1" | tr '\n' ' ')"
+		done
+		grep -q '"rank": 2' $(find "$WORK/$impl/$f.t" -name stream.json) || fail "$impl: $f ranks"
 	done
-	grep -q '"rank": 2' $(find "$WORK/$impl/f" -name stream.json) || fail "$impl: fortran ranks"
 
 	# The other way round: the launcher starts ovnirun in every rank.
 	out=$(cd "$WORK" && $MPIRUN -np 2 "$OVNIRUN" -q -o "$WORK/$impl/inner" "$WORK/$impl/mpi_calls" 2>"$WORK/in.err") ||
