@@ -25,7 +25,7 @@ AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c)
 TOOLS_SRC := $(filter-out tools/main.c,$(wildcard tools/*.c) $(wildcard tools/trace/*.c tools/export/*.c tools/linktest/*.c))
 RUN_SRC := $(wildcard tools/ovnirun/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
-PROG_SRC := $(wildcard tests/prog/*.c)
+PROG_SRC := $(filter-out tests/prog/so_%.c,$(wildcard tests/prog/*.c))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 WRITER_OBJ := $(call obj,$(WRITER_SRC))
@@ -37,6 +37,8 @@ CLI := $(B)/bin/ovni-auto
 RUN := $(B)/bin/ovnirun
 UNIT_BIN := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
+# Preloads for tests (so_*.c): shared objects, loaded after the agent.
+PROG_BIN += $(patsubst tests/prog/%.c,$(B)/prog/%.so,$(wildcard tests/prog/so_*.c))
 
 AGENT_LIBS := -ljansson -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
@@ -96,6 +98,9 @@ $(B)/prog/%: tests/prog/%.c
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread $(PROG_LIBS_$*)
 
 PROG_LIBS_omp_% := -fopenmp
+$(B)/prog/so_%.so: tests/prog/so_%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC -o $@ $< -ldl
 
 # signal() of a strict C11 program is glibc's __sysv_signal.
 PROG_BIN += $(B)/prog/adv03_signal_chain_c11

@@ -19,6 +19,7 @@
 #define OA_OMPT_H
 
 #include <omp-tools.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../writer/ev_omp.h"
@@ -114,6 +115,9 @@ struct otask {
 	/* Untied: the task its thread ran before it (where the current part
 	 * returns when it ends without completing the task). */
 	struct otask *from;
+	/* Untied: who is done with it when its last part ends unreported
+	 * (FIN_*, ompt_task.c); the second of the two frees it. */
+	_Atomic uint8_t fin;
 	uintptr_t par_ra;  /* implicit: code address of its parallel region */
 	struct otask *owner; /* TK_TWDEPS: the task that waits */
 	struct oreg *regs;
@@ -122,6 +126,11 @@ struct otask {
 };
 
 enum omp_pending { PEND_NONE, PEND_WAIT, PEND_PART };
+
+enum omp_fin {
+	FIN_ORPHAN = 1, /* its runner closed its last part, never reported */
+	FIN_DONE = 2,   /* another thread reported its completion */
+};
 
 #define OTHR_MAX_RET 32
 #define ONOTES 16
@@ -271,6 +280,13 @@ void omp_task_mark(struct othr *th, int64_t value, uint32_t about);
 
 /* ompt_task.c: the task switch (ompt.md section 3, step 3 to 5). */
 void omp_switch(struct othr *th, struct otask *prior, int status, struct otask *next);
+/* The running untied task c ended without a report and the runtime names
+ * another task, p: close c here; returns the thread's task after that. */
+struct otask *omp_orphan_close(struct othr *th, struct otask *c, struct otask *p);
+static inline int omp_is_orphan(const struct otask *c, const struct otask *p)
+{
+	return c && p != c && c->kind == TK_EXPLICIT && c->untied && c->state == TS_RUNNING;
+}
 /* Parallel regions begun and not ended, in the whole process. */
 int omp_parallel_active(void);
 

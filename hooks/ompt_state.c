@@ -114,6 +114,7 @@ struct otask *omp_task_new(struct othr *th, int kind)
 	t->untied = 0;
 	t->nested = 0;
 	t->from = NULL;
+	atomic_store_explicit(&t->fin, 0, memory_order_relaxed);
 	t->type = 0;
 	t->nreg = 0;
 	t->capreg = OTASK_INLINE_REGS;
@@ -323,6 +324,8 @@ struct otask *omp_owner(struct othr *th, ompt_data_t *task_data)
 		if (task_data)
 			task_data->ptr = t;
 	}
+	if (unlikely(t != th->cur) && omp_is_orphan(th->cur, t))
+		omp_orphan_close(th, th->cur, t); /* its last part ended unreported */
 	if (unlikely(t != th->cur)) {
 		omp_anomaly(th, "a callback names a task this thread does not run (switching to it)", t, th->cur);
 		omp_switch(th, th->cur, ompt_task_switch, t);

@@ -18,6 +18,60 @@ static inline int ends(int status)
 	return status == ompt_task_complete || status == ompt_task_cancel;
 }
 
+/* Untied tasks and libomp (ompt.md section 3): each part of an untied task
+ * counts itself in while it runs.  A part that queues the task again
+ * reports its end (a switch) before queueing it, but the counter drops only
+ * when the part returns.  If another thread takes the task and runs its
+ * last part in between, that last part returns while the counter is still
+ * above zero: it ends with no report at all, and the thread that ran the
+ * previous part reports the completion when its own part returns.
+ * So the thread of the last part learns of its end only at its next
+ * callback, which names another task (omp_orphan_close), and the
+ * completion arrives on a thread that does not run the task.  The task is
+ * freed by the second of the two (fin). */
+struct otask *omp_orphan_close(struct othr *th, struct otask *c, struct otask *p)
+{
+	if (th->cur_pending) {
+		th->cur_pending = PEND_NONE; /* nothing of the part was written */
+	} else {
+		if (th->lazy)
+			omp_lazy_write(th);
+		uint64_t clock = omp_now();
+		if (clock <= c->clock)
+			clock = c->clock + 1;
+		struct ev_batch b;
+		if (!omp_begin(&b, clock))
+			b.clock = clock;
+		omp_seg_close(&b, c);
+		omp_end(&b);
+	}
+	th->lazy = 0;
+	th->cur = NULL;
+	/* c is not touched after this unless the completion came first. */
+	if (atomic_fetch_or(&c->fin, FIN_ORPHAN) & FIN_DONE)
+		omp_task_free(th, c);
+	/* The thread went back to p when c's part returned: resume it as that
+	 * switch would have (its implicit task, a task c ran nested in). */
+	if (p)
+		omp_switch(th, NULL, ompt_task_switch, p);
+	return th->cur;
+}
+
+/* The completion of untied task p, which this thread does not run: 1 if
+ * that is all (p freed here, or by the thread whose unreported last part
+ * runs it), 0 if no thread runs it (its last part was never reported
+ * either: the caller shows the completion as a segment of no length). */
+static int untied_done(struct othr *th, struct otask *p)
+{
+	if (atomic_fetch_or(&p->fin, FIN_DONE) & FIN_ORPHAN) {
+		omp_task_free(th, p);
+		return 1;
+	}
+	/* Set before the last part began, which was before the counter
+	 * dropped on this thread: its runner frees it. */
+	return p->state == TS_RUNNING;
+}
+
 /* P completed while it was not running on this thread. */
 static void forget(struct othr *th, struct otask *p)
 {
@@ -70,10 +124,13 @@ static void open_task(struct ev_batch *b, struct othr *th, struct otask *n)
 void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 {
 	struct otask *c = th->cur;
-	/* libomp sometimes runs the last part of an untied task without
-	 * reporting a switch to it, then reports its completion from the task
-	 * it was run for: the trace shows that completion here, as a segment of
-	 * no length (the task was not running anywhere else). */
+	if (unlikely(n != c && omp_is_orphan(c, p)))
+		c = omp_orphan_close(th, c, p);
+	if (p && p != c && ends(status) && p->kind == TK_EXPLICIT && p->untied && untied_done(th, p))
+		p = NULL;
+	/* The completion of a task no thread runs: its last part ran without
+	 * any report (see above); the trace shows the completion here, as a
+	 * segment of no length. */
 	int unseen_end = p && p != c && ends(status) && p->kind == TK_EXPLICIT &&
 			 (p->state == TS_PAUSED || p->state == TS_CREATED);
 	if (c == n && n && !unseen_end) {
@@ -247,8 +304,8 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 		next_data->ptr = n;
 	}
 	omp_switch(th, p, status, n);
-	if (p && p->state == TS_FREE)
-		prior_data->ptr = NULL;
+	if (p && (ends(status) || p->state == TS_FREE))
+		prior_data->ptr = NULL; /* p may be freed by another thread */
 }
 
 static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *new_data, int flags,
