@@ -7,6 +7,8 @@
  *                                    a label or a prefix ending in '*')
  *   truth|omp|TID|STATE|COUNT|NS     OpenMP state STATE of thread TID
  *                                    (openmp_ns: time on top of the stack)
+ * NS may be LO..HI where the program knows only bounds (preempted while it
+ * measured).
  *   truth|type|LABEL|TASKS|SEGMENTS|MIGRATIONS|TOTAL_NS   a task type
  *   truth|segments|TID|N             task segments thread TID ran
  *   truth|pmark|LABEL|COUNT          marks labelled LABEL, all threads
@@ -38,15 +40,23 @@ static void count(const char *what, const char *field, const char *want, long lo
 		verdict(atoll(want) == got, what, field, atoll(want), got);
 }
 
+static double tolerance(double ns)
+{
+	return ns * TOL_REL < TOL_ABS_NS ? TOL_ABS_NS : ns * TOL_REL;
+}
+
+/* WANT is NS, or LO..HI where the program only knows bounds. */
 static void duration(const char *what, const char *field, const char *want, long long got)
 {
 	if (!strcmp(want, "-"))
 		return;
-	double w = (double)atoll(want), tol = w * TOL_REL;
-	if (tol < TOL_ABS_NS)
-		tol = TOL_ABS_NS;
-	double d = (double)got - w;
-	verdict(d <= tol && d >= -tol, what, field, (long long)w, got);
+	const char *dots = strstr(want, "..");
+	double lo = (double)atoll(want), hi = dots ? (double)atoll(dots + 2) : lo;
+	int ok = got >= lo - tolerance(lo) && got <= hi + tolerance(hi);
+	checked++;
+	if (!ok)
+		failed++;
+	printf("%s %s: %s truth %s, trace %lld\n", ok ? "ok  " : "FAIL", what, field, want, got);
 }
 
 static json_t *thread_of(json_t *root, long long tid)
