@@ -98,6 +98,15 @@ $(B)/prog/%: tests/prog/%.c
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread $(PROG_LIBS_$*)
 
 PROG_LIBS_omp_% := -fopenmp
+# A program instrumented with libovni, linked to a stand-in libovni.so.1
+# (tests/prog/libovni/: the API's header as documented, the stub).
+PROG_BIN += $(B)/prog/libovni/lo_api
+$(B)/prog/libovni/libovni.so.1: tests/prog/libovni/stub.c tests/prog/libovni/ovni_api.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -shared -fPIC -Wl,-soname,libovni.so.1 -o $@ $<
+$(B)/prog/libovni/lo_api: tests/prog/libovni/lo_api.c tests/prog/libovni/ovni_api.h $(B)/prog/libovni/libovni.so.1
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -L$(B)/prog/libovni -l:libovni.so.1 \
+		-Wl,-rpath,'$$ORIGIN' -lpthread
 $(B)/prog/so_%.so: tests/prog/so_%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -shared -fPIC -o $@ $< -ldl

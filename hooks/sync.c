@@ -275,8 +275,10 @@ OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 			ev_mark_payload(p, where, OA_MARK_CALLSITE);
 			oa_emit_at(&t->s, "OM[", arrived, p, sizeof(p));
 		}
-		oa_emit_state_at(&t->s, "OHp", 1, arrived);
-		ev_ovni_thread_resume(&t->s);
+		if (!t->s.held) {
+			oa_emit_state_at(&t->s, "OHp", 1, arrived);
+			ev_ovni_thread_resume(&t->s);
+		}
 		if (where)
 			ev_ovni_mark_pop(&t->s, OA_MARK_CALLSITE, where);
 		ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_BARRIER);

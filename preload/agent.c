@@ -184,6 +184,7 @@ static int open_stream(struct oa_thread *t)
 	}
 	cfg.dir = t->s.path;
 	atomic_store(&t->s.labels.head, NULL);
+	atomic_store(&t->s.labels.attrs, NULL);
 	t->s.meta = &oa_meta;
 	import_earlier(t);
 	int r = oa_stream_open(&t->s, &cfg);

@@ -47,14 +47,16 @@ static inline uint64_t ev_ovni_thread_end(struct oa_stream *s)
 	return oa_emit(s, "OHe", NULL, 0);
 }
 
+/* The agent's own pause and resume (blocking calls): none while the
+ * program holds the thread in a state of its own (s->held). */
 static inline uint64_t ev_ovni_thread_pause(struct oa_stream *s)
 {
-	return oa_emit_state(s, "OHp", 1);
+	return s->held ? 0 : oa_emit_state(s, "OHp", 1);
 }
 
 static inline uint64_t ev_ovni_thread_resume(struct oa_stream *s)
 {
-	return oa_emit_state(s, "OHr", 0);
+	return s->held ? 0 : oa_emit_state(s, "OHr", 0);
 }
 
 /* OAs: this thread now runs on loom CPU index cpu. */

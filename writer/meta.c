@@ -338,6 +338,9 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 		jw_raw(w, ", \"openmp\": \"" OVNI_MODEL_OPENMP_VERSION "\"");
 	if (atomic_load(&m->require) & OA_REQUIRE_MPI)
 		jw_raw(w, ", \"mpi\": \"" OVNI_MODEL_MPI_VERSION "\"");
+	const char *extra = atomic_load_explicit(&m->require_extra, memory_order_acquire);
+	if (extra)
+		jw_raw(w, extra);
 	jw_raw(w, "},\n");
 	jw_key(w, "  ", "lib");
 	jw_raw(w, "{\"version\": ");
@@ -365,7 +368,11 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 		jw_raw(w, "\n  }");
 	if (finished)
 		jw_raw(w, ",\n  \"finished\": 1");
-	jw_raw(w, "\n }\n}\n");
+	jw_raw(w, "\n }");
+	const char *attrs = own ? atomic_load_explicit(&own->attrs, memory_order_acquire) : NULL;
+	if (attrs)
+		jw_raw(w, attrs);
+	jw_raw(w, "\n}\n");
 }
 
 /* A label read back from a stream this image rewrites: it must be written

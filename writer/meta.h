@@ -41,9 +41,13 @@ struct oa_label {
 	char text[]; /* NUL-terminated, valid UTF-8, at most OA_META_LABEL_MAX */
 };
 
-/* A list of labels some stream writes (pushed by any thread, read by any). */
+/* What one stream writes besides the process part: a list of labels
+ * (pushed by any thread, read by any), and members of its own added after
+ * the "ovni" object (program attributes set through the libovni API): JSON
+ * text starting with ",", replaced whole, never freed while in use. */
 struct oa_label_list {
 	struct oa_label *_Atomic head;
+	const char *_Atomic attrs;
 };
 
 struct oa_meta_type {
@@ -61,6 +65,9 @@ struct oa_meta {
 	int *phyids; /* loom CPU index i has OS CPU number phyids[i] */
 	const char *lib_version, *lib_commit;
 	_Atomic unsigned require; /* OA_REQUIRE_* */
+	/* More required models (the program's own, libovni API): JSON members
+	 * starting with ", ", replaced whole, never freed while in use. */
+	const char *_Atomic require_extra;
 	struct oa_meta_type types[OA_META_NTYPES];
 	struct oa_label *_Atomic buckets[OA_META_BUCKETS];
 	struct oa_label_list global; /* labels written into every stream */

@@ -198,14 +198,17 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	s->failed = 0;
 	s->nflush = 0;
 	s->paused = 0;
+	s->held = 0;
 	s->nclosers = 0;
 	s->live = 0;
 	s->meta_written = 0;
 	s->open_gen++;
 	s->tid = cfg->tid;
 	s->meta = cfg->meta;
-	if (!cfg->append)
+	if (!cfg->append) {
 		atomic_store(&s->labels.head, NULL);
+		atomic_store(&s->labels.attrs, NULL);
+	}
 	s->max_window = cfg->max_window ? cfg->max_window : OA_STREAM_DEFAULT_WINDOW;
 	if (s->max_window < OA_STREAM_MIN_WINDOW)
 		s->max_window = OA_STREAM_MIN_WINDOW;
@@ -451,6 +454,22 @@ static int finish_files(struct oa_stream *s, uint64_t len)
 		rmdir(s->path);
 	}
 	close(dfd);
+	return r;
+}
+
+int oa_stream_sync_meta(struct oa_stream *s)
+{
+	if (!s->live || s->meta_written)
+		return 0;
+	sigset_t old;
+	oa_sigblock(&old);
+	int r = open_dir(s->path);
+	if (r >= 0) {
+		int dfd = r;
+		r = write_meta(dfd, s, 0);
+		close(dfd);
+	}
+	oa_sigrestore(&old);
 	return r;
 }
 

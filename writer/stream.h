@@ -85,6 +85,9 @@ struct oa_stream {
 	 * it (appending) at its next event. */
 	_Atomic int reopen;
 	int paused;        /* the last thread state written is Paused (OHp) */
+	/* The program (libovni API) holds the thread in a state of its own
+	 * (paused, cooling, warming): the agent writes no pause of its own. */
+	int held;
 	int meta_written;  /* the final stream.json is written (oa_stream_end) */
 	unsigned open_gen; /* bumped at every (re)open */
 	/* Open paired states (oa_stream_track): the closing MCV of each,
@@ -179,6 +182,10 @@ void oa_stream_fail(struct oa_stream *s);
 /* End the stream from its owner or a claiming closer: write OHe (even though
  * `closed` is set) and close. Async-signal-safe. */
 int oa_stream_end(struct oa_stream *s);
+
+/* Write stream.json now, not finished (owner; a live stream that is not
+ * ending). 0 or a negative errno. */
+int oa_stream_sync_meta(struct oa_stream *s);
 
 /* Slow path: map the next window so that `need` more bytes fit. */
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1);

@@ -21,6 +21,7 @@ struct scan {
 	int nvisited;
 	int found;
 	int fulfill; /* a scanned object imports omp_fulfill_event */
+	int libovni; /* one needs libovni.so (its calls land in the agent) */
 };
 
 static const char *const sys_dirs[] = {
@@ -80,6 +81,10 @@ static void scan_needed(struct scan *sc, const char *name, const char *rpath, co
 {
 	if (!strncmp(name, "libgomp.so", 10)) {
 		sc->found = 1;
+		return;
+	}
+	if (!strncmp(name, "libovni.so", 10)) {
+		sc->libovni = 1;
 		return;
 	}
 	if (boring(name) || depth > 4)
@@ -159,7 +164,7 @@ out:
 	close(fd);
 }
 
-int omp_needs_libgomp(const char *path, int *uses_detach)
+int omp_needs_libgomp(const char *path, int *uses_detach, int *uses_libovni)
 {
 	struct scan *sc = calloc(1, sizeof(*sc));
 	if (!sc)
@@ -168,6 +173,8 @@ int omp_needs_libgomp(const char *path, int *uses_detach)
 	int found = sc->found;
 	if (uses_detach)
 		*uses_detach = sc->fulfill;
+	if (uses_libovni)
+		*uses_libovni = sc->libovni;
 	free(sc);
 	return found;
 }
@@ -214,8 +221,12 @@ static void env_list_add(const char *var, const char *first, const char *last)
 int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int quiet)
 {
 	env_list_add("OMP_TOOL_LIBRARIES", agent_lib, NULL);
-	int detach = 0;
-	if (!omp_needs_libgomp(prog, &detach))
+	int detach = 0, libovni = 0, gomp = omp_needs_libgomp(prog, &detach, &libovni);
+	if (libovni && !quiet)
+		fprintf(stderr, "ovnirun: %s uses libovni: its libovni calls are served by the agent, its events "
+				"merged into the agent's streams (README: programs that use libovni)\n",
+			prog);
+	if (!gomp)
 		return 0;
 	if (allow_swap && detach) {
 		/* libomp 14 lacks omp_fulfill_event@OMP_5.0.1: the call would

@@ -5,6 +5,7 @@
 #define OA_OVNIRUN_OMP_H
 
 /* Called in the child before exec, after LD_PRELOAD names agent_lib.
+ * Says (unless quiet) that a program using libovni gets its calls merged.
  * Sets OMP_TOOL_LIBRARIES (agent_lib first).  When `prog` (or a library it
  * needs) needs libgomp.so.1: with allow_swap and an LLVM libomp.so.5
  * installed ($OVNI_LIBOMP, else the usual directories), appends it to
@@ -15,7 +16,9 @@ int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int q
 
 /* Nonzero when the ELF program `path`, or a shared library it needs, needs
  * libgomp.so.1 (scripts and unreadable files: 0). *uses_detach (when not
- * NULL) tells whether one of the objects read imports omp_fulfill_event. */
-int omp_needs_libgomp(const char *path, int *uses_detach);
+ * NULL) tells whether one of the objects read imports omp_fulfill_event,
+ * *uses_libovni whether one needs libovni.so (when libgomp was not found
+ * first). */
+int omp_needs_libgomp(const char *path, int *uses_detach, int *uses_libovni);
 
 #endif

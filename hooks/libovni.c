@@ -1,0 +1,646 @@
+/* libovni.c: the libovni 1.x C API (ovni.h of ovni 1.14), provided by the
+ * agent.  A program that calls libovni (a runtime, an MPI interposer, hand
+ * instrumentation) and runs under the agent gets these definitions instead
+ * of its own libovni's (the preloaded object comes first), so its events go
+ * into the agent's streams, one per thread, in clock order with the
+ * agent's own.  The rules (README, "Programs that use libovni"):
+ * - the agent owns the process and its threads: ovni_proc_init,
+ *   ovni_thread_init/free only record what the program declared (app id,
+ *   rank; a different loom or pid is reported once and not used);
+ * - thread states: the agent wrote OHx when the thread started and writes
+ *   OHe when it ends.  The program's OHx becomes an OAs to its CPU, its OHe
+ *   an OAs to the virtual CPU (the thread is still running code); OHp, OHr,
+ *   OHc, OHw, OAs, OAr pass, CPU indices translated through the program's
+ *   ovni_add_cpu list to the agent's loom CPUs (same physical CPU);
+ * - marks: the program's types keep their numbers unless the agent uses
+ *   that type (80..99): such a type is moved to a free one, in its
+ *   declarations and in its events;
+ * - required models and attributes are added to the thread's stream.json
+ *   (keys under "ovni." are the agent's and are ignored);
+ * - misuse that libovni would abort on is reported once on stderr and
+ *   ignored: the agent never ends the program.
+ * Nothing here runs unless the program calls libovni. */
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../writer/ev_ovni.h"
+#include "../writer/log.h"
+#include "hooks.h"
+
+#define LO_VERSION "1.14.0"
+#define LO_MAX_CPUS 4096
+#define LO_MAX_REQUIRE 4096
+#define LO_JUMBO 0x10 /* flags: a jumbo event */
+
+/* As ovni.h lays them out (packed: a 12-byte header, a 16-byte payload). */
+struct lo_ev {
+	uint8_t flags, model, category, value;
+	uint64_t clock;
+	uint8_t payload[16];
+} __attribute__((packed));
+
+enum lo_tstate { LO_RUNNING, LO_PAUSED, LO_COOLING, LO_WARMING };
+
+struct lo_thread {
+	int ready; /* 1 between ovni_thread_init and ovni_thread_free, 2 after */
+	int state; /* enum lo_tstate, as the program's events left it */
+	json_t *attrs; /* the program's attributes of this thread */
+};
+
+static OA_TLS struct lo_thread lo_self;
+static pthread_mutex_t lo_lock = PTHREAD_MUTEX_INITIALIZER;
+static int proc_ready; /* 1 after ovni_proc_init, 2 after ovni_proc_fini */
+/* Program CPU index -> agent loom index (+1; 0: not declared). */
+static _Atomic(int *) cpu_map;
+/* Program mark type -> written type (+1; 0: not mapped yet). */
+static _Atomic int type_map[OA_META_NTYPES];
+static _Atomic int type_mine[OA_META_NTYPES]; /* declared through this API */
+
+/* The agent's own lock: not a blocking call of the program's. */
+static void lo_lock_take(void)
+{
+	oa_guard++;
+	pthread_mutex_lock(&lo_lock);
+}
+
+static void lo_lock_drop(void)
+{
+	pthread_mutex_unlock(&lo_lock);
+	oa_guard--;
+}
+
+static void misuse(const char *what)
+{
+	static _Atomic int said;
+	if (!atomic_exchange(&said, 1))
+		oa_log("libovni API: %s (libovni would abort; ignored, further misuse not reported)", what);
+}
+
+static struct oa_thread *lo_thread(void)
+{
+	if (oa_guard || !agent_active())
+		return NULL;
+	struct oa_thread *t = oa_self;
+	if (!t) /* a thread the agent did not see start (raw clone) */
+		t = agent_thread_begin(-1, agent_next_tag(), 0);
+	return t;
+}
+
+/* ---- version ---- */
+
+OA_EXPORT void ovni_version_check_str(const char *version)
+{
+	int major = 0, minor = 0;
+	if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 || major != 1 || minor > 14)
+		misuse("ovni_version_check: the program was built for another libovni version than 1.14");
+}
+
+OA_EXPORT void ovni_version_get(const char **version, const char **commit)
+{
+	if (version)
+		*version = LO_VERSION;
+	if (commit)
+		*commit = oa_meta.lib_commit ? oa_meta.lib_commit : "unknown";
+}
+
+/* ---- process ---- */
+
+OA_EXPORT void ovni_proc_init(int app, const char *loom, int pid)
+{
+	int saved = errno;
+	lo_lock_take();
+	if (proc_ready) {
+		misuse("ovni_proc_init called twice");
+	} else {
+		proc_ready = 1;
+		if (app > 0)
+			oa_meta.app_id = app;
+		if (loom && strcmp(loom, oa_meta.loom) != 0)
+			oa_log("libovni API: the program names its loom \"%s\"; the trace keeps \"%s\"", loom, oa_meta.loom);
+		if (pid != getpid())
+			misuse("ovni_proc_init with another pid than the process's");
+	}
+	lo_lock_drop();
+	errno = saved;
+}
+
+OA_EXPORT void ovni_proc_set_rank(int rank, int nranks)
+{
+	if (rank < 0 || nranks <= 0 || rank >= nranks) {
+		misuse("ovni_proc_set_rank with a rank out of range");
+		return;
+	}
+	oa_meta.nranks = nranks;
+	oa_meta.rank = rank;
+}
+
+OA_EXPORT void ovni_proc_fini(void)
+{
+	if (proc_ready != 1)
+		misuse("ovni_proc_fini without ovni_proc_init, or twice");
+	proc_ready = 2;
+}
+
+/* ---- thread ---- */
+
+OA_EXPORT void ovni_thread_init(pid_t tid)
+{
+	int saved = errno;
+	if (lo_self.ready == 2)
+		misuse("ovni_thread_init after ovni_thread_free");
+	else if (tid != gettid())
+		misuse("ovni_thread_init with another tid than the thread's");
+	lo_self.ready = 1;
+	lo_thread();
+	errno = saved;
+}
+
+OA_EXPORT void ovni_thread_free(void)
+{
+	if (lo_self.ready != 1)
+		misuse("ovni_thread_free of a thread not initialized");
+	lo_self.ready = 2;
+}
+
+OA_EXPORT int ovni_thread_isready(void)
+{
+	return lo_self.ready == 1;
+}
+
+/* Required models: rendered as JSON members into oa_meta.require_extra;
+ * the agent's own (ovni, openmp, mpi) are written by the agent. */
+OA_EXPORT void ovni_thread_require(const char *model, const char *version)
+{
+	if (!model || !version || strlen(model) < 2 || strpbrk(model, ". \"\\") || strpbrk(version, "\"\\")) {
+		misuse("ovni_thread_require with an invalid model name or version");
+		return;
+	}
+	if (!strcmp(model, "ovni") || !strcmp(model, "openmp") || !strcmp(model, "mpi")) {
+		if (!strcmp(model, "openmp"))
+			agent_require(OA_REQUIRE_OPENMP);
+		else if (!strcmp(model, "mpi"))
+			agent_require(OA_REQUIRE_MPI);
+		return; /* the agent writes the version its emulator model has */
+	}
+	int saved = errno;
+	lo_lock_take();
+	const char *old = atomic_load(&oa_meta.require_extra);
+	char key[160];
+	snprintf(key, sizeof(key), "\"%s\": ", model);
+	if (!old || !strstr(old, key)) {
+		size_t len = (old ? strlen(old) : 0) + strlen(key) + strlen(version) + 8;
+		char *text = len < LO_MAX_REQUIRE ? malloc(len) : NULL;
+		if (text) {
+			snprintf(text, len, "%s, %s\"%s\"", old ? old : "", key, version);
+			/* the old text may be read by a renderer right now: kept */
+			atomic_store_explicit(&oa_meta.require_extra, text, memory_order_release);
+		}
+	}
+	lo_lock_drop();
+	errno = saved;
+}
+
+/* ---- CPUs ---- */
+
+static int agent_index_of(int phyid)
+{
+	for (int i = 0; i < oa_meta.ncpus; i++)
+		if (oa_meta.phyids[i] == phyid)
+			return i;
+	return -1;
+}
+
+OA_EXPORT void ovni_add_cpu(int index, int phyid)
+{
+	if (index < 0 || index >= LO_MAX_CPUS || phyid < 0) {
+		misuse("ovni_add_cpu with an index out of range");
+		return;
+	}
+	int saved = errno;
+	int *map = atomic_load(&cpu_map);
+	if (!map) {
+		lo_lock_take();
+		map = atomic_load(&cpu_map);
+		if (!map) {
+			map = calloc(LO_MAX_CPUS, sizeof(int));
+			atomic_store(&cpu_map, map);
+		}
+		lo_lock_drop();
+		if (!map) {
+			errno = saved;
+			return;
+		}
+	}
+	int mine = agent_index_of(phyid);
+	if (mine < 0)
+		oa_log("libovni API: CPU %d (index %d) is not a CPU of this loom: shown as the virtual CPU", phyid,
+		       index);
+	/* stored + 2: 0 is "not declared", 1 the virtual CPU */
+	atomic_store((_Atomic int *)&map[index], mine + 2);
+	errno = saved;
+}
+
+/* The agent's loom index for a program CPU index (-1: virtual CPU). */
+static int32_t map_cpu(int32_t cpu)
+{
+	if (cpu < 0)
+		return -1;
+	int *map = atomic_load(&cpu_map);
+	if (map && cpu < LO_MAX_CPUS) {
+		int v = atomic_load((_Atomic int *)&map[cpu]);
+		if (v)
+			return v - 2;
+	}
+	/* Not declared: the same index if the agent has it. */
+	return cpu < oa_meta.ncpus ? cpu : -1;
+}
+
+/* ---- events ---- */
+
+OA_EXPORT void ovni_ev_set_mcv(struct lo_ev *ev, const char *mcv)
+{
+	ev->model = (uint8_t)mcv[0];
+	ev->category = (uint8_t)mcv[1];
+	ev->value = (uint8_t)mcv[2];
+}
+
+OA_EXPORT uint64_t ovni_ev_get_clock(const struct lo_ev *ev)
+{
+	return ev->clock;
+}
+
+OA_EXPORT void ovni_ev_set_clock(struct lo_ev *ev, uint64_t clock)
+{
+	ev->clock = clock;
+}
+
+OA_EXPORT uint64_t ovni_clock_now(void)
+{
+	return oa_clock_now();
+}
+
+OA_EXPORT int ovni_payload_size(const struct lo_ev *ev)
+{
+	if (ev->flags & LO_JUMBO) {
+		uint32_t n;
+		memcpy(&n, ev->payload, 4);
+		return (int)n;
+	}
+	int n = ev->flags & 0x0f;
+	return n ? n + 1 : 0;
+}
+
+OA_EXPORT int ovni_ev_size(const struct lo_ev *ev)
+{
+	int n = ovni_payload_size(ev);
+	return OVNI_EV_HEADER_SIZE + ((ev->flags & LO_JUMBO) ? 4 : 0) + n;
+}
+
+OA_EXPORT void ovni_payload_add(struct lo_ev *ev, const uint8_t *buf, int size)
+{
+	if (ev->flags & LO_JUMBO) {
+		misuse("ovni_payload_add on a jumbo event");
+		return;
+	}
+	int have = ovni_payload_size(ev);
+	if (size < 2 || have + size > 16) {
+		misuse("ovni_payload_add: a payload must have 2 to 16 bytes");
+		return;
+	}
+	memcpy(ev->payload + have, buf, (size_t)size);
+	ev->flags = (uint8_t)((ev->flags & 0xf0) | ((have + size - 1) & 0x0f));
+}
+
+/* The written type of a program mark type. */
+static int32_t map_type(int32_t type)
+{
+	if (type < 0 || type >= OA_META_NTYPES)
+		return type;
+	int v = atomic_load(&type_map[type]);
+	return v ? v - 1 : type;
+}
+
+/* The program's own thread-state events, on the agent's running thread. */
+static void thread_state(struct oa_thread *t, const char *mcv, uint64_t clock, const uint8_t *p, int n)
+{
+	int32_t cpu = 0;
+	if (n >= 4)
+		memcpy(&cpu, p, 4);
+	switch (mcv[2]) {
+	case 'p':
+	case 'w':
+	case 'r':
+	case 'c':
+		lo_self.state = mcv[2] == 'p' ? LO_PAUSED : mcv[2] == 'w' ? LO_WARMING : mcv[2] == 'c' ? LO_COOLING : LO_RUNNING;
+		/* paused: Paused or Warming, which OHr ends (the agent's end of
+		 * the stream writes it before OHe) */
+		oa_emit_state_at(&t->s, mcv, mcv[2] == 'p' || mcv[2] == 'w', clock);
+		t->s.held = lo_self.state != LO_RUNNING;
+		return;
+	case 'x': /* began running: it already is; on this CPU */
+	case 'e': /* ended: it still runs code; on the virtual CPU */
+		if (lo_self.state == LO_PAUSED || lo_self.state == LO_WARMING) {
+			misuse("OHx/OHe on a paused thread");
+			return;
+		}
+		if (lo_self.state == LO_COOLING) {
+			oa_emit_state_at(&t->s, "OHp", 1, clock);
+			oa_emit_state_at(&t->s, "OHr", 0, clock);
+			lo_self.state = LO_RUNNING;
+			t->s.held = 0;
+		}
+		cpu = mcv[2] == 'x' && n >= 4 ? map_cpu(cpu) : -1;
+		if (cpu != atomic_load(&t->cpu)) {
+			atomic_store(&t->cpu, cpu);
+			oa_emit_at(&t->s, "OAs", clock, &cpu, 4);
+		}
+		return;
+	default: /* OHC and anything else of the category */
+		oa_emit_at(&t->s, mcv, clock, p, (unsigned)n);
+		return;
+	}
+}
+
+OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
+{
+	if (ev->flags & LO_JUMBO) {
+		misuse("ovni_ev_emit of a jumbo event");
+		return;
+	}
+	struct oa_thread *t = lo_thread();
+	if (!t)
+		return;
+	int saved = errno;
+	char mcv[3] = { (char)ev->model, (char)ev->category, (char)ev->value };
+	int n = ovni_payload_size(ev);
+	uint8_t p[16];
+	memcpy(p, ev->payload, (size_t)n);
+	if (mcv[0] == 'O' && mcv[1] == 'H') {
+		thread_state(t, mcv, ev->clock, p, n);
+	} else if (mcv[0] == 'O' && mcv[1] == 'A' && n >= 4) {
+		int32_t cpu;
+		memcpy(&cpu, p, 4);
+		cpu = map_cpu(cpu);
+		memcpy(p, &cpu, 4);
+		if (mcv[2] == 's')
+			atomic_store(&t->cpu, cpu);
+		oa_emit_at(&t->s, mcv, ev->clock, p, (unsigned)n);
+	} else if (mcv[0] == 'O' && mcv[1] == 'M' && n == 12) {
+		int32_t type;
+		memcpy(&type, p + 8, 4);
+		type = map_type(type);
+		memcpy(p + 8, &type, 4);
+		oa_emit_at(&t->s, mcv, ev->clock, p, 12);
+	} else if (mcv[0] == 'O' && mcv[1] == 'F') {
+		/* libovni's own flush brackets: the agent writes its own */
+	} else {
+		oa_emit_at(&t->s, mcv, ev->clock, p, (unsigned)n);
+	}
+	errno = saved;
+}
+
+OA_EXPORT void ovni_ev_jumbo_emit(struct lo_ev *ev, const uint8_t *buf, uint32_t bufsize)
+{
+	if (ovni_payload_size(ev) != 0 || bufsize >= (1u << 20)) {
+		misuse("ovni_ev_jumbo_emit with a payload already set or over 1 MiB");
+		return;
+	}
+	struct oa_thread *t = lo_thread();
+	if (!t)
+		return;
+	int saved = errno;
+	char mcv[3] = { (char)ev->model, (char)ev->category, (char)ev->value };
+	oa_emit_jumbo_at(&t->s, mcv, ev->clock ? ev->clock : oa_clock_now(), buf, bufsize);
+	errno = saved;
+}
+
+OA_EXPORT void ovni_flush(void)
+{
+	/* Every event is in the page cache as soon as it is written. */
+}
+
+/* ---- marks ---- */
+
+OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
+{
+	if (type < 0 || type >= OA_META_NTYPES || !title) {
+		misuse("ovni_mark_type with a type out of [0, 100)");
+		return;
+	}
+	int saved = errno;
+	lo_lock_take();
+	int to = type;
+	if (type >= OA_MARK_FIRST && !atomic_load(&type_map[type])) {
+		/* The agent's range: the first type nobody declared. */
+		to = -1;
+		for (int c = OA_MARK_FIRST - 1; c >= 0 && to < 0; c--)
+			if (!atomic_load(&oa_meta.types[c].declared) && !atomic_load(&type_mine[c]))
+				to = c;
+		if (to < 0) {
+			lo_lock_drop();
+			misuse("ovni_mark_type: no free mark type left");
+			errno = saved;
+			return;
+		}
+		oa_log("libovni API: the agent uses mark type %d: the program's \"%s\" is written as type %d", type,
+		       title, to);
+	} else if (atomic_load(&type_map[type])) {
+		to = atomic_load(&type_map[type]) - 1;
+	}
+	atomic_store(&type_mine[to], 1);
+	atomic_store(&type_map[type], to + 1);
+	oa_meta_mark_type(&oa_meta, to, (flags & 1) != 0, title);
+	lo_lock_drop();
+	errno = saved;
+}
+
+OA_EXPORT void ovni_mark_label(int32_t type, int64_t value, const char *label)
+{
+	if (value == 0 || !label) {
+		misuse("ovni_mark_label with value 0");
+		return;
+	}
+	struct oa_thread *t = lo_thread();
+	int saved = errno;
+	oa_meta_mark_label(&oa_meta, t ? &t->s.labels : NULL, map_type(type), value, label);
+	errno = saved;
+}
+
+static void mark(const char *mcv, int32_t type, int64_t value)
+{
+	struct oa_thread *t = lo_thread();
+	if (!t)
+		return;
+	int saved = errno;
+	uint8_t p[12];
+	ev_mark_payload(p, value, map_type(type));
+	oa_emit(&t->s, mcv, p, sizeof(p));
+	errno = saved;
+}
+
+OA_EXPORT void ovni_mark_push(int32_t type, int64_t value)
+{
+	mark("OM[", type, value);
+}
+
+OA_EXPORT void ovni_mark_pop(int32_t type, int64_t value)
+{
+	mark("OM]", type, value);
+}
+
+OA_EXPORT void ovni_mark_set(int32_t type, int64_t value)
+{
+	mark("OM=", type, value);
+}
+
+/* ---- attributes ---- */
+
+/* The object a dotted key lives in (created when `create`), and its last
+ * part. */
+static json_t *attr_parent(const char *key, const char **leaf, int create)
+{
+	if (!lo_self.attrs) {
+		if (!create)
+			return NULL;
+		lo_self.attrs = json_object();
+	}
+	json_t *o = lo_self.attrs;
+	char part[256];
+	const char *k = key;
+	for (const char *dot; (dot = strchr(k, '.')); k = dot + 1) {
+		size_t n = (size_t)(dot - k);
+		if (!n || n >= sizeof(part))
+			return NULL;
+		memcpy(part, k, n);
+		part[n] = '\0';
+		json_t *c = json_object_get(o, part);
+		if (!json_is_object(c)) {
+			if (!create)
+				return NULL;
+			c = json_object();
+			json_object_set_new(o, part, c);
+		}
+		o = c;
+	}
+	*leaf = k;
+	return *k ? o : NULL;
+}
+
+/* Publish the attributes as the members the thread's stream.json ends with. */
+static void attr_publish(void)
+{
+	struct oa_thread *t = lo_thread();
+	if (!t || !lo_self.attrs)
+		return;
+	char *text = json_dumps(lo_self.attrs, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		return;
+	size_t n = strlen(text);
+	/* "{...}" -> ",\n ..." : the members after the "ovni" object */
+	char *members = n > 2 ? malloc(n + 2) : NULL;
+	if (members) {
+		snprintf(members, n + 2, ",\n %.*s", (int)(n - 2), text + 1);
+		/* the old text may be read by a renderer right now: kept */
+		atomic_store_explicit(&t->s.labels.attrs, members, memory_order_release);
+	}
+	free(text);
+}
+
+static void attr_set(const char *key, json_t *v)
+{
+	int saved = errno;
+	const char *leaf;
+	json_t *o;
+	if (!key || !v || !strncmp(key, "ovni.", 5) || !strcmp(key, "ovni") || !strcmp(key, "version") ||
+	    !(o = attr_parent(key, &leaf, 1))) {
+		if (key && (!strncmp(key, "ovni.", 5) || !strcmp(key, "version")))
+			oa_log("libovni API: attribute \"%s\" is the agent's: not set", key);
+		json_decref(v);
+		errno = saved;
+		return;
+	}
+	json_object_set_new(o, leaf, v);
+	attr_publish();
+	errno = saved;
+}
+
+static json_t *attr_get(const char *key)
+{
+	const char *leaf;
+	json_t *o = key ? attr_parent(key, &leaf, 0) : NULL;
+	return o ? json_object_get(o, leaf) : NULL;
+}
+
+OA_EXPORT int ovni_attr_has(const char *key)
+{
+	return attr_get(key) != NULL;
+}
+
+OA_EXPORT void ovni_attr_set_double(const char *key, double num)
+{
+	attr_set(key, json_real(num));
+}
+
+OA_EXPORT void ovni_attr_set_boolean(const char *key, int value)
+{
+	attr_set(key, json_boolean(value));
+}
+
+OA_EXPORT void ovni_attr_set_str(const char *key, const char *value)
+{
+	attr_set(key, value ? json_string(value) : NULL);
+}
+
+OA_EXPORT void ovni_attr_set_json(const char *key, const char *json)
+{
+	json_t *v = json ? json_loads(json, JSON_DECODE_ANY, NULL) : NULL;
+	if (!v)
+		misuse("ovni_attr_set_json with text that is not JSON");
+	attr_set(key, v);
+}
+
+OA_EXPORT double ovni_attr_get_double(const char *key)
+{
+	json_t *v = attr_get(key);
+	if (!json_is_number(v))
+		misuse("ovni_attr_get_double of a missing or non-number attribute");
+	return json_number_value(v);
+}
+
+OA_EXPORT int ovni_attr_get_boolean(const char *key)
+{
+	json_t *v = attr_get(key);
+	if (!json_is_boolean(v))
+		misuse("ovni_attr_get_boolean of a missing or non-boolean attribute");
+	return json_is_true(v);
+}
+
+OA_EXPORT const char *ovni_attr_get_str(const char *key)
+{
+	json_t *v = attr_get(key);
+	if (!json_is_string(v))
+		misuse("ovni_attr_get_str of a missing or non-string attribute");
+	return json_string_value(v);
+}
+
+OA_EXPORT char *ovni_attr_get_json(const char *key)
+{
+	json_t *v = attr_get(key);
+	return v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+}
+
+OA_EXPORT void ovni_attr_flush(void)
+{
+	struct oa_thread *t = lo_thread();
+	if (!t)
+		return;
+	int saved = errno;
+	oa_guard++;
+	oa_stream_sync_meta(&t->s);
+	oa_guard--;
+	errno = saved;
+}
