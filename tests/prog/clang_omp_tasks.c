@@ -15,6 +15,7 @@
  *                    (they switch to their children, never migrate)
  *   untiedlock N     untied tasks holding a lock (one each) across taskyields */
 #include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,9 +100,13 @@ NOINLINE static void run_taskloop(long *acc)
 NOINLINE static void spawn_deps(long *acc)
 {
 	long a = 0, b = 0, c = 0;
+	static _Atomic int created;
 #pragma omp task depend(out : a) shared(a)
 	{
-		usleep(2000); /* its successors are created while it runs */
+		/* Its successors are created while it runs (a sleep was not
+		 * enough on a loaded machine): it waits for them, 1 s at most. */
+		for (int i = 0; i < 1000 && !atomic_load(&created); i++)
+			usleep(1000);
 		a = 1;
 	}
 #pragma omp task depend(in : a) depend(out : b) shared(a, b)
@@ -112,6 +117,7 @@ NOINLINE static void spawn_deps(long *acc)
 	c += 1;
 #pragma omp task depend(mutexinoutset : c) shared(c)
 	c += 2;
+	atomic_store(&created, 1);
 #pragma omp taskwait depend(in : b)
 #pragma omp task if (0) depend(in : c) shared(a, c)
 	c += a;
