@@ -64,14 +64,17 @@ for impl in openmpi mpich; do
 	want=$(echo "$traced" | awk '$1 == "tests" { print $2, $3 }' | sort -n | tr '\n' ' ')
 	assert_eq "$impl: MPI_Test calls per rank" "$want" "$(per_rank "$T" 'MT[' | tr '\n' ' ')"
 	# stats: per rank, the calls of each function, and the time in MPI_Barrier
-	# as the program measured it (within 2% or 50 us); ranks 1-3 waited 30 ms
-	# for rank 0, which shows in their time waiting.
+	# as the program measured it (within 2% or 50 us); ranks 1-3 wait for
+	# rank 0, which sleeps 30 ms first: that shows in their time waiting (a
+	# rank descheduled on a busy machine arrives late and waits less, so only
+	# the longest wait is held to most of the 30 ms).
 	"$OA" stats --json "$T" >"$WORK/stats.json" || fail "$impl: stats"
 	echo "$traced" | awk '$1 == "barrier_ns" { print $2, $3 }' | sort -n >"$WORK/want"
 	python3 - "$WORK/stats.json" "$WORK/want" <<'PY' || fail "$impl: stats per rank"
 import json, sys
 mpi = {r["rank"]: r for r in json.load(open(sys.argv[1]))["mpi"]}
 assert sorted(mpi) == [0, 1, 2, 3], sorted(mpi)
+longest = 0
 for line in open(sys.argv[2]):
     rank, want = map(int, line.split())
     r = mpi[rank]
@@ -81,8 +84,10 @@ for line in open(sys.argv[2]):
     assert abs(got - want) <= max(50000, want * 0.02), (rank, got, want)
     assert r["wait_ns"] <= r["mpi_ns"] <= r["lifetime_ns"], r
     if rank > 0:
-        assert got >= 29000000 and r["wait_ns"] >= got, (rank, r)
+        assert r["wait_ns"] >= got, (rank, r)
+        longest = max(longest, got)
     print("rank", rank, "barrier", got, "ns, program measured", want)
+assert longest >= 20000000, longest
 PY
 	"$OA" export -o "$WORK/x.json" "$T" || fail "$impl: export"
 	"$PROG/jsoncheck" "$WORK/x.json" >"$WORK/xc" || fail "$impl: export JSON"
