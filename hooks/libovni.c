@@ -16,10 +16,16 @@
  *   that type (80..99): such a type is moved to a free one, in its
  *   declarations and in its events;
  * - required models and attributes are added to the thread's stream.json
- *   (keys under "ovni." are the agent's and are ignored);
+ *   (a newer version of one of the agent's models wins; "ovni." keys go
+ *   into the "ovni" object, except the agent's own, which read as the
+ *   trace says them);
+ * - the program's events keep their clocks, even going back (unsorted
+ *   regions are ovnisort's job, as with libovni);
  * - misuse that libovni would abort on is reported once on stderr and
- *   ignored: the agent never ends the program.
+ *   ignored, except at the version check, where the program's own libovni
+ *   would have ended it too.
  * Nothing here runs unless the program calls libovni. */
+#include <dlfcn.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -49,6 +55,7 @@ struct lo_thread {
 	int ready; /* 1 between ovni_thread_init and ovni_thread_free, 2 after */
 	int state; /* enum lo_tstate, as the program's events left it */
 	json_t *attrs; /* the program's attributes of this thread */
+	json_t *view;  /* the agent's "ovni" members, as last read through the API */
 };
 
 static OA_TLS struct lo_thread lo_self;
@@ -92,11 +99,34 @@ static struct oa_thread *lo_thread(void)
 
 /* ---- version ---- */
 
+/* The version check is the one call where libovni's abort is kept: the
+ * program's own libovni would end it just the same (its message, then
+ * SIGABRT, with the trace finished by the agent's handler).  A program
+ * built for a newer 1.x than this API runs on if its own libovni is newer
+ * too: only what 1.14 has is served then. */
 OA_EXPORT void ovni_version_check_str(const char *version)
 {
 	int major = 0, minor = 0;
-	if (!version || sscanf(version, "%d.%d", &major, &minor) != 2 || major != 1 || minor > 14)
-		misuse("ovni_version_check: the program was built for another libovni version than 1.14");
+	if (!version || sscanf(version, "%d.%d", &major, &minor) != 2) {
+		oa_log("libovni API: cannot parse the version \"%s\" the program was built for", version ? version : "(null)");
+		abort();
+	}
+	if (major == 1 && minor <= 14)
+		return;
+	const char *theirs = NULL, *commit = NULL;
+	int tmajor = 0, tminor = 0;
+	void (*get)(const char **, const char **) = (void (*)(const char **, const char **))dlsym(RTLD_NEXT, "ovni_version_get");
+	if (get)
+		get(&theirs, &commit);
+	if (major == 1 && theirs && sscanf(theirs, "%d.%d", &tmajor, &tminor) == 2 && tmajor == 1 && tminor >= minor) {
+		oa_log("libovni API: the program was built for libovni %s (its libovni is %s); the agent serves the "
+		       "1.14 API",
+		       version, theirs);
+		return;
+	}
+	oa_log("libovni API: incompatible ovni %s version: wants %s, got %s", major != 1 ? "major" : "minor", version,
+	       LO_VERSION);
+	abort();
 }
 
 OA_EXPORT void ovni_version_get(const char **version, const char **commit)
@@ -171,6 +201,18 @@ OA_EXPORT int ovni_thread_isready(void)
 	return lo_self.ready == 1;
 }
 
+/* Is version a newer than b (major.minor.patch)? */
+static int version_newer(const char *a, const char *b)
+{
+	int x[3] = { 0 }, y[3] = { 0 };
+	if (sscanf(a, "%d.%d.%d", &x[0], &x[1], &x[2]) < 1 || sscanf(b, "%d.%d.%d", &y[0], &y[1], &y[2]) < 1)
+		return 0;
+	for (int i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] > y[i];
+	return 0;
+}
+
 /* Required models: rendered as JSON members into oa_meta.require_extra;
  * the agent's own (ovni, openmp, mpi) are written by the agent. */
 OA_EXPORT void ovni_thread_require(const char *model, const char *version)
@@ -179,14 +221,31 @@ OA_EXPORT void ovni_thread_require(const char *model, const char *version)
 		misuse("ovni_thread_require with an invalid model name or version");
 		return;
 	}
-	if (!strcmp(model, "ovni") || !strcmp(model, "openmp") || !strcmp(model, "mpi")) {
-		if (!strcmp(model, "openmp"))
-			agent_require(OA_REQUIRE_OPENMP);
-		else if (!strcmp(model, "mpi"))
-			agent_require(OA_REQUIRE_MPI);
-		return; /* the agent writes the version its emulator model has */
-	}
 	int saved = errno;
+	static const char *const mine[3][2] = { { "ovni", OVNI_MODEL_OVNI_VERSION },
+						{ "openmp", OVNI_MODEL_OPENMP_VERSION },
+						{ "mpi", OVNI_MODEL_MPI_VERSION } };
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(model, mine[i][0]))
+			continue;
+		if (i == 1)
+			agent_require(OA_REQUIRE_OPENMP);
+		else if (i == 2)
+			agent_require(OA_REQUIRE_MPI);
+		/* The agent writes the version its events need, or the
+		 * program's if newer (an emulator that lacks it refuses the
+		 * trace, as it would the program's own). */
+		lo_lock_take();
+		const char *cur = atomic_load(&oa_meta.require_version[i]);
+		if (version_newer(version, cur ? cur : mine[i][1])) {
+			char *v = strdup(version);
+			if (v) /* the old text may be read by a renderer right now: kept */
+				atomic_store_explicit(&oa_meta.require_version[i], v, memory_order_release);
+		}
+		lo_lock_drop();
+		errno = saved;
+		return;
+	}
 	lo_lock_take();
 	const char *old = atomic_load(&oa_meta.require_extra);
 	char key[160];
@@ -360,7 +419,7 @@ static void thread_state(struct oa_thread *t, const char *mcv, uint64_t clock, c
 		}
 		return;
 	default: /* OHC and anything else of the category */
-		oa_emit_at(&t->s, mcv, clock, p, (unsigned)n);
+		oa_emit_raw_at(&t->s, mcv, clock, p, (unsigned)n);
 		return;
 	}
 }
@@ -382,31 +441,40 @@ OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
 	if (mcv[0] == 'O' && mcv[1] == 'H') {
 		thread_state(t, mcv, ev->clock, p, n);
 	} else if (mcv[0] == 'O' && mcv[1] == 'A' && n >= 4) {
-		int32_t cpu;
+		/* OAs (this thread), OAr (cpu, tid: another one): the emulator
+		 * refuses a move to the CPU a thread is already on, where the
+		 * agent may have shown it (a runtime pins its workers, then
+		 * says so): left out. */
+		int32_t cpu, tid = 0;
 		memcpy(&cpu, p, 4);
 		cpu = map_cpu(cpu);
 		memcpy(p, &cpu, 4);
-		if (mcv[2] == 's')
-			atomic_store(&t->cpu, cpu);
-		oa_emit_at(&t->s, mcv, ev->clock, p, (unsigned)n);
+		if (mcv[2] == 'r' && n >= 8)
+			memcpy(&tid, p + 4, 4);
+		struct oa_thread *who = mcv[2] == 's' ? t : mcv[2] == 'r' ? agent_thread_by_tid(tid) : NULL;
+		if (who && atomic_exchange(&who->cpu, cpu) == cpu) {
+			errno = saved;
+			return;
+		}
+		oa_emit_raw_at(&t->s, mcv, ev->clock, p, (unsigned)n);
 	} else if (mcv[0] == 'O' && mcv[1] == 'M' && n == 12) {
 		int32_t type;
 		memcpy(&type, p + 8, 4);
 		type = map_type(type);
 		memcpy(p + 8, &type, 4);
-		oa_emit_at(&t->s, mcv, ev->clock, p, 12);
+		oa_emit_raw_at(&t->s, mcv, ev->clock, p, 12);
 	} else if (mcv[0] == 'O' && mcv[1] == 'F') {
 		/* libovni's own flush brackets: the agent writes its own */
 	} else {
-		oa_emit_at(&t->s, mcv, ev->clock, p, (unsigned)n);
+		oa_emit_raw_at(&t->s, mcv, ev->clock, p, (unsigned)n);
 	}
 	errno = saved;
 }
 
 OA_EXPORT void ovni_ev_jumbo_emit(struct lo_ev *ev, const uint8_t *buf, uint32_t bufsize)
 {
-	if (ovni_payload_size(ev) != 0 || bufsize >= (1u << 20)) {
-		misuse("ovni_ev_jumbo_emit with a payload already set or over 1 MiB");
+	if (ovni_payload_size(ev) != 0 || (uint64_t)bufsize + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX) {
+		misuse("ovni_ev_jumbo_emit with a payload already set or of 2 MiB or more");
 		return;
 	}
 	struct oa_thread *t = lo_thread();
@@ -414,7 +482,7 @@ OA_EXPORT void ovni_ev_jumbo_emit(struct lo_ev *ev, const uint8_t *buf, uint32_t
 		return;
 	int saved = errno;
 	char mcv[3] = { (char)ev->model, (char)ev->category, (char)ev->value };
-	oa_emit_jumbo_at(&t->s, mcv, ev->clock ? ev->clock : oa_clock_now(), buf, bufsize);
+	oa_emit_jumbo_raw_at(&t->s, mcv, ev->clock ? ev->clock : oa_clock_now(), buf, bufsize);
 	errno = saved;
 }
 
@@ -530,24 +598,61 @@ static json_t *attr_parent(const char *key, const char **leaf, int create)
 	return *k ? o : NULL;
 }
 
-/* Publish the attributes as the members the thread's stream.json ends with. */
+/* Members of "ovni" that the agent writes: the program reads them (libovni
+ * keeps its metadata in the same tree) but cannot set them. */
+static const char *const agent_keys[] = { "part", "tid", "pid", "loom", "app_id", "rank", "nranks", "loom_cpus",
+					  "require", "lib", "mark", "finished", NULL };
+
+/* The agent's member that a key "ovni.NAME..." names, or NULL. */
+static const char *agent_key(const char *key)
+{
+	if (strncmp(key, "ovni.", 5))
+		return NULL;
+	const char *name = key + 5;
+	size_t n = strcspn(name, ".");
+	for (int i = 0; agent_keys[i]; i++)
+		if (strlen(agent_keys[i]) == n && !strncmp(agent_keys[i], name, n))
+			return agent_keys[i];
+	return NULL;
+}
+
+/* An object's members as JSON text to append after `lead` ("{...}" ->
+ * lead + "..."), or NULL when it has none. */
+static char *members_text(json_t *o, const char *lead)
+{
+	if (!json_object_size(o))
+		return NULL;
+	char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	if (!text)
+		return NULL;
+	size_t n = strlen(text), len = strlen(lead) + n;
+	char *members = malloc(len);
+	if (members)
+		snprintf(members, len, "%s%.*s", lead, (int)(n - 2), text + 1);
+	free(text);
+	return members;
+}
+
+/* Publish the attributes: the members the thread's stream.json ends with,
+ * and those under "ovni." inside the agent's "ovni" object. */
 static void attr_publish(void)
 {
 	struct oa_thread *t = lo_thread();
 	if (!t || !lo_self.attrs)
 		return;
-	char *text = json_dumps(lo_self.attrs, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!text)
+	json_t *top = json_copy(lo_self.attrs);
+	if (!top)
 		return;
-	size_t n = strlen(text);
-	/* "{...}" -> ",\n ..." : the members after the "ovni" object */
-	char *members = n > 2 ? malloc(n + 2) : NULL;
-	if (members) {
-		snprintf(members, n + 2, ",\n %.*s", (int)(n - 2), text + 1);
-		/* the old text may be read by a renderer right now: kept */
-		atomic_store_explicit(&t->s.labels.attrs, members, memory_order_release);
-	}
-	free(text);
+	json_t *mine = json_object_get(top, "ovni");
+	char *inner = members_text(mine, ",\n  ");
+	json_object_del(top, "ovni");
+	char *outer = members_text(top, ",\n ");
+	json_decref(top);
+	/* the old texts may be read by a renderer right now: kept */
+	if (inner)
+		atomic_store_explicit(&t->s.labels.ovni_attrs, inner, memory_order_release);
+	if (outer)
+		atomic_store_explicit(&t->s.labels.attrs, outer, memory_order_release);
 }
 
 static void attr_set(const char *key, json_t *v)
@@ -555,9 +660,9 @@ static void attr_set(const char *key, json_t *v)
 	int saved = errno;
 	const char *leaf;
 	json_t *o;
-	if (!key || !v || !strncmp(key, "ovni.", 5) || !strcmp(key, "ovni") || !strcmp(key, "version") ||
+	if (!key || !v || !strcmp(key, "ovni") || !strcmp(key, "version") || agent_key(key) ||
 	    !(o = attr_parent(key, &leaf, 1))) {
-		if (key && (!strncmp(key, "ovni.", 5) || !strcmp(key, "version")))
+		if (key && (agent_key(key) || !strcmp(key, "ovni") || !strcmp(key, "version")))
 			oa_log("libovni API: attribute \"%s\" is the agent's: not set", key);
 		json_decref(v);
 		errno = saved;
@@ -568,8 +673,95 @@ static void attr_set(const char *key, json_t *v)
 	errno = saved;
 }
 
+/* The agent's member `name` of "ovni", as stream.json would say it now
+ * (mark types in the program's numbering). */
+static json_t *view_build(const char *name)
+{
+	struct oa_thread *t = oa_self;
+	if (!strcmp(name, "part"))
+		return json_string("thread");
+	if (!strcmp(name, "tid"))
+		return json_integer(gettid());
+	if (!strcmp(name, "pid"))
+		return json_integer(oa_meta.pid);
+	if (!strcmp(name, "loom"))
+		return json_string(oa_meta.loom);
+	if (!strcmp(name, "app_id"))
+		return json_integer(oa_meta.app_id);
+	if (!strcmp(name, "rank"))
+		return oa_meta.rank >= 0 && oa_meta.nranks > 0 ? json_integer(oa_meta.rank) : NULL;
+	if (!strcmp(name, "nranks"))
+		return oa_meta.rank >= 0 && oa_meta.nranks > 0 ? json_integer(oa_meta.nranks) : NULL;
+	if (!strcmp(name, "loom_cpus")) {
+		json_t *a = json_array();
+		for (int i = 0; i < oa_meta.ncpus; i++)
+			json_array_append_new(a, json_pack("{s:i, s:i}", "index", i, "phyid", oa_meta.phyids[i]));
+		return a;
+	}
+	if (!strcmp(name, "lib"))
+		return json_pack("{s:s, s:s}", "version", oa_meta.lib_version ? oa_meta.lib_version : "", "commit",
+				 oa_meta.lib_commit ? oa_meta.lib_commit : "");
+	if (!strcmp(name, "require") || !strcmp(name, "mark")) {
+		/* what the stream.json of this thread says */
+		size_t cap = 64 * 1024;
+		char *buf = malloc(cap);
+		ssize_t n = buf ? oa_meta_render(&oa_meta, buf, cap, gettid(), 0, t ? &t->s.labels : NULL) : -1;
+		json_t *root = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
+		free(buf);
+		json_t *v = json_object_get(json_object_get(root, "ovni"), name);
+		json_incref(v);
+		json_decref(root);
+		if (!v || !strcmp(name, "require"))
+			return v;
+		/* the program's mark types under its own numbers */
+		json_t *marks = json_object();
+		char num[16];
+		for (int p = 0; p < OA_META_NTYPES; p++) {
+			int to = map_type(p);
+			snprintf(num, sizeof(num), "%d", to);
+			json_t *m = json_object_get(v, num);
+			if (m && (to == p || atomic_load(&type_map[p]))) {
+				snprintf(num, sizeof(num), "%d", p);
+				json_object_set(marks, num, m);
+			}
+		}
+		json_decref(v);
+		return marks;
+	}
+	return NULL;
+}
+
+/* An attribute of the agent's, kept in lo_self.view so that the strings
+ * handed out stay valid while the value does not change. */
+static json_t *view_get(const char *key, const char *name)
+{
+	json_t *fresh = view_build(name);
+	if (!lo_self.view)
+		lo_self.view = json_object();
+	json_t *old = json_object_get(lo_self.view, name);
+	if (fresh && !(old && json_equal(old, fresh)))
+		json_object_set(lo_self.view, name, fresh);
+	else if (!fresh)
+		json_object_del(lo_self.view, name);
+	json_decref(fresh);
+	json_t *o = json_object_get(lo_self.view, name);
+	for (const char *k = key + 5 + strlen(name); o && *k == '.'; k += strcspn(k + 1, ".") + 1) {
+		char part[256];
+		size_t n = strcspn(k + 1, ".");
+		if (!n || n >= sizeof(part))
+			return NULL;
+		memcpy(part, k + 1, n);
+		part[n] = '\0';
+		o = json_is_array(o) ? json_array_get(o, strtoul(part, NULL, 10)) : json_object_get(o, part);
+	}
+	return o;
+}
+
 static json_t *attr_get(const char *key)
 {
+	const char *name = key ? agent_key(key) : NULL;
+	if (name)
+		return view_get(key, name);
 	const char *leaf;
 	json_t *o = key ? attr_parent(key, &leaf, 0) : NULL;
 	return o ? json_object_get(o, leaf) : NULL;

@@ -185,6 +185,7 @@ static int open_stream(struct oa_thread *t)
 	cfg.dir = t->s.path;
 	atomic_store(&t->s.labels.head, NULL);
 	atomic_store(&t->s.labels.attrs, NULL);
+	atomic_store(&t->s.labels.ovni_attrs, NULL);
 	t->s.meta = &oa_meta;
 	import_earlier(t);
 	int r = oa_stream_open(&t->s, &cfg);
@@ -343,6 +344,11 @@ static struct oa_thread *find_thread(pthread_t th, int tid)
 			return t;
 	}
 	return NULL;
+}
+
+struct oa_thread *agent_thread_by_tid(int tid)
+{
+	return tid > 0 ? find_thread(0, tid) : NULL;
 }
 
 void agent_affinity_other(pthread_t th, int tid)

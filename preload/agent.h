@@ -57,6 +57,8 @@ uint64_t agent_next_tag(void);
 void agent_affinity_self(void);
 /* The affinity of thread `tid` (or pthread `th` when tid <= 0) changed. */
 void agent_affinity_other(pthread_t th, int tid);
+/* The traced thread with this tid (a walk of the live threads), or NULL. */
+struct oa_thread *agent_thread_by_tid(int tid);
 
 /* Before an exec: end every stream. Returns nonzero if the process was traced. */
 int agent_exec_begin(void);

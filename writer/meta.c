@@ -276,6 +276,13 @@ static void jw_labels(struct jw *w, const struct oa_label *l, int type, int *fir
 
 static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished, const struct oa_label_list *own);
 
+/* A model's required version: the program's newer one, else the agent's. */
+static void jw_require_version(struct jw *w, const struct oa_meta *m, int i, const char *mine)
+{
+	const char *v = atomic_load_explicit(&m->require_version[i], memory_order_acquire);
+	jw_str(w, v ? v : mine);
+}
+
 int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const struct oa_label_list *own)
 {
 	char buf[768];
@@ -333,11 +340,16 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 	}
 	jw_raw(w, "],\n");
 	jw_key(w, "  ", "require");
-	jw_raw(w, "{\"ovni\": \"" OVNI_MODEL_OVNI_VERSION "\"");
-	if (atomic_load(&m->require) & OA_REQUIRE_OPENMP)
-		jw_raw(w, ", \"openmp\": \"" OVNI_MODEL_OPENMP_VERSION "\"");
-	if (atomic_load(&m->require) & OA_REQUIRE_MPI)
-		jw_raw(w, ", \"mpi\": \"" OVNI_MODEL_MPI_VERSION "\"");
+	jw_raw(w, "{\"ovni\": ");
+	jw_require_version(w, m, 0, OVNI_MODEL_OVNI_VERSION);
+	if (atomic_load(&m->require) & OA_REQUIRE_OPENMP) {
+		jw_raw(w, ", \"openmp\": ");
+		jw_require_version(w, m, 1, OVNI_MODEL_OPENMP_VERSION);
+	}
+	if (atomic_load(&m->require) & OA_REQUIRE_MPI) {
+		jw_raw(w, ", \"mpi\": ");
+		jw_require_version(w, m, 2, OVNI_MODEL_MPI_VERSION);
+	}
 	const char *extra = atomic_load_explicit(&m->require_extra, memory_order_acquire);
 	if (extra)
 		jw_raw(w, extra);
@@ -366,6 +378,9 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 	}
 	if (ntypes)
 		jw_raw(w, "\n  }");
+	const char *ovni_attrs = own ? atomic_load_explicit(&own->ovni_attrs, memory_order_acquire) : NULL;
+	if (ovni_attrs)
+		jw_raw(w, ovni_attrs);
 	if (finished)
 		jw_raw(w, ",\n  \"finished\": 1");
 	jw_raw(w, "\n }");

@@ -48,6 +48,9 @@ struct oa_label {
 struct oa_label_list {
 	struct oa_label *_Atomic head;
 	const char *_Atomic attrs;
+	/* The same for members inside the "ovni" object (program attributes
+	 * under "ovni." that are not the agent's keys). */
+	const char *_Atomic ovni_attrs;
 };
 
 struct oa_meta_type {
@@ -68,6 +71,9 @@ struct oa_meta {
 	/* More required models (the program's own, libovni API): JSON members
 	 * starting with ", ", replaced whole, never freed while in use. */
 	const char *_Atomic require_extra;
+	/* A newer version of one of the agent's models that the program
+	 * requires (ovni, openmp, mpi; NULL: the agent's). */
+	const char *_Atomic require_version[3];
 	struct oa_meta_type types[OA_META_NTYPES];
 	struct oa_label *_Atomic buckets[OA_META_BUCKETS];
 	struct oa_label_list global; /* labels written into every stream */

@@ -208,6 +208,7 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	if (!cfg->append) {
 		atomic_store(&s->labels.head, NULL);
 		atomic_store(&s->labels.attrs, NULL);
+		atomic_store(&s->labels.ovni_attrs, NULL);
 	}
 	s->max_window = cfg->max_window ? cfg->max_window : OA_STREAM_DEFAULT_WINDOW;
 	if (s->max_window < OA_STREAM_MIN_WINDOW)
@@ -368,17 +369,17 @@ uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, u
 	return oa_emit_jumbo_at(s, mcv, 0, data, n);
 }
 
-uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n)
+static uint64_t emit_jumbo(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n, int raw)
 {
-	uint64_t used = 0, t0 = 0, t1 = 0;
+	uint64_t used = 0, t0 = 0, t1 = 0, last = s->last_clock;
 	int flushed;
 	unsigned q = oa_emit_enter(s);
-	if (atomic_load_explicit(&s->closed, memory_order_relaxed) || n >= OVNI_JUMBO_MAX)
+	if (atomic_load_explicit(&s->closed, memory_order_relaxed) || (uint64_t)n + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX)
 		goto out;
 	if (!clock)
 		clock = oa_clock_now();
-	if (clock < s->last_clock)
-		clock = s->last_clock;
+	if (!raw && clock < last)
+		clock = last;
 	size_t size = OVNI_EV_HEADER_SIZE + 4 + n;
 	if (oa_reserve(s, size, &t0, &t1, &flushed) != 0)
 		goto out;
@@ -387,9 +388,21 @@ uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, 
 	memcpy(p + OVNI_EV_HEADER_SIZE, &n, 4);
 	memcpy(p + OVNI_EV_HEADER_SIZE + 4, data, n);
 	used = oa_commit(s, p + size, clock, flushed, t0, t1);
+	if (raw && s->last_clock < last)
+		s->last_clock = last;
 out:
 	oa_emit_leave(s, q);
 	return used;
+}
+
+uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n)
+{
+	return emit_jumbo(s, mcv, clock, data, n, 0);
+}
+
+uint64_t oa_emit_jumbo_raw_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n)
+{
+	return emit_jumbo(s, mcv, clock, data, n, 1);
 }
 
 /* Move a file between two directories; across file systems (OVNI_TMPDIR on

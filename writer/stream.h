@@ -256,16 +256,17 @@ static inline int oa_emitting(struct oa_stream *s)
 }
 
 /* The body of an emit, inside the bracket. */
-static inline uint64_t oa_emit_core(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload,
-				    unsigned n)
+static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload,
+				       unsigned n, int raw)
 {
 	uint64_t t0 = 0, t1 = 0;
 	int flushed;
 	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
 	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
 		return 0;
-	if (clock < s->last_clock)
-		clock = s->last_clock;
+	uint64_t last = s->last_clock; /* after a reopen, which writes events */
+	if (!raw && clock < last)
+		clock = last;
 	size_t size = OVNI_EV_HEADER_SIZE + n;
 	if (unlikely(oa_reserve(s, size, &t0, &t1, &flushed) != 0))
 		return 0;
@@ -273,7 +274,16 @@ static inline uint64_t oa_emit_core(struct oa_stream *s, const char *mcv, uint64
 	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
 	if (n)
 		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
-	return oa_commit(s, p + size, clock, flushed, t0, t1);
+	uint64_t used = oa_commit(s, p + size, clock, flushed, t0, t1);
+	if (raw && s->last_clock < last)
+		s->last_clock = last; /* later events of the agent stay after it */
+	return used;
+}
+
+static inline uint64_t oa_emit_core(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload,
+				    unsigned n)
+{
+	return oa_emit_core_as(s, mcv, clock, payload, n, 0);
 }
 
 /* Write one event at an explicit clock (raised to the stream's last clock).
@@ -283,6 +293,19 @@ static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t
 {
 	unsigned q = oa_emit_enter(s);
 	uint64_t used = oa_emit_core(s, mcv, clock, payload, n);
+	oa_emit_leave(s, q);
+	return used;
+}
+
+/* Write one event at exactly the clock given, even one earlier than the
+ * stream's last (a program's own events through the libovni API, which may
+ * go back inside an ovnisort region); later events are still not written
+ * before the latest clock. */
+static inline uint64_t oa_emit_raw_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload,
+				      unsigned n)
+{
+	unsigned q = oa_emit_enter(s);
+	uint64_t used = oa_emit_core_as(s, mcv, clock, payload, n, 1);
 	oa_emit_leave(s, q);
 	return used;
 }
@@ -309,6 +332,8 @@ uint64_t oa_emit_state_at(struct oa_stream *s, const char *mcv, int paused, uint
 uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, uint32_t n);
 /* The same at an explicit clock (0: now). */
 uint64_t oa_emit_jumbo_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n);
+/* The same at exactly that clock, as oa_emit_raw_at. */
+uint64_t oa_emit_jumbo_raw_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n);
 
 /* Bytes of events written so far (file offset of pos). */
 static inline uint64_t oa_stream_size(const struct oa_stream *s)

@@ -24,6 +24,7 @@ assert_eq "API answers" "version 1.14.0
 ready before init 0
 ready after init 1
 attr ratio 2.5 flag 1 name abc has 1/0 obj {\"a\":[1,2]}
+ovni attrs lotest phase/stack lotest clash note kept pid 1 has 1/0
 event clock 123 size 14 payload 2
 ready after free 0
 done" "$(cat "$WORK/t.out")"
@@ -40,6 +41,13 @@ assert_eq "one OHx and one OHe per thread" "5 5" "$(count OHx "$WORK/t.d") $(cou
 # Each worker: its own OHp/OHr around the sleep, no pause of the agent's
 # (the main thread has the agent's, around its joins and waitpid).
 assert_eq "workers' pauses" "3 3" "$(awk -v s="$main" -v p="proc.$pid/" '($2 == "OHp" || $2 == "OHr") && index($3, p) && !index($3, s) { n[$2]++ } END { print n["OHp"] + 0, n["OHr"] + 0 }' "$WORK/t.d")"
+# Worker 0 pinned itself to CPU 1 (the agent wrote OAs 1), then the main
+# thread said so with OAr: a remote move to where the thread is, which the
+# emulator refuses, is left out (check would say "already on CPU").
+if [ "$(nproc)" -gt 1 ]; then
+	assert_eq "OAs 1 of the pinned worker" 1 "$(awk -v p="proc.$pid/" '$2 == "OAs" && $4 == "cpu=1" && index($3, p)' "$WORK/t.d" | wc -l)"
+	assert_eq "the program's OAr to the same CPU" 0 "$(count OAr "$WORK/t.d")"
+fi
 assert_eq "marks of type 5" 8 "$(grep -c 'type=5$' "$WORK/t.d")"
 assert_eq "marks of type 85, moved" "1 10 11 12 99" "$(awk '$2 == "OM=" && $5 == "type=79" { sub("value=", "", $4); print $4 }' "$WORK/t.d" | sort -n | tr '\n' ' ' | sed 's/ $//')"
 child=$(grep 'value=99 type=79' "$WORK/t.d" | awk '{ print $3 }')
@@ -53,6 +61,37 @@ assert_eq "attributes" "{'flag': True, 'name': 'abc', 'obj': {'a': [1, 2]}, 'rat
 assert_eq "mark titles" "lotest phase/stack lotest clash/single" \
 	"$(jq_get 'd["ovni"]["mark"]["5"]["title"] + "/" + d["ovni"]["mark"]["5"]["chan_type"] + " " + d["ovni"]["mark"]["79"]["title"] + "/" + d["ovni"]["mark"]["79"]["chan_type"]')"
 grep -q '"loom": "mine"' "$json" && fail "the program changed the agent's ovni.loom"
+assert_eq "its own ovni. attribute, in the ovni object" kept "$(jq_get 'd["ovni"]["lotest_note"]')"
+assert_eq "ovni.loom as the program reads it" "loom attr $(ls "$WORK/t" | sed -n 's/^loom\.//p' | head -1)" "$(grep '^loom attr' "$WORK/t.err")"
+
+# The version check: libovni aborts on a program built for another major
+# (or a newer minor than it has), so under the agent the program ends the
+# same way, with its trace finished.  Built for 1.15 and running on a
+# libovni 1.15, it runs on (the agent serves the 1.14 API).
+LO_MODE=version0 "$OVNIRUN" -q -o "$WORK/v0" "$P" >/dev/null 2>"$WORK/v0.err"
+assert_eq "version 0.0.0: SIGABRT as libovni" 134 $?
+grep -q "incompatible ovni major version: wants 0.0.0, got 1.14.0" "$WORK/v0.err" || fail "version 0.0.0: $(cat "$WORK/v0.err")"
+check_trace "$WORK/v0"
+LO_MODE=version15 "$OVNIRUN" -q -o "$WORK/v15" "$P" >/dev/null 2>"$WORK/v15.err"
+assert_eq "version 1.15 on an older libovni: SIGABRT as libovni" 134 $?
+grep -q "incompatible ovni minor version: wants 1.15.0" "$WORK/v15.err" || fail "version 1.15: $(cat "$WORK/v15.err")"
+STUB_VERSION=1.15.0 LO_MODE=version15 "$OVNIRUN" -q -o "$WORK/v15b" "$P" >"$WORK/v15b.out" 2>"$WORK/v15b.err" ||
+	fail "version 1.15 on libovni 1.15: exit status"
+assert_eq "version 1.15 on libovni 1.15: runs" done "$(tail -n 1 "$WORK/v15b.out")"
+grep -q "built for libovni 1.15.0 (its libovni is 1.15.0)" "$WORK/v15b.err" || fail "version 1.15: no message"
+check_trace "$WORK/v15b"
+
+# The program's clocks are written as given, even going back inside an
+# unsorted region (ovnisort's job, as with libovni), and a newer version
+# of the ovni model it requires wins over the agent's: check, like the
+# emulator, says both.
+LO_MODE=odd "$OVNIRUN" -q -o "$WORK/odd" "$P" >"$WORK/odd.out" 2>/dev/null || fail "odd: exit status"
+want=$(sed -n 's/^unsorted //p' "$WORK/odd.out")
+dump "$WORK/odd" >"$WORK/odd.d"
+assert_eq "the unsorted event keeps its clock" 1 "$(awk -v c="$want" '$2 == "OB." && $1 == c' "$WORK/odd.d" | wc -l)"
+"$OA" check "$WORK/odd" >"$WORK/odd.check" 2>&1 && fail "check accepted a trace with an unsorted region"
+grep -q "OB.: clock goes backwards" "$WORK/odd.check" || fail "odd: $(cat "$WORK/odd.check")"
+grep -q "unsupported ovni model version (want 1.9.0, have 1.1.0)" "$WORK/odd.check" || fail "odd: $(cat "$WORK/odd.check")"
 
 # With OVNI_TMPDIR (libovni's staging directory; the agent stages there too)
 # the trace is the same and nothing is left behind.

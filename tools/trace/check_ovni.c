@@ -135,8 +135,15 @@ static void affinity(struct ck *c, struct ck_thread *th, const struct rd_event *
 			   remote ? "remote" : "set", cpu, th->proc->loom->name);
 		return;
 	}
-	if (target->cpu == cpu)
+	if (target->cpu == cpu) {
+		/* The emulator lets a thread set its own affinity to where it
+		 * is, not move another thread there. */
+		if (remote)
+			ck_problem(c, th, ev, "cpu-same",
+				   "pre_affinity_remote: thread %d is already on CPU %d (the emulator refuses the move)",
+				   (int)target->s->tid, cpu);
 		return;
+	}
 	leave_cpu(target);
 	target->cpu = cpu;
 	take_cpu(c, target, ev);

@@ -5,12 +5,19 @@
  * required model, its thread states (OHx on a CPU, OHp/OHr, OHe), marks
  * (one type that the agent also uses: 85), attributes, raw and jumbo
  * events, and a forked child that keeps emitting.  It prints what the API
- * returned, for the test to compare. */
+ * returned, for the test to compare.  LO_MODE changes the run:
+ *   version0   built for libovni 0.0.0 (libovni aborts at its check)
+ *   version15  built for libovni 1.15.0
+ *   odd        an unsorted region (an event earlier than the one before
+ *              it, as ovnisort takes) and a required ovni model 1.9.0 */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ovni_api.h"
@@ -38,12 +45,33 @@ static void thread_execute(int32_t cpu)
 	emit("OHx", p, 16);
 }
 
+/* Worker 0 pins itself to CPU 1 (the agent shows it there), then the main
+ * thread says so too with OAr, as a runtime does for its workers. */
+static _Atomic int pinned_tid, told;
+
 static void *worker(void *arg)
 {
 	int i = (int)(long)arg;
 	ovni_thread_init(gettid());
 	ovni_thread_require("lotest", "1.0.0");
 	thread_execute(-1);
+	if (i == 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(1, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) == 0) {
+			int32_t one = 1;
+			emit("OAs", &one, 4);
+			pinned_tid = gettid();
+			/* spin, not sleep: a sleep is a pause of the agent's */
+			struct timespec t0, t1;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do {
+				sched_yield();
+				clock_gettime(CLOCK_MONOTONIC, &t1);
+			} while (!told && t1.tv_sec - t0.tv_sec < 3);
+		}
+	}
 	ovni_mark_push(5, 2);
 	emit("OHp", NULL, 0);
 	usleep(1000);
@@ -59,7 +87,13 @@ static void *worker(void *arg)
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	ovni_version_check();
+	const char *mode = getenv("LO_MODE") ? getenv("LO_MODE") : "";
+	if (!strcmp(mode, "version0"))
+		ovni_version_check_str("0.0.0");
+	else if (!strcmp(mode, "version15"))
+		ovni_version_check_str("1.15.0");
+	else
+		ovni_version_check();
 	const char *version = NULL, *commit = NULL;
 	ovni_version_get(&version, &commit);
 	printf("version %s\n", version ? version : "(null)");
@@ -95,7 +129,32 @@ int main(void)
 	       ovni_attr_get_boolean("lotest.flag"), ovni_attr_get_str("lotest.name"), ovni_attr_has("lotest.name"),
 	       ovni_attr_has("lotest.none"), obj ? obj : "(null)");
 	free(obj);
+	/* libovni's own metadata is in the same tree: the agent's is read */
+	ovni_attr_set_str("ovni.lotest_note", "kept");
+	const char *title = ovni_attr_get_str("ovni.mark.5.title"), *chan = ovni_attr_get_str("ovni.mark.5.chan_type");
+	const char *clash = ovni_attr_get_str("ovni.mark.85.title"), *note = ovni_attr_get_str("ovni.lotest_note");
+	printf("ovni attrs %s/%s %s note %s pid %d has %d/%d\n", title ? title : "(null)", chan ? chan : "(null)",
+	       clash ? clash : "(null)", note ? note : "(null)", (int)ovni_attr_get_double("ovni.pid") == getpid(),
+	       ovni_attr_has("ovni.loom"), ovni_attr_has("ovni.mark.6"));
+	fprintf(stderr, "loom attr %s\n", ovni_attr_get_str("ovni.loom"));
 	ovni_attr_flush();
+
+	if (!strcmp(mode, "odd")) {
+		ovni_thread_require("ovni", "1.9.0");
+		uint64_t t = ovni_clock_now();
+		struct ovni_ev u;
+		memset(&u, 0, sizeof(u));
+		ovni_ev_set_mcv(&u, "OU[");
+		ovni_ev_set_clock(&u, t);
+		ovni_ev_emit(&u);
+		ovni_ev_set_mcv(&u, "OB.");
+		ovni_ev_set_clock(&u, t - 777);
+		ovni_ev_emit(&u);
+		ovni_ev_set_mcv(&u, "OU]");
+		ovni_ev_set_clock(&u, t + 1);
+		ovni_ev_emit(&u);
+		printf("unsorted %llu\n", (unsigned long long)(t - 777));
+	}
 
 	struct ovni_ev ev;
 	memset(&ev, 0, sizeof(ev));
@@ -109,6 +168,13 @@ int main(void)
 	pthread_t th[NTHREADS];
 	for (long i = 0; i < NTHREADS; i++)
 		pthread_create(&th[i], NULL, worker, (void *)i);
+	for (int k = 0; k < 2000 && !pinned_tid && sysconf(_SC_NPROCESSORS_ONLN) > 1; k++)
+		usleep(1000);
+	if (pinned_tid) {
+		int32_t p[2] = { 1, pinned_tid };
+		emit("OAr", p, 8);
+	}
+	told = 1;
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
 

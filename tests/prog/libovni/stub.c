@@ -1,6 +1,6 @@
 /* stub.c: a stand-in libovni.so.1 for the tests (built with that soname):
  * every function of the API says on stderr that it was called, once, and
- * does nothing.  A test program linked to it shows, without the agent, that
+ * does nothing (ovni_version_get reports $STUB_VERSION).  A test program linked to it shows, without the agent, that
  * it runs on its own libovni, and under the agent, that none of its calls
  * reached this library. */
 #include <stdio.h>
@@ -20,10 +20,12 @@ void ovni_version_check_str(const char *version)
 	(void)version;
 }
 
+/* The version a newer libovni would report: $STUB_VERSION (else none). */
 void ovni_version_get(const char **version, const char **commit)
 {
 	called("ovni_version_get");
-	(void)version;
+	if (getenv("STUB_VERSION"))
+		*version = getenv("STUB_VERSION");
 	(void)commit;
 }
 
