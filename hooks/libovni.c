@@ -703,9 +703,13 @@ static json_t *view_build(const char *name)
 				 oa_meta.lib_commit ? oa_meta.lib_commit : "");
 	if (!strcmp(name, "require") || !strcmp(name, "mark")) {
 		/* what the stream.json of this thread says */
-		size_t cap = 64 * 1024;
-		char *buf = malloc(cap);
-		ssize_t n = buf ? oa_meta_render(&oa_meta, buf, cap, gettid(), 0, t ? &t->s.labels : NULL) : -1;
+		char *buf = NULL;
+		ssize_t n = -EOVERFLOW;
+		for (size_t cap = 64 * 1024; n == -EOVERFLOW && cap <= (256u << 20); cap *= 4) {
+			free(buf);
+			buf = malloc(cap);
+			n = buf ? oa_meta_render(&oa_meta, buf, cap, gettid(), 0, t ? &t->s.labels : NULL) : -ENOMEM;
+		}
 		json_t *root = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
 		free(buf);
 		json_t *v = json_object_get(json_object_get(root, "ovni"), name);
