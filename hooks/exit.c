@@ -27,7 +27,7 @@ static void end_all(int status)
 {
 	if (!oa_guard) {
 		agent_exit_event(status);
-		agent_process_end(1);
+		agent_process_finish(1, 0);
 	}
 }
 
@@ -68,7 +68,7 @@ OA_EXPORT void abort(void)
 	raise(SIGABRT); /* the program's handler, or ours (which ends the trace) */
 	/* The program's handler returned: the default action follows. */
 	agent_signal_event(SIGABRT);
-	agent_process_end(1);
+	agent_process_finish(1, SIGABRT);
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;

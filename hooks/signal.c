@@ -69,7 +69,7 @@ static void fatal_work(void *arg)
 {
 	int sig = *(int *)arg;
 	agent_signal_event(sig);
-	agent_process_end(1);
+	agent_process_finish(1, sig);
 }
 
 /* Call fn(arg) with the stack pointer on top of fatal_stack. */

@@ -22,6 +22,7 @@
 #include "callsite.h"
 #include "sample.h"
 #include "childenv.h"
+#include "collect.h"
 #include "cpus.h"
 #include "version.h"
 
@@ -311,6 +312,19 @@ void agent_process_end(int in_signal)
 	oa_guard--;
 	oa_sigrestore(&old);
 	errno = saved;
+}
+
+void agent_process_finish(int in_signal, int sig)
+{
+	if (foreign_process())
+		return;
+	agent_process_end(in_signal);
+	oa_collect_process_done(sig ? OA_COLLECT_SIGNAL : OA_COLLECT_EXIT, sig);
+}
+
+void agent_collect_stop(void)
+{
+	agent_process_end(0);
 }
 
 /* Show the calling thread on the CPU its affinity now pins it to. */
@@ -603,6 +617,8 @@ void agent_process_init(void)
 	oa_childenv_init();
 	if (!oa_config_trace_child(program_invocation_short_name))
 		goto out;
+	if (oa_collect_init() != 0)
+		goto out;
 	start_process(-1);
 	if (oa_cfg.debug && atomic_load(&active))
 		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
@@ -661,7 +677,10 @@ void agent_fork_child(void)
 	oa_registry_after_fork(NULL);
 	atomic_store(&active, 0);
 	atomic_store(&exit_label_used, 0);
-	if (oa_config_trace_child(program_invocation_short_name) && start_process(parent_tid) == 0) {
+	int traced = oa_config_trace_child(program_invocation_short_name);
+	if (oa_collect_after_fork(traced) != 0)
+		traced = 0;
+	if (traced && start_process(parent_tid) == 0) {
 		char label[64];
 		snprintf(label, sizeof(label), "forked from %d", (int)getppid());
 		agent_proc_event(label);

@@ -40,6 +40,10 @@ void agent_process_init(void);
  * called from a signal handler, use only async-signal-safe work. */
 void agent_process_end(int in_signal);
 
+/* The process ends for good (exit, a fatal signal `sig`, or 0): end every
+ * stream and, with a collector, send them.  Async-signal-safe. */
+void agent_process_finish(int in_signal, int sig);
+
 /* Start the calling thread's stream: OHx no earlier than min_clock. */
 struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock);
 

@@ -32,5 +32,5 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 
 __attribute__((destructor(101))) static void oa_destructor(void)
 {
-	agent_process_end(0);
+	agent_process_finish(0, 0);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../../writer/log.h"
+#include "ovnirun_collect.h"
 #include "ovnirun_omp.h"
 
 static const char usage_text[] =
@@ -42,6 +43,9 @@ static const char usage_text[] =
 	"                     creation (libunwind; OVNI_CALLSITES=1)\n"
 	"  -S, --sample US    sample the running function of each thread every US\n"
 	"                     microseconds of its CPU time (OVNI_SAMPLE_US)\n"
+	"      --collect CONTACT  send the trace to `ovni-auto collect` (its contact\n"
+	"                     string, or @FILE holding it) instead of writing it\n"
+	"                     here: every traced process, on any host, joins it\n"
 	"      --no-libomp    keep GCC's libgomp (no OMPT: OpenMP is not traced)\n"
 	"                     instead of running the program on LLVM libomp\n"
 	"  -q, --quiet        do not print where the trace is\n"
@@ -60,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "callsites", no_argument, 0, 's' },
 	{ "sample", required_argument, 0, 'S' },
 	{ "no-libomp", no_argument, 0, 1 },
+	{ "collect", required_argument, 0, 2 },
 	{ 0, 0, 0, 0 },
 };
 
@@ -274,8 +279,8 @@ static void restore_signals(void)
 int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
-	const char *children = NULL, *sample = NULL;
-	int force = 0, quiet = 0, callsites = 0, libomp = 1, c;
+	const char *children = NULL, *sample = NULL, *collect = NULL;
+	int force = 0, quiet = 0, callsites = 0, libomp = 1, c, contact_lost = 0;
 
 	oa_progname = "ovnirun";
 	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:sS:qh", long_opts, NULL)) != -1) {
@@ -290,6 +295,7 @@ int main(int argc, char **argv)
 		case 's': callsites = 1; break;
 		case 'S': sample = optarg; break;
 		case 1: libomp = 0; break;
+		case 2: collect = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -310,9 +316,17 @@ int main(int argc, char **argv)
 		return 126;
 	}
 
-	char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8];
+	char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8], contact[600] = "";
 	find_library(lib, sizeof(lib));
-	pick_tracedir(outdir, force, dir, sizeof(dir));
+	if (collect && collect_contact(collect, contact, sizeof(contact)) != 0) {
+		fprintf(stderr, "ovnirun: --collect %s: not a contact string (HOST:PORT:RUN:SECRET, as "
+				"`ovni-auto collect` prints it, or @FILE holding one)\n", collect);
+		return 2;
+	}
+	if (contact[0]) /* the streams wait locally (see the agent's collect.c) */
+		snprintf(dir, sizeof(dir), "%s", outdir ? outdir : "ovni");
+	else
+		pick_tracedir(outdir, force, dir, sizeof(dir));
 	if (dir[0] == '/') {
 		snprintf(absdir, sizeof(absdir), "%s", dir);
 	} else {
@@ -322,6 +336,18 @@ int main(int argc, char **argv)
 		snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
 	}
 
+	if (contact[0] && !launcher_rank() && collect_session(contact, 0) != 0) {
+		contact_lost = 1;
+		/* Said once here; the agent in every process keeps its streams locally at once. */
+		const char *base = tmpdir ? tmpdir : getenv("TMPDIR");
+		char *r = strrchr(contact, ':'), *run = r;
+		while (run > contact && run[-1] != ':')
+			run--;
+		fprintf(stderr, "ovnirun: cannot reach the collector at %.*s: the trace stays in %s/ovni-collect.%d.%.*s\n",
+			(int)(run - 1 - contact), contact, base && base[0] == '/' ? base : "/tmp", (int)getuid(),
+			(int)(r - run), run);
+		setenv("OVNI_COLLECT_UNREACHABLE", "1", 1);
+	}
 	setup_signals();
 	child = fork();
 	if (child < 0)
@@ -342,6 +368,8 @@ int main(int argc, char **argv)
 			setenv("OVNI_MPI_PER_RANK", "1", 1);
 		if (tmpdir)
 			setenv("OVNI_TMPDIR", tmpdir, 1);
+		if (contact[0])
+			setenv("OVNI_COLLECT", contact, 1);
 		if (loom)
 			setenv("OVNI_LOOM", loom, 1);
 		if (appid)
@@ -367,7 +395,15 @@ int main(int argc, char **argv)
 			die("waitpid:");
 	}
 	const char *rank = launcher_rank();
-	if (!quiet && (!rank || !strcmp(rank, "0"))) {
+	if (contact[0]) {
+		/* Under a launcher every rank runs ovnirun: none of them is the run. */
+		if (contact_lost || rank)
+			;
+		else if (collect_session(contact, 1) != 0 && !quiet)
+			fprintf(stderr, "ovnirun: could not tell the collector that the run ended\n");
+		else if (!quiet)
+			fprintf(stderr, "ovnirun: trace sent to the collector\n");
+	} else if (!quiet && (!rank || !strcmp(rank, "0"))) {
 		nftw(dir, count_one, 16, FTW_PHYS);
 		if (nthreads_seen && rank)
 			fprintf(stderr, "ovnirun: trace in %s (rank 0 done; other ranks may still be writing)\n", dir);

@@ -1,0 +1,148 @@
+# The TCP collector on one host (the three-host case is t975):
+#  1. a shell script with pipelines, forks and execs, and Python, under
+#     `ovnirun --collect`: the same output and exit status as untraced, one
+#     valid trace in the collector's directory, nothing left in the local
+#     staging directory, and the collector ends by itself;
+#  2. clients that send garbage, the wrong secret, path tricks in the loom or
+#     stream names, an oversized frame, or hang up in the middle of a file:
+#     each is dropped, nothing is written outside the trace directory, and a
+#     traced run afterwards is collected whole;
+#  3. SIGTERM to the collector in the middle of a run: a valid trace of what
+#     had arrived, the running process marked as not finished, the program
+#     unaffected, one message from the agents, and the streams kept locally;
+#  4. a collector nobody listens for: the program runs as untraced with one
+#     message, and its trace stays in the local directory;
+#  5. --clocks-only: the streams go to the shared directory, the collector
+#     writes clock-offsets.txt there; --status reports the progress.
+. "$(dirname "$0")/../lib.sh"
+
+collector() { # TRACE [OPTIONS]: sets COLPID and the contact file
+	rm -f "$WORK/contact"
+	t=$1; shift
+	"$OA" collect -o "$t" -l 127.0.0.1:0 -c "$WORK/contact" --grace 20 "$@" >"$WORK/col.out" 2>"$WORK/col.err" &
+	COLPID=$!
+	for i in $(seq 100); do [ -s "$WORK/contact" ] && break; sleep 0.05; done
+	[ -s "$WORK/contact" ] || { cat "$WORK/col.err"; fail "collector did not start"; }
+	assert_eq "contact file mode" 600 "$(stat -c %a "$WORK/contact")"
+	assert_eq "contact printed" "$(cat "$WORK/contact")" "$(cat "$WORK/col.out")"
+}
+wait_collector() {
+	for i in $(seq 300); do kill -0 $COLPID 2>/dev/null || break; sleep 0.1; done
+	kill -0 $COLPID 2>/dev/null && { cat "$WORK/col.err"; fail "collector did not end by itself"; }
+	wait $COLPID || fail "collector exit status"
+}
+export TMPDIR="$WORK/stage"
+mkdir -p "$TMPDIR"
+
+# ---- 1 ----
+cat >"$WORK/job.sh" <<'EOF'
+#!/bin/bash
+seq 1 2000 | sort -r | head -n 3
+for i in 1 2 3; do (echo "sub $i"; /bin/true) | cat; done
+x=$(python3 -c 'import os, sys; print(sum(range(1000))); sys.stdout.flush(); os.system("echo from-system")')
+echo "python said $x"
+printf 'abc\n' | gzip | gunzip
+exit 3
+EOF
+chmod +x "$WORK/job.sh"
+plain=$("$WORK/job.sh" 2>&1); prc=$?
+collector "$WORK/t1"
+traced=$("$OVNIRUN" -q --collect "@$WORK/contact" "$WORK/job.sh" 2>&1); trc=$?
+assert_eq "exit status" "$prc" "$trc"
+assert_eq "output" "$plain" "$traced"
+wait_collector
+cat "$WORK/col.err"
+check_trace "$WORK/t1"
+assert_ge "processes" 8 "$(ls -d "$WORK"/t1/loom.*/proc.* | wc -l)"
+grep -q "did not finish" "$WORK/t1/collect.txt" && { cat "$WORK/t1/collect.txt"; fail "a process did not finish"; }
+assert_eq "offsets file lines" 2 "$(wc -l <"$WORK/t1/clock-offsets.txt")"
+assert_eq "streams left locally" 0 "$(find "$TMPDIR" -name 'stream.*' | wc -l)"
+[ -e "$WORK/t1/.incoming" ] && fail ".incoming left"
+"$OA" collect --status "$WORK/t1" | grep -q "state done" || fail "--status after the end"
+
+# ---- 2 ----
+collector "$WORK/t2"
+python3 - "$(cat "$WORK/contact")" "$WORK" <<'EOF' || fail "abuse client"
+import os, socket, struct, sys, time
+host, port, run, secret = sys.argv[1].rsplit(":", 3)
+def conn():
+    s = socket.create_connection((host, int(port)))
+    s.settimeout(5)
+    return s
+def frame(t, p):
+    return t.encode() + struct.pack("<I", len(p)) + p
+def closed(s):
+    try:
+        while True:
+            d = s.recv(4096)
+            if not d:
+                return True
+    except (ConnectionResetError, socket.timeout):
+        return False
+def helo(role, loom="evil", pid=4242, sec=secret):
+    return frame("HELO", f"secret={sec}\nrun={run}\nrole={role}\nloom={loom}\npid={pid}\nprog=x\n".encode())
+cases = {
+  "garbage": os.urandom(5000),
+  "wrong secret": helo("fini", sec="0" * 32),
+  "loom ..": helo("fini", loom="../../outside"),
+  "loom with slash": helo("fini", loom="a/b"),
+  "huge frame": b"HELO" + struct.pack("<I", 0xffffffff) + b"x" * 100,
+}
+for name, data in cases.items():
+    s = conn(); s.sendall(data)
+    if not closed(s): sys.exit(f"{name}: not dropped")
+for bad in ["../../x/stream.obs", "thread.1/../../x", "thread.1/stream.obs/../x", "/etc/passwd", "thread.01/stream.obs", "thread.1/evil"]:
+    s = conn(); s.sendall(helo("fini"))
+    s.sendall(frame("FILE", struct.pack("<Q", 4) + bad.encode()) + b"abcd")
+    if not closed(s): sys.exit(f"file name {bad}: not dropped")
+# a file announced bigger than sent, then hang up
+s = conn(); s.sendall(helo("fini", pid=4343))
+s.sendall(frame("FILE", struct.pack("<Q", 100000) + b"thread.4343/stream.obs") + b"x" * 10)
+time.sleep(0.2); s.close()
+EOF
+traced=$("$OVNIRUN" -q --collect "@$WORK/contact" "$WORK/job.sh" 2>&1); trc=$?
+assert_eq "output after the abuse" "$plain" "$traced"
+wait_collector
+cat "$WORK/t2/collect.txt"
+check_trace "$WORK/t2"
+assert_ge "connections dropped" 11 "$(sed -n 's/.* \([0-9]*\) connections dropped.*/\1/p' "$WORK/t2/collect.txt")"
+[ -e "$WORK/outside" ] || [ -e "$WORK/x" ] || [ -e "$WORK/t2/loom.evil" ] && fail "a client wrote outside its place"
+find "$WORK/t2" -name 'evil*' -o -name 'proc.4343' | grep -q . && fail "a partial transfer was kept"
+assert_ge "processes after the abuse" 8 "$(ls -d "$WORK"/t2/loom.*/proc.* | wc -l)"
+
+# ---- 3 ----
+collector "$WORK/t3"
+"$OVNIRUN" -q --collect "@$WORK/contact" sh -c "$PROG/netpair sleep 100; $PROG/netpair sleep 2500" >"$WORK/s3.out" 2>"$WORK/s3.err" &
+p=$!
+sleep 1
+kill -TERM $COLPID
+wait $COLPID || fail "collector status after SIGTERM"
+"$OA" collect --status "$WORK/t3" >"$WORK/st3"
+cat "$WORK/st3"
+assert_ge "--status: processes still running" 1 "$(sed -n 's/^processes running \([0-9]*\).*/\1/p' "$WORK/st3")"
+wait $p || fail "program status after the collector's end"
+assert_eq "program output" "slept
+slept" "$(cat "$WORK/s3.out")"
+cat "$WORK/s3.err"
+assert_eq "messages from the agent" 1 "$(grep -c 'could not send the streams' "$WORK/s3.err")"
+grep -q "did not finish" "$WORK/t3/collect.txt" || fail "the unfinished process is not marked"
+check_trace "$WORK/t3"
+assert_ge "streams kept locally" 1 "$(find "$TMPDIR" -name stream.obs | wc -l)"
+
+# ---- 4 ----
+rm -rf "$TMPDIR"/*
+out=$("$OVNIRUN" -q --collect 127.0.0.1:9:0123abcd:0123456789abcdef0123456789abcdef "$WORK/job.sh" 2>"$WORK/s4.err")
+assert_eq "output without a collector" "$plain" "$out"
+cat "$WORK/s4.err"
+assert_eq "messages" 1 "$(grep -c 'cannot reach the collector' "$WORK/s4.err")"
+assert_ge "streams kept locally" 8 "$(find "$TMPDIR"/ovni-collect.*.0123abcd -name stream.obs | wc -l)"
+
+# ---- 5 ----
+collector "$WORK/shared" --clocks-only
+out=$("$OVNIRUN" -q -o "$WORK/shared" -f --collect "@$WORK/contact" "$WORK/job.sh" 2>&1)
+assert_eq "clocks-only output" "$plain" "$out"
+wait_collector
+check_trace "$WORK/shared"
+[ -f "$WORK/shared/clock-offsets.txt" ] || fail "clocks-only: no offsets"
+assert_ge "clocks-only processes" 8 "$(ls -d "$WORK"/shared/loom.*/proc.* | wc -l)"
+info ok

@@ -1,0 +1,785 @@
+/* cmd_collect.c: `ovni-auto collect`, a trace collector over TCP.  Traced
+ * processes (OVNI_COLLECT, `ovnirun --collect`) join it at start, where it
+ * measures their host's clock, and send their streams when they end; it
+ * writes one trace with clock-offsets.txt.  One thread, one poll loop; the
+ * parts are in tools/collect/ and the wire format in writer/collect_fmt.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../writer/collect_fmt.h"
+#include "../writer/log.h"
+#include "cmds.h"
+#include "collect/collect.h"
+
+static const char usage_text[] =
+	"usage: ovni-auto collect -o DIR [options]\n"
+	"       ovni-auto collect --status DIR\n"
+	"\n"
+	"Collect one ovni trace over TCP from traced processes on any number of\n"
+	"hosts (no shared file system needed).  Prints its contact string; give it to\n"
+	"`ovnirun --collect CONTACT` (or OVNI_COLLECT=CONTACT) on every host.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output DIR        the trace directory to write\n"
+	"  -l, --listen ADDR:PORT  where to listen (default: every address, a free\n"
+	"                          port; the contact names this host)\n"
+	"  -c, --contact-file F    also write the contact string to F (mode 0600)\n"
+	"      --fail-stop         when a traced process dies of a signal (or\n"
+	"                          vanishes), tell every other one to finish and\n"
+	"                          send its streams now\n"
+	"      --clocks-only       the processes write their streams themselves\n"
+	"                          (shared file system): only measure the clocks\n"
+	"                          and write clock-offsets.txt in DIR\n"
+	"      --grace SECS        after the run ends (every ovnirun has ended) or\n"
+	"                          SIGTERM, wait this long for processes still\n"
+	"                          running or sending (default 30, SIGTERM: 5)\n"
+	"      --idle SECS         also end when every process has finished and\n"
+	"                          none joined for SECS\n"
+	"      --max-bytes SIZE    most a process may send (default 64G)\n"
+	"  -q, --quiet             no progress lines\n"
+	"      --status DIR        show the progress of the collector writing DIR\n"
+	"\n"
+	"Ends when every `ovnirun --collect` that began has ended and every process\n"
+	"has sent its streams (1 s after the last), or on SIGINT/SIGTERM; either way the\n"
+	"trace is valid, and DIR/collect.txt lists processes that did not finish.\n";
+
+enum stage { ST_HELLO, ST_READY, ST_DATA, ST_WATCH };
+enum role { R_NONE, R_JOIN, R_WATCH, R_FINI, R_OVNIRUN };
+
+#define IN_MAX (64 * 1024 + OA_COL_HDR + OA_COL_MAX_CTRL)
+#define MAX_CLIENTS 4096
+
+struct client {
+	int fd;
+	unsigned id;
+	enum stage stage;
+	enum role role;
+	int staging;
+	struct col_proc *proc;
+	char loom[COL_LOOM_MAX + 1]; /* who it said it is (fini: the process is made known at FINI) */
+	int pid;
+	int file_fd;
+	uint64_t file_left;
+	int file_json;
+	uint64_t bytes, since, last_io;
+	size_t have;
+	uint8_t buf[IN_MAX];
+	struct client *next;
+};
+
+static struct client *clients;
+static int nclients;
+static char secret[OA_COL_SECRET_HEX + 1], run[OA_COL_RUN_HEX + 1];
+static int failstop, clocks_only, quiet;
+static uint64_t max_bytes = 64ull << 30;
+static int stopping;    /* fail-stop triggered */
+static volatile sig_atomic_t terminate;
+static long sessions_begun, sessions_done; /* ovnirun --collect: started, ended */
+static uint64_t end_deadline;
+static double grace_s = 30, idle_s;
+static uint64_t last_join, total_bytes;
+static long nfini, ngarbage;
+static const char *outdir;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	terminate++;
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	if (quiet)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "collect: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static int send_frame(int fd, uint32_t type, const char *text)
+{
+	uint8_t m[OA_COL_HDR + 256];
+	size_t n = text ? strlen(text) : 0;
+	if (n > 256)
+		n = 256;
+	oa_col_put32(m, type);
+	oa_col_put32(m + 4, (uint32_t)n);
+	memcpy(m + OA_COL_HDR, text ? text : "", n);
+	/* Small and rare: a full socket buffer means a client that does not
+	 * read, which loses the message. */
+	return send(fd, m, OA_COL_HDR + n, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)(OA_COL_HDR + n) ? 0 : -1;
+}
+
+static const char *kv(const char *text, const char *key, char *out, size_t size)
+{
+	size_t k = strlen(key);
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, k) && p[k] == '=') {
+			size_t n = strcspn(p + k + 1, "\n");
+			if (n >= size)
+				return NULL;
+			memcpy(out, p + k + 1, n);
+			out[n] = '\0';
+			return out;
+		}
+	}
+	return NULL;
+}
+
+static int same_secret(const char *s)
+{
+	unsigned diff = strlen(s) != OA_COL_SECRET_HEX;
+	for (int i = 0; i < OA_COL_SECRET_HEX; i++)
+		diff |= (unsigned)(s[i] ^ secret[i]) * (s[i] != 0);
+	return !diff;
+}
+
+static void stop_all(const char *why)
+{
+	if (stopping || !failstop)
+		return;
+	stopping = 1;
+	note("fail-stop: %s; telling every process to finish", why);
+	for (struct client *c = clients; c; c = c->next)
+		if (c->role == R_WATCH)
+			send_frame(c->fd, OA_COL_STOP, NULL);
+}
+
+/* The end of a connection, orderly or not. */
+static void drop(struct client *c, const char *why)
+{
+	if (why) {
+		ngarbage++;
+		fprintf(stderr, "collect: dropped a connection: %s\n", why);
+	}
+	if (c->file_fd >= 0)
+		close(c->file_fd);
+	c->file_fd = -1;
+	if (c->staging)
+		col_store_abort(c->id);
+	c->staging = 0;
+	if (c->role == R_WATCH && c->proc && --c->proc->watch == 0 && c->proc->state == PROC_RUNNING)
+		c->proc->watch_lost_at = col_clock();
+	close(c->fd);
+	c->fd = -1;
+}
+
+static double best_rtt = 1e18; /* the shortest round trip of any series: what the network can do */
+
+/* A series, again (5 at most) while its round trip is far from the best
+ * seen: a process starting up, or a busy host, delays one way more. */
+static int series(int fd, double *med, double *mean, double *std, double *rtt)
+{
+	int ok = 0;
+	for (int i = 0; i < 5; i++) {
+		double m, a, s, r;
+		if (i) {
+			struct timespec pause = { 0, 2000000 }; /* let the burst pass */
+			nanosleep(&pause, NULL);
+		}
+		if (col_clock_measure(fd, &m, &a, &s, &r) != 0)
+			break;
+		if (!ok || r < *rtt)
+			*med = m, *mean = a, *std = s, *rtt = r, ok = 1;
+		if (r < best_rtt)
+			best_rtt = r;
+		if (*rtt <= 2 * best_rtt + 2000)
+			break;
+	}
+	return ok ? 0 : -1;
+}
+
+static int poor(const struct col_host *h)
+{
+	return h->first_rtt > 2 * best_rtt + 2000;
+}
+
+static void measure(struct col_host *h, int fd, int again)
+{
+	double med = 0, mean = 0, std = 0, rtt = 0;
+	if (series(fd, &med, &mean, &std, &rtt) != 0)
+		return;
+	if (!again) {
+		/* The first processes of a host are each measured: the series
+		 * with the shortest round trip is kept (the least delay to be
+		 * unequal between the two ways). */
+		h->joins_measured++;
+		if (h->measured && rtt >= h->first_rtt)
+			return;
+		h->first = med, h->first_mean = mean, h->first_std = std, h->first_rtt = rtt;
+		h->t_first = col_clock();
+		if (!h->measured)
+			note("host %s: clock offset %+.0f ns (best round trip %.0f us)", h->loom, med, rtt / 1000);
+		if (!h->measured)
+			h->measured = 1;
+	} else {
+		h->last = med, h->last_mean = mean, h->last_std = std, h->last_rtt = rtt;
+		h->t_last = col_clock();
+		h->measured = 2;
+	}
+}
+
+static int hello(struct client *c, const char *text)
+{
+	char v[COL_LOOM_MAX + 1], loom[COL_LOOM_MAX + 1], role[16];
+	if (!kv(text, "secret", v, sizeof(v)) || !same_secret(v))
+		return send_frame(c->fd, OA_COL_DENY, "wrong secret"), -1;
+	if (!kv(text, "run", v, sizeof(v)) || strcmp(v, run) || !kv(text, "role", role, sizeof(role)))
+		return -1;
+	c->role = !strcmp(role, "join") ? R_JOIN : !strcmp(role, "watch") ? R_WATCH : !strcmp(role, "fini") ? R_FINI
+		: !strcmp(role, "ovnirun") ? R_OVNIRUN : R_NONE;
+	if (c->role == R_NONE)
+		return -1;
+	if (c->role == R_OVNIRUN) {
+		c->stage = ST_READY;
+		return send_frame(c->fd, OA_COL_WELC, "");
+	}
+	char *end;
+	long pid = kv(text, "pid", v, sizeof(v)) ? strtol(v, &end, 10) : 0;
+	if (!kv(text, "loom", loom, sizeof(loom)) || !col_valid_loom(loom) || pid <= 0 || pid > 1 << 30 || *end)
+		return -1;
+	snprintf(c->loom, sizeof(c->loom), "%s", loom);
+	c->pid = (int)pid;
+	if (c->role == R_FINI) {
+		/* Known only once its streams are in (FINI) or it says it crashed. */
+		if (col_store_begin(c->id) != 0)
+			return send_frame(c->fd, OA_COL_DENY, "cannot write the trace"), -1;
+		c->staging = 1;
+		c->stage = ST_READY;
+		return send_frame(c->fd, OA_COL_WELC, "");
+	}
+	struct col_host *h = col_host_get(loom);
+	struct col_proc *p = h ? col_proc_get(h, (int)pid) : NULL;
+	if (!p)
+		return -1;
+	c->proc = p;
+	if (kv(text, "prog", v, sizeof(v)))
+		snprintf(p->prog, sizeof(p->prog), "%s", v);
+	if (c->role == R_JOIN) {
+		last_join = col_clock();
+		if (stopping)
+			return send_frame(c->fd, OA_COL_DENY, "the run is stopping (fail-stop)"), -1;
+		if (p->state == PROC_LOST)
+			note("%s/proc.%d is back", h->loom, p->pid);
+		if (p->state != PROC_FINISHED)
+			p->state = PROC_RUNNING;
+		p->watch_lost_at = 0;
+		if (h->joins_measured < 3 || (h->measured == 1 && poor(h)))
+			measure(h, c->fd, 0);
+		char w[64];
+		snprintf(w, sizeof(w), "failstop=%d\nstreams=%d\n", failstop, !clocks_only);
+		send_frame(c->fd, OA_COL_WELC, w);
+		return 1; /* done with this connection */
+	}
+	if (c->role == R_WATCH) {
+		p->watch++;
+		p->watch_lost_at = 0;
+		c->stage = ST_WATCH;
+		if (stopping)
+			send_frame(c->fd, OA_COL_STOP, NULL);
+		return send_frame(c->fd, OA_COL_WELC, "");
+	}
+	return -1;
+}
+
+/* The process a fini connection speaks for. */
+static struct col_proc *proc_of(struct client *c)
+{
+	if (!c->proc) {
+		struct col_host *h = col_host_get(c->loom);
+		c->proc = h ? col_proc_get(h, c->pid) : NULL;
+	}
+	return c->proc;
+}
+
+static int fini(struct client *c, const char *text)
+{
+	struct col_proc *p = proc_of(c);
+	int n = 0;
+	if (!p)
+		return -1;
+	if (!clocks_only && col_store_commit(c->id, p->host->loom, p->pid, &n) != 0)
+		fprintf(stderr, "collect: cannot store the streams of %s/proc.%d: %s\n", p->host->loom, p->pid,
+			strerror(errno));
+	c->staging = 0;
+	p->nstreams += n;
+	p->bytes += c->bytes;
+	p->state = PROC_FINISHED;
+	p->stopped |= strstr(text, "how=stopped") != NULL;
+	nfini++;
+	/* The clock again, for drift: once per host and second at most; or,
+	 * sooner, a better series where the join's was poor. */
+	struct col_host *h = p->host;
+	if (h->measured && col_clock() - (h->measured == 2 ? h->t_last : h->t_first) > 1000000000ull)
+		measure(h, c->fd, 1);
+	else if (h->measured == 1 && poor(h))
+		measure(h, c->fd, 0);
+	send_frame(c->fd, OA_COL_BYE, NULL);
+	return 1;
+}
+
+/* One frame; 0 go on, 1 done (close quietly), -1 protocol error. */
+static int frame(struct client *c, uint32_t type, uint8_t *payload, uint32_t len)
+{
+	char *text = (char *)payload;
+	if (c->stage == ST_HELLO)
+		return type == OA_COL_HELO ? hello(c, text) : -1;
+	if (c->stage == ST_WATCH)
+		return -1;
+	if (c->role == R_OVNIRUN) {
+		if (type == OA_COL_BEGN)
+			sessions_begun++;
+		else if (type == OA_COL_DONE)
+			sessions_done++;
+		else
+			return -1;
+		last_join = col_clock();
+		return 1;
+	}
+	switch (type) {
+	case OA_COL_CRSH:
+		if (!proc_of(c))
+			return -1;
+		c->proc->crashed = atoi(text + (strncmp(text, "sig=", 4) ? 0 : 4));
+		note("%s/proc.%d (%s) died of signal %d", c->proc->host->loom, c->proc->pid, c->proc->prog,
+		     c->proc->crashed);
+		stop_all("a process died of a signal");
+		return 0;
+	case OA_COL_FILE: {
+		if (len < 9 || len > 8 + OA_COL_NAME_MAX || clocks_only)
+			return -1;
+		uint64_t size = oa_col_get64(payload);
+		text[len] = '\0';
+		if (c->bytes + size > max_bytes)
+			return -1;
+		int r = col_store_file(c->id, text + 8, &c->file_fd);
+		if (r == -EINVAL)
+			return -1;
+		if (r != 0) {
+			fprintf(stderr, "collect: cannot write %s: %s\n", text + 8, strerror(-r));
+			return -1;
+		}
+		c->file_left = size;
+		c->bytes += size;
+		total_bytes += size;
+		c->stage = ST_DATA;
+		if (!size) {
+			close(c->file_fd);
+			c->file_fd = -1;
+			c->stage = ST_READY;
+		}
+		return 0;
+	}
+	case OA_COL_FINI:
+		return fini(c, text);
+	default:
+		return -1;
+	}
+}
+
+/* Everything complete in the input buffer; the rest waits for more. */
+static int consume(struct client *c)
+{
+	size_t off = 0;
+	int r = 0;
+	while (!r && off < c->have) {
+		if (c->stage == ST_DATA) {
+			size_t n = c->have - off;
+			if (n > c->file_left)
+				n = (size_t)c->file_left;
+			if (write(c->file_fd, c->buf + off, n) != (ssize_t)n) {
+				fprintf(stderr, "collect: cannot write the trace: %s\n", strerror(errno));
+				return -2;
+			}
+			off += n;
+			c->file_left -= n;
+			if (!c->file_left) {
+				close(c->file_fd);
+				c->file_fd = -1;
+				c->stage = ST_READY;
+			}
+			continue;
+		}
+		if (c->have - off < OA_COL_HDR)
+			break;
+		uint32_t type = oa_col_get32(c->buf + off), len = oa_col_get32(c->buf + off + 4);
+		if (len > OA_COL_MAX_CTRL)
+			return -1;
+		if (c->have - off < OA_COL_HDR + (size_t)len + 1 && c->have - off < OA_COL_HDR + (size_t)len)
+			break;
+		/* NUL-terminate the payload in place (the next byte is read again below). */
+		uint8_t keep = off + OA_COL_HDR + len < IN_MAX ? c->buf[off + OA_COL_HDR + len] : 0;
+		c->buf[off + OA_COL_HDR + len] = 0;
+		r = frame(c, type, c->buf + off + OA_COL_HDR, len);
+		if (off + OA_COL_HDR + len < IN_MAX)
+			c->buf[off + OA_COL_HDR + len] = keep;
+		off += OA_COL_HDR + len;
+	}
+	memmove(c->buf, c->buf + off, c->have - off);
+	c->have -= off;
+	return r;
+}
+
+static void serve(struct client *c)
+{
+	ssize_t n = recv(c->fd, c->buf + c->have, IN_MAX - 1 - c->have, 0);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		drop(c, c->stage == ST_DATA || (c->role == R_FINI && c->stage == ST_READY)
+				? "the process went away in the middle of sending" : NULL);
+		return;
+	}
+	c->have += (size_t)n;
+	c->last_io = col_clock();
+	int r = consume(c);
+	if (r == 1)
+		drop(c, NULL);
+	else if (r < 0)
+		drop(c, c->stage == ST_HELLO ? "not a traced process of this run" : "protocol error");
+}
+
+static void accept_one(int lfd)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	struct client *c = nclients < MAX_CLIENTS ? malloc(sizeof(*c)) : NULL;
+	if (!c) {
+		close(fd);
+		return;
+	}
+	static unsigned next_id;
+	memset(c, 0, offsetof(struct client, buf));
+	c->fd = fd;
+	c->id = ++next_id;
+	c->file_fd = -1;
+	c->since = c->last_io = col_clock();
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->next = clients;
+	clients = c;
+	nclients++;
+}
+
+static int listen_on(const char *spec, char *host, size_t hsize, int *port)
+{
+	char a[300] = "", p[32] = "0";
+	if (spec) {
+		const char *colon = strrchr(spec, ':');
+		if (!colon) {
+			snprintf(a, sizeof(a), "%s", spec);
+		} else {
+			snprintf(a, sizeof(a), "%.*s", (int)(colon - spec), spec);
+			snprintf(p, sizeof(p), "%s", colon + 1);
+		}
+		if (a[0] == '[' && a[strlen(a) - 1] == ']') {
+			memmove(a, a + 1, strlen(a));
+			a[strlen(a) - 1] = '\0';
+		}
+	}
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai;
+	int g = getaddrinfo(a[0] ? a : NULL, p, &hints, &ai);
+	if (g)
+		die("cannot listen on %s: %s", spec, gai_strerror(g));
+	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int one = 1;
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 512) != 0)
+		die("cannot listen on %s:", spec ? spec : "a free port");
+	freeaddrinfo(ai);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	getsockname(fd, (struct sockaddr *)&ss, &sl);
+	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+					       : ((struct sockaddr_in *)&ss)->sin_port);
+	if (a[0] && strcmp(a, "0.0.0.0") && strcmp(a, "::"))
+		snprintf(host, hsize, strchr(a, ':') ? "[%s]" : "%s", a);
+	else if (gethostname(host, hsize) != 0)
+		snprintf(host, hsize, "localhost");
+	return fd;
+}
+
+static void make_secret(void)
+{
+	uint8_t r[OA_COL_SECRET_HEX / 2 + OA_COL_RUN_HEX / 2];
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		die("no random numbers:");
+	for (size_t i = 0; i < OA_COL_SECRET_HEX / 2; i++)
+		sprintf(secret + 2 * i, "%02x", r[i]);
+	for (size_t i = 0; i < OA_COL_RUN_HEX / 2; i++)
+		sprintf(run + 2 * i, "%02x", r[OA_COL_SECRET_HEX / 2 + i]);
+}
+
+static void counts(long *running, long *finished, long *lost, long *streams)
+{
+	*running = *finished = *lost = *streams = 0;
+	for (struct col_proc *p = col_procs; p; p = p->next) {
+		*running += p->state == PROC_RUNNING;
+		*finished += p->state == PROC_FINISHED;
+		*lost += p->state == PROC_LOST;
+		*streams += p->nstreams;
+	}
+}
+
+static void status(const char *state)
+{
+	long running, finished, lost, streams, hosts = 0;
+	counts(&running, &finished, &lost, &streams);
+	for (struct col_host *h = col_hosts; h; h = h->next)
+		hosts++;
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "pid %d\nstate %s\nhosts %ld\nprocesses running %ld finished %ld lost %ld\nstreams %ld\nbytes %llu\n",
+		 (int)getpid(), state, hosts, running, finished, lost, streams, (unsigned long long)total_bytes);
+	col_write_file(".collect-status", text);
+}
+
+static int show_status(const char *dir)
+{
+	char path[4200], text[1024];
+	snprintf(path, sizeof(path), "%s/.collect-status", dir);
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "ovni-auto collect: no collector status in %s\n", dir);
+		return 1;
+	}
+	size_t n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	int pid = atoi(text + 4);
+	fputs(text, stdout);
+	if (!strstr(text, "state done") && (pid <= 0 || kill(pid, 0) != 0))
+		printf("(the collector is no longer running)\n");
+	return 0;
+}
+
+/* The end: offsets, what did not finish, the summary. */
+static void finish(void)
+{
+	long running, finished, lost, streams, hosts = 0;
+	counts(&running, &finished, &lost, &streams);
+	for (struct col_host *h = col_hosts; h; h = h->next)
+		hosts++;
+	char *sum = NULL;
+	size_t sumlen = 0;
+	FILE *f = open_memstream(&sum, &sumlen);
+	fprintf(f, "ovni-auto collect: %s\n", outdir);
+	fprintf(f, "  %ld hosts, %ld processes (%ld finished, %ld did not), %ld streams, %.1f KiB\n", hosts,
+		running + finished + lost, finished, running + lost, streams, (double)total_bytes / 1024);
+	col_clock_write(f);
+	for (struct col_proc *p = col_procs; p; p = p->next) {
+		if (p->state == PROC_FINISHED && !p->crashed && !p->stopped)
+			continue;
+		const char *what = p->state == PROC_RUNNING ? "did not finish (still running or killed)"
+				 : p->state == PROC_LOST	 ? "did not finish (vanished: killed?)"
+				 : p->crashed		 ? "died of a signal; its streams are complete"
+							 : "stopped by fail-stop; its streams are complete";
+		fprintf(f, "  %s/proc.%d (%s): %s", p->host->loom, p->pid, p->prog[0] ? p->prog : "?", what);
+		if (p->crashed)
+			fprintf(f, " (signal %d)", p->crashed);
+		fputc('\n', f);
+	}
+	if (ngarbage)
+		fprintf(f, "  %ld connections dropped (not of this run, or broken off)\n", ngarbage);
+	fclose(f);
+	col_write_file("collect.txt", sum);
+	if (!quiet)
+		fputs(sum, stderr);
+	free(sum);
+	col_store_cleanup();
+	status("done");
+}
+
+int cmd_collect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, 0, 'o' },	 { "listen", required_argument, 0, 'l' },
+		{ "contact-file", required_argument, 0, 'c' }, { "fail-stop", no_argument, 0, 1 },
+		{ "clocks-only", no_argument, 0, 2 },		 { "grace", required_argument, 0, 3 },
+		{ "idle", required_argument, 0, 4 },		 { "max-bytes", required_argument, 0, 5 },
+		{ "status", required_argument, 0, 6 },	 { "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },		 { 0, 0, 0, 0 },
+	};
+	const char *listen_spec = NULL, *contact_file = NULL;
+	int c, grace_set = 0;
+	while ((c = getopt_long(argc, argv, "o:l:c:qh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o': outdir = optarg; break;
+		case 'l': listen_spec = optarg; break;
+		case 'c': contact_file = optarg; break;
+		case 1: failstop = 1; break;
+		case 2: clocks_only = 1; break;
+		case 3: grace_s = atof(optarg); grace_set = 1; break;
+		case 4: idle_s = atof(optarg); break;
+		case 5: {
+			char *end;
+			double v = strtod(optarg, &end);
+			int sh = *end == 'K' || *end == 'k' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+			max_bytes = (uint64_t)(v * (double)(1ull << sh));
+			break;
+		}
+		case 6: return show_status(optarg);
+		case 'q': quiet = 1; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: fputs(usage_text, stderr); return 2;
+		}
+	}
+	if (!outdir || optind != argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	int r = col_store_open_root(outdir);
+	if (r)
+		die("cannot write in %s: %s", outdir, strerror(-r));
+	make_secret();
+	char host[300];
+	int port;
+	int lfd = listen_on(listen_spec, host, sizeof(host), &port);
+	char contact[512];
+	snprintf(contact, sizeof(contact), "%s:%d:%s:%s", host, port, run, secret);
+	if (contact_file) {
+		unlink(contact_file);
+		int fd = open(contact_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 || dprintf(fd, "%s\n", contact) < 0 || close(fd) != 0)
+			die("cannot write %s:", contact_file);
+	}
+	printf("%s\n", contact);
+	fflush(stdout);
+	note("listening on port %d; trace in %s%s%s", port, outdir, failstop ? "; fail-stop" : "",
+	     clocks_only ? "; clocks only" : "");
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	uint64_t last_status = 0;
+	long shown = -1;
+	int seen_terminate = 0;
+	struct pollfd *pfd = calloc(MAX_CLIENTS + 1, sizeof(*pfd));
+	struct client **who = calloc(MAX_CLIENTS + 1, sizeof(*who));
+	if (!pfd || !who)
+		die("out of memory");
+	for (;;) {
+		uint64_t now = col_clock();
+		if (terminate > seen_terminate) {
+			if (seen_terminate || terminate > 1)
+				break; /* a second signal: now */
+			seen_terminate = 1;
+			note("interrupted: gathering what is being sent");
+			stop_all("the collector was interrupted");
+			if (lfd >= 0)
+				close(lfd);
+			lfd = -1;
+			end_deadline = now + (uint64_t)((grace_set ? grace_s : 5) * 1e9);
+		}
+		/* Watch connections gone without a FINI within 2 s (an exec
+		 * reconnects sooner): the process vanished. */
+		for (struct col_proc *p = col_procs; p; p = p->next) {
+			if (p->state == PROC_RUNNING && !p->watch && p->watch_lost_at &&
+			    now - p->watch_lost_at > 2000000000ull) {
+				p->state = PROC_LOST;
+				note("%s/proc.%d (%s) vanished", p->host->loom, p->pid, p->prog);
+				stop_all("a process vanished");
+			}
+		}
+		long running, finished, lost, streams;
+		counts(&running, &finished, &lost, &streams);
+		int sending = 0;
+		for (struct client *k = clients; k; k = k->next)
+			sending += k->fd >= 0 && (k->role == R_FINI || k->stage == ST_HELLO);
+		/* Every ovnirun of the run has ended: the others get `grace` to send. */
+		int all_done = sessions_begun && sessions_done >= sessions_begun;
+		if (all_done && !end_deadline) {
+			note("every ovnirun of the run has ended; waiting for the processes still sending");
+			end_deadline = now + (uint64_t)(grace_s * 1e9);
+		}
+		if (!all_done && !seen_terminate)
+			end_deadline = 0; /* another ovnirun began */
+		if (seen_terminate && !sending && (!failstop || !running))
+			break;
+		if (all_done && !running && !sending && now - last_join > 1000000000ull)
+			break;
+		if (idle_s > 0 && (finished || lost) && !running && !sending && now - last_join > idle_s * 1e9)
+			break;
+		if (end_deadline && now > end_deadline)
+			break;
+		if (now - last_status > 1000000000ull) {
+			last_status = now;
+			status(stopping ? "stopping" : "running");
+			if (nfini != shown && nfini) {
+				shown = nfini;
+				note("%ld processes finished, %ld running, %.1f KiB received", finished, running,
+				     (double)total_bytes / 1024);
+			}
+		}
+		/* Connections that say nothing: 5 s to say who they are, 60 s between two reads. */
+		for (struct client *k = clients; k; k = k->next)
+			if (k->fd >= 0 && ((k->stage == ST_HELLO && now - k->since > 5000000000ull) ||
+					   (k->stage != ST_WATCH && now - k->last_io > 60000000000ull)))
+				drop(k, "silent for too long");
+		for (struct client **pp = &clients; *pp;) {
+			if ((*pp)->fd < 0) {
+				struct client *dead = *pp;
+				*pp = dead->next;
+				free(dead);
+				nclients--;
+			} else {
+				pp = &(*pp)->next;
+			}
+		}
+		int n = 0;
+		if (lfd >= 0) {
+			pfd[n].fd = lfd;
+			pfd[n].events = POLLIN;
+			who[n++] = NULL;
+		}
+		for (struct client *k = clients; k; k = k->next) {
+			pfd[n].fd = k->fd;
+			pfd[n].events = POLLIN;
+			who[n++] = k;
+		}
+		int pr = poll(pfd, (nfds_t)n, 200);
+		if (pr <= 0)
+			continue;
+		for (int i = 0; i < n; i++) {
+			if (!pfd[i].revents)
+				continue;
+			if (!who[i])
+				accept_one(lfd);
+			else if (who[i]->fd >= 0)
+				serve(who[i]);
+		}
+	}
+	for (struct client *k = clients; k; k = k->next)
+		if (k->fd >= 0)
+			drop(k, NULL);
+	finish();
+	free(pfd);
+	free(who);
+	return 0;
+}
