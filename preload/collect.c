@@ -218,6 +218,35 @@ static int watch_is_ours(void)
 	       !memcmp(&b, &watch_peer, bl);
 }
 
+/* A watch connection at a high number, its addresses noted: 0 or -1. */
+static int watch_connect(void)
+{
+	int fd = dial();
+	if (fd < 0)
+		return -1;
+	char reply[256];
+	if (hello(fd, "watch", reply, sizeof(reply)) != 0) {
+		close(fd);
+		return -1;
+	}
+	/* Far from the numbers the program allocates. */
+	struct rlimit rl;
+	int low = 100;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 256)
+		low = (int)(rl.rlim_cur - 64);
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, low);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	watch_local_len = sizeof(watch_local);
+	watch_peer_len = sizeof(watch_peer);
+	getsockname(fd, (struct sockaddr *)&watch_local, &watch_local_len);
+	getpeername(fd, (struct sockaddr *)&watch_peer, &watch_peer_len);
+	watch_fd = fd;
+	return 0;
+}
+
 static void *watch_main(void *arg)
 {
 	(void)arg;
@@ -226,8 +255,15 @@ static void *watch_main(void *arg)
 		int r = poll(&p, 1, 1000);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (!watch_is_ours())
-			return NULL; /* the program closed or reused the number: we only stop watching */
+		if (!watch_is_ours()) {
+			/* The program closed the number (closefrom, close_range):
+			 * a new connection, before the collector takes the end of
+			 * the old one for the end of the process (2 s). */
+			watch_fd = -1;
+			if (atomic_load(&send_state) || watch_connect() != 0)
+				return NULL;
+			continue;
+		}
 		if (r == 0)
 			continue;
 		uint32_t type, len;
@@ -245,29 +281,8 @@ static void *watch_main(void *arg)
 
 static void start_watch(void)
 {
-	int fd = dial();
-	if (fd < 0)
+	if (watch_connect() != 0)
 		return;
-	char reply[256];
-	if (hello(fd, "watch", reply, sizeof(reply)) != 0) {
-		close(fd);
-		return;
-	}
-	/* Far from the numbers the program allocates. */
-	struct rlimit rl;
-	int low = 100;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 256)
-		low = (int)(rl.rlim_cur - 64);
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, low);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
-	watch_fd = fd;
-	watch_local_len = sizeof(watch_local);
-	watch_peer_len = sizeof(watch_peer);
-	getsockname(fd, (struct sockaddr *)&watch_local, &watch_local_len);
-	getpeername(fd, (struct sockaddr *)&watch_peer, &watch_peer_len);
 	/* The watcher takes no signal of the program's. */
 	sigset_t all, old;
 	sigfillset(&all);

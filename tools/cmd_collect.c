@@ -268,6 +268,8 @@ static int hello(struct client *c, const char *text)
 		c->stage = ST_READY;
 		return send_frame(c->fd, OA_COL_WELC, "");
 	}
+	if (c->role == R_JOIN && stopping) /* it will run untraced: not one of ours */
+		return send_frame(c->fd, OA_COL_DENY, "the run is stopping (fail-stop)"), -1;
 	struct col_host *h = col_host_get(loom);
 	struct col_proc *p = h ? col_proc_get(h, (int)pid) : NULL;
 	if (!p)
@@ -277,8 +279,6 @@ static int hello(struct client *c, const char *text)
 		snprintf(p->prog, sizeof(p->prog), "%s", v);
 	if (c->role == R_JOIN) {
 		last_join = col_clock();
-		if (stopping)
-			return send_frame(c->fd, OA_COL_DENY, "the run is stopping (fail-stop)"), -1;
 		if (p->state == PROC_LOST)
 			note("%s/proc.%d is back", h->loom, p->pid);
 		if (p->state != PROC_FINISHED)

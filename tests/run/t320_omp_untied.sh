@@ -55,11 +55,23 @@ printf '%s\n' '1 POc p/thread.1 type=1 label="x"' '2 PPc p/thread.1 task=7 type=
 omp_replay "$WORK/bad2.d" >"$WORK/bad2.r" && fail "replay accepted a state left open by a segment"
 grep -q "subsystem stack at PPe" "$WORK/bad2.r" || fail "replay: wrong reason: $(cat "$WORK/bad2.r")"
 # The project's tools show what the openmp model cannot hold: migrations per
-# task type in stats, and the task event marks as instants in export.
+# task type in stats, and the task event marks as instants in export.  On
+# the first of the untied runs where a task did migrate (under load one
+# thread may run them all: then no mark is expected).
+u=""
+for n in 2 3 4; do
+	[ "$(rval migrations "$WORK/u$n.r")" -gt 0 ] && { u=u$n; break; }
+done
 "$OA" stats "$WORK/u2" >"$WORK/u2.stats" || fail "stats"
 migr=$(awk '$2 == "spawn_untied" { print $NF }' "$WORK/u2.stats")
 assert_eq "stats: migrations of spawn_untied" "$(rval migrations "$WORK/u2.r")" "$migr"
-grep -q "OpenMP task events: task resumed on another thread" "$WORK/u2.stats" || fail "stats: no migration mark line"
-"$OA" export -o "$WORK/u2.json" "$WORK/u2" || fail "export"
-assert_eq "export: one instant per migration mark" "$(rval migration_marks "$WORK/u2.r")" \
-	"$(grep -o '"ph":"i","s":"t",[^}]*"name":"task resumed on another thread"' "$WORK/u2.json" | wc -l)"
+if [ -n "$u" ]; then
+	"$OA" stats "$WORK/$u" >"$WORK/$u.stats" || fail "stats $u"
+	grep -q "OpenMP task events: task resumed on another thread" "$WORK/$u.stats" ||
+		fail "stats: no migration mark line ($u)"
+	"$OA" export -o "$WORK/$u.json" "$WORK/$u" || fail "export"
+	assert_eq "export: one instant per migration mark" "$(rval migration_marks "$WORK/$u.r")" \
+		"$(grep -o '"ph":"i","s":"t",[^}]*"name":"task resumed on another thread"' "$WORK/$u.json" | wc -l)"
+else
+	info "no untied task migrated in any run (one thread ran them all): marks not checked"
+fi

@@ -13,7 +13,11 @@
 #  4. a collector nobody listens for: the program runs as untraced with one
 #     message, and its trace stays in the local directory;
 #  5. --clocks-only: the streams go to the shared directory, the collector
-#     writes clock-offsets.txt there; --status reports the progress.
+#     writes clock-offsets.txt there; --status reports the progress;
+#  6. --fail-stop with a program that closes every descriptor (Python's
+#     os.closerange, as daemons do) and sleeps: its agent's watch connection
+#     is made again, so the collector does not take it for a process that
+#     vanished (which would stop the run).
 . "$(dirname "$0")/../lib.sh"
 
 collector() { # TRACE [OPTIONS]: sets COLPID and the contact file
@@ -145,4 +149,20 @@ wait_collector
 check_trace "$WORK/shared"
 [ -f "$WORK/shared/clock-offsets.txt" ] || fail "clocks-only: no offsets"
 assert_ge "clocks-only processes" 8 "$(ls -d "$WORK"/shared/loom.*/proc.* | wc -l)"
+
+# ---- 6 ----
+collector "$WORK/t6" --fail-stop
+out=$("$OVNIRUN" -q --collect "@$WORK/contact" /usr/bin/python3 -c '
+import os, time, subprocess
+os.closerange(3, 1 << 16)
+time.sleep(3.5)
+print(subprocess.run(["echo", "child"], capture_output=True, text=True, close_fds=True).stdout.strip())
+' 2>"$WORK/s6.err")
+assert_eq "output after closerange" child "$out"
+wait_collector
+cat "$WORK/t6/collect.txt" "$WORK/s6.err"
+grep -q "vanished" "$WORK/col.err" && fail "the closed watch connection was taken for a vanished process"
+grep -q "stopped\|did not finish" "$WORK/t6/collect.txt" && fail "processes stopped or unfinished"
+check_trace "$WORK/t6"
+assert_eq "processes" 2 "$(ls -d "$WORK"/t6/loom.*/proc.* | wc -l)"
 info ok

@@ -8,7 +8,12 @@
 #   2. the same with a preforking server (2 worker processes);
 #   3. --fail-stop: a process on h3 dies of SIGSEGV while h1 and h2 sleep:
 #      the collector tells them to finish, their streams arrive complete,
-#      and they run on untraced to the same output.
+#      and they run on untraced to the same output;
+#   4. a client on h3 sends garbage and a HELO with the wrong secret, then
+#      the collector is killed with SIGTERM while h1 and h2 still run: a
+#      valid trace of what arrived (h2's first process; offsets only for
+#      h2, the only host in it), the running processes listed as not
+#      finished, the programs unaffected.
 # Every trace passes check with one loom per host, the measured offsets are
 # within 5 us of the skews, the clients' and the server's events are in the
 # right order once the offsets are applied, and the outputs are the untraced
@@ -158,4 +163,39 @@ grep -q "h3/proc.* died of a signal.*signal 11" "$T/collect.txt" || fail "the cr
 assert_eq "stopped processes" 2 "$(grep -c 'stopped by fail-stop' "$T/collect.txt")"
 check_trace "$T"
 check_offsets "$T"
+
+# ---- 4: garbage, then SIGTERM mid-run ----
+T="$WORK/trace_term"
+collector "$T"
+ip netns exec oa$id-h3 python3 - "$(cat "$WORK/contact")" <<'EOF' || fail "garbage client"
+import os, socket, struct, sys
+host, port, run, secret = sys.argv[1].rsplit(":", 3)
+for data in (os.urandom(3000), b"HELO" + struct.pack("<I", 30) + b"secret=" + b"0" * 23):
+    s = socket.create_connection((host, int(port)), timeout=5)
+    s.sendall(data)
+    try:
+        while s.recv(4096):
+            pass
+    except ConnectionResetError:
+        pass
+EOF
+onhost 1 "$PROG/netpair" sleep 2500 >"$WORK/s1.out" 2>"$WORK/s1.err" &
+p1=$!
+onhost 2 sh -c "$PROG/netpair sleep 10; $PROG/netpair sleep 2500" >"$WORK/s2.out" 2>"$WORK/s2.err" &
+p2=$!
+sleep 1
+kill -TERM $COLPID
+wait $COLPID || fail "collector status after SIGTERM"
+wait $p1 || fail "h1 status"
+wait $p2 || fail "h2 status"
+assert_eq "h1 output" "slept" "$(cat "$WORK/s1.out")"
+assert_eq "h2 output" "slept
+slept" "$(cat "$WORK/s2.out")"
+cat "$T/collect.txt"
+grep -q "2 connections dropped" "$T/collect.txt" || fail "garbage connections not counted"
+grep -q "h1/proc.* did not finish" "$T/collect.txt" || fail "h1 not marked unfinished"
+check_trace "$T"
+assert_ge "streams of h2's first process" 1 "$(find "$T/loom.h2" -name stream.obs | wc -l)"
+# Offsets only for the hosts in the trace (the emulator refuses others).
+assert_eq "hosts in clock-offsets.txt" "h2" "$(sed 1d "$T/clock-offsets.txt" | awk '{ print $2 }' | tr '\n' ' ' | sed 's/ $//')"
 info "ok"
