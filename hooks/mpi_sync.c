@@ -36,6 +36,7 @@ struct loom_offset {
 	int rank; /* the loom's first rank */
 	char host[HOST_MAX];
 	double median, mean, stdev;
+	double rtt; /* the series' shortest round trip */
 };
 
 static struct loom_offset *first; /* from MPI_Init, for the drift */
@@ -89,18 +90,25 @@ static int measure(intptr_t comm, int peer, struct loom_offset *o)
 		s[i].rtt = (double)(t1 - t0);
 		s[i].offset = ((double)t0 + (double)(t1 - t0) / 2.0) - (double)tp;
 	}
+	/* The rounds close to the shortest (within 25% + 1 us, at least 4):
+	 * an offset's error is at most half its round trip, and a longer one
+	 * was delayed one way (a busy node). */
 	qsort(s, ROUNDS, sizeof(s[0]), cmp_rtt);
+	int best = 0;
+	while (best < BEST && (best < 4 || s[best].rtt <= s[0].rtt * 1.25 + 1000))
+		best++;
 	double v[BEST], sum = 0, sq = 0;
-	for (int i = 0; i < BEST; i++) {
+	for (int i = 0; i < best; i++) {
 		v[i] = s[i].offset;
 		sum += v[i];
 	}
-	o->mean = sum / BEST;
-	for (int i = 0; i < BEST; i++)
+	o->mean = sum / best;
+	for (int i = 0; i < best; i++)
 		sq += (v[i] - o->mean) * (v[i] - o->mean);
-	o->stdev = BEST > 1 ? root(sq / (BEST - 1)) : 0;
-	qsort(v, BEST, sizeof(v[0]), cmp_double);
-	o->median = BEST % 2 ? v[BEST / 2] : (v[BEST / 2 - 1] + v[BEST / 2]) / 2;
+	o->stdev = best > 1 ? root(sq / (best - 1)) : 0;
+	qsort(v, (size_t)best, sizeof(v[0]), cmp_double);
+	o->median = best % 2 ? v[best / 2] : (v[best / 2 - 1] + v[best / 2]) / 2;
+	o->rtt = s[0].rtt;
 	return 0;
 }
 
@@ -155,8 +163,11 @@ static void write_offsets(struct loom_offset *o, int n, int at_end)
 	for (int i = 0; i < n; i++) {
 		double med = o[i].median, mean = o[i].mean;
 		if (at_end && i < nfirst && first[i].rank == o[i].rank) {
-			med = (first[i].median + o[i].median) / 2;
-			mean = (first[i].mean + o[i].mean) / 2;
+			/* The middle of the two, unless one series had much longer
+			 * round trips: then the better one alone. */
+			double w = o[i].rtt > 2 * first[i].rtt + 2000 ? 0 : first[i].rtt > 2 * o[i].rtt + 2000 ? 1 : 0.5;
+			med = (1 - w) * first[i].median + w * o[i].median;
+			mean = (1 - w) * first[i].mean + w * o[i].mean;
 			dlen += (size_t)snprintf(drift + dlen, size - dlen, "%s %.0f %.0f %.0f %.3f\n", o[i].host,
 						 first[i].median, o[i].median, o[i].median - first[i].median, secs);
 		}

@@ -615,8 +615,10 @@ void agent_process_init(void)
 	if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
 		goto out;
 	oa_childenv_init();
-	if (!oa_config_trace_child(program_invocation_short_name))
+	if (!oa_config_trace_child(program_invocation_short_name)) {
+		oa_collect_untraced_image();
 		goto out;
+	}
 	if (oa_collect_init() != 0)
 		goto out;
 	start_process(-1);

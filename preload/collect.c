@@ -61,13 +61,30 @@ int oa_collect_active(void)
 	return active;
 }
 
+/* strerror() is not async-signal-safe: the errors a connection meets. */
+static const char *err_text(int e)
+{
+	switch (e) {
+	case ECONNREFUSED: return "connection refused";
+	case ETIMEDOUT: return "timed out";
+	case ECONNRESET: return "connection reset";
+	case EPIPE: return "connection closed";
+	case EHOSTUNREACH: return "host unreachable";
+	case ENETUNREACH: return "network unreachable";
+	case EAGAIN: return "timed out";
+	case EMFILE: case ENFILE: return "no descriptor free";
+	case EPROTO: return "the collector broke off";
+	default: return "error";
+	}
+}
+
 /* One message per run and host: the first process to create the marker
  * in the local directory says it (open() is async-signal-safe). */
 static void say_once(const char *what, const char *detail)
 {
 	if (atomic_exchange(&said, 1))
 		return;
-	char marker[4200];
+	static char marker[4200]; /* once per process (said): not on a signal stack */
 	oa_snprintf(marker, sizeof(marker), "%s/.said", localdir);
 	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST)
@@ -320,7 +337,7 @@ static int local_dir(void)
 	return 0;
 }
 
-static void join(void)
+static void join(int may_setenv)
 {
 	if (getenv("OVNI_COLLECT_UNREACHABLE")) {
 		atomic_store(&said, 1); /* an earlier process of the run said it */
@@ -342,17 +359,19 @@ static void join(void)
 		denied = 1;
 		say_once("refused by", reply);
 	} else {
-		say_once("cannot reach", strerror(fd < 0 ? err : (err ? err : EPROTO)));
-		/* Children would wait again: they keep their streams locally at once. */
-		setenv("OVNI_COLLECT_UNREACHABLE", "1", 1);
+		say_once("cannot reach", err_text(fd < 0 ? err : (err ? err : EPROTO)));
+		/* Children would wait again: they keep their streams locally at
+		 * once.  Not in a fork child: the environment's lock may be held
+		 * by a thread of the parent that did not come along. */
+		if (may_setenv)
+			setenv("OVNI_COLLECT_UNREACHABLE", "1", 1);
 	}
 }
 
-int oa_collect_init(void)
+/* OVNI_COLLECT read: contact, local directory, address. 0, or -1 (said). */
+static int setup(int resolve)
 {
 	const char *v = getenv("OVNI_COLLECT");
-	if (!v || !*v)
-		return 0;
 	char text[600];
 	if (v[0] == '@') {
 		int fd = open(v + 1, O_RDONLY | O_CLOEXEC);
@@ -382,18 +401,32 @@ int oa_collect_init(void)
 		return -1;
 	}
 	active = 1;
+	if (!resolve)
+		return 0;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	int g = getaddrinfo(host, port, &hints, &ai);
 	if (g != 0 || !ai || ai->ai_addrlen > sizeof(addr)) {
 		say_once("cannot find", g ? gai_strerror(g) : "no address");
 		if (ai)
 			freeaddrinfo(ai);
-	} else {
-		memcpy(&addr, ai->ai_addr, ai->ai_addrlen);
-		addrlen = ai->ai_addrlen;
-		freeaddrinfo(ai);
-		join();
+		return 1;
 	}
+	memcpy(&addr, ai->ai_addr, ai->ai_addrlen);
+	addrlen = ai->ai_addrlen;
+	freeaddrinfo(ai);
+	return 0;
+}
+
+int oa_collect_init(void)
+{
+	const char *v = getenv("OVNI_COLLECT");
+	if (!v || !*v)
+		return 0;
+	int r = setup(1);
+	if (r < 0)
+		return -1;
+	if (r == 0)
+		join(1);
 	if (streams || !reachable) {
 		oa_snprintf(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), "%s", localdir);
 		oa_cfg.tmpdir[0] = '\0';
@@ -403,6 +436,25 @@ int oa_collect_init(void)
 	if (reachable && failstop)
 		start_watch();
 	return 0;
+}
+
+void oa_collect_untraced_image(void)
+{
+	const char *v = getenv("OVNI_COLLECT");
+	if (!v || !*v || getenv("OVNI_COLLECT_UNREACHABLE") || setup(0) != 0)
+		return;
+	char procdir[4400];
+	struct stat st;
+	oa_snprintf(procdir, sizeof(procdir), "%s/loom.%s/proc.%d", localdir, oa_cfg.loom, (int)getpid());
+	if (stat(procdir, &st) == 0 && setup(1) == 0) {
+		/* An earlier image of this process (before its exec) was traced
+		 * and left its streams: they are sent now, as at its end. */
+		reachable = 1;
+		streams = 1;
+		oa_snprintf(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), "%s", localdir);
+		oa_collect_process_done(OA_COLLECT_EXIT, 0);
+	}
+	active = 0;
 }
 
 int oa_collect_after_fork(int traced)
@@ -421,7 +473,7 @@ int oa_collect_after_fork(int traced)
 	}
 	if (reachable) {
 		reachable = 0;
-		join();
+		join(0);
 		if (denied) {
 			active = 0;
 			return -1;
@@ -445,7 +497,7 @@ struct linux_dirent64 {
 /* For each thread.* directory of the process directory: fn(dfd, name). */
 static int each_thread(int dfd, int (*fn)(int fd, int dfd, const char *name), int fd)
 {
-	char buf[4096] __attribute__((aligned(8)));
+	static char buf[4096] __attribute__((aligned(8))); /* one sender per process */
 	lseek(dfd, 0, SEEK_SET);
 	for (;;) {
 		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
@@ -520,7 +572,8 @@ static void wait_sent(void)
 {
 	/* Another thread is sending (the watcher, or an exit racing it): the
 	 * process must not end under it.  Raw sleeps: not the program's waits. */
-	for (int i = 0; i < IO_SECONDS * 100 && atomic_load(&send_state) == 1; i++) {
+	/* The sender's every step is bounded (IO_SECONDS): it ends. */
+	for (int i = 0; i < 120 * 100 && atomic_load(&send_state) == 1; i++) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		syscall(SYS_nanosleep, &ts, NULL);
 	}
@@ -540,7 +593,7 @@ void oa_collect_process_done(enum oa_collect_how how, int sig)
 	oa_sigblock(&old);
 	if (!reachable)
 		goto out;
-	char procdir[4400];
+	static char procdir[4400]; /* one sender per process (send_state): not on a signal stack */
 	oa_snprintf(procdir, sizeof(procdir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, (int)getpid());
 	int dfd = streams ? open(procdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (streams && dfd < 0)
@@ -575,7 +628,7 @@ void oa_collect_process_done(enum oa_collect_how how, int sig)
 	if (fd >= 0)
 		close(fd);
 	if (r) {
-		say_once("could not send the streams to", strerror(err ? err : EPROTO));
+		say_once("could not send the streams to", err_text(err ? err : EPROTO));
 	} else if (dfd >= 0) {
 		each_thread(dfd, remove_thread, -1);
 		rmdir(procdir);

@@ -14,6 +14,11 @@ enum oa_collect_how { OA_COLLECT_EXIT, OA_COLLECT_SIGNAL, OA_COLLECT_STOPPED };
  * OVNI_COLLECT is malformed (the program then runs untraced). */
 int oa_collect_init(void);
 
+/* A process image the agent does not trace (an exec of a launcher, or of
+ * a program the children pattern excludes): the streams its earlier image
+ * left in the local directory are sent now. */
+void oa_collect_untraced_image(void);
+
 /* In a forked child, before its streams are opened: the parent's
  * connection is not ours; join again as the new process when `traced`.
  * Returns -1 when the child must not be traced (the run is stopping). */

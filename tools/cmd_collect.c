@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -63,7 +64,9 @@ enum stage { ST_HELLO, ST_READY, ST_DATA, ST_WATCH };
 enum role { R_NONE, R_JOIN, R_WATCH, R_FINI, R_OVNIRUN };
 
 #define IN_MAX (64 * 1024 + OA_COL_HDR + OA_COL_MAX_CTRL)
-#define MAX_CLIENTS 4096
+#define MAX_CLIENTS 4096  /* connections at once (fewer if the descriptor limit is lower) */
+#define HELLO_MAX 256     /* of which not yet identified: the oldest goes first */
+#define PROCS_MAX (1 << 20) /* processes in one run */
 
 struct client {
 	int fd;
@@ -187,17 +190,22 @@ static void drop(struct client *c, const char *why)
 static double best_rtt = 1e18; /* the shortest round trip of any series: what the network can do */
 
 /* A series, again (5 at most) while its round trip is far from the best
- * seen: a process starting up, or a busy host, delays one way more. */
-static int series(int fd, double *med, double *mean, double *std, double *rtt)
+ * seen: a process starting up, or a busy host, delays one way more.  The
+ * event loop waits meanwhile: 100 ms at most per call, and at most
+ * MEASURE_MAX series per host in the whole run. */
+#define MEASURE_MAX 12
+static int series(struct col_host *h, int fd, double *med, double *mean, double *std, double *rtt)
 {
 	int ok = 0;
-	for (int i = 0; i < 5; i++) {
+	uint64_t deadline = col_clock() + 100000000ull;
+	for (int i = 0; i < 5 && h->nmeasured < MEASURE_MAX; i++) {
 		double m, a, s, r;
 		if (i) {
 			struct timespec pause = { 0, 2000000 }; /* let the burst pass */
 			nanosleep(&pause, NULL);
 		}
-		if (col_clock_measure(fd, &m, &a, &s, &r) != 0)
+		h->nmeasured++;
+		if (col_clock_measure(fd, deadline, &m, &a, &s, &r) != 0)
 			break;
 		if (!ok || r < *rtt)
 			*med = m, *mean = a, *std = s, *rtt = r, ok = 1;
@@ -214,18 +222,21 @@ static int poor(const struct col_host *h)
 	return h->first_rtt > 2 * best_rtt + 2000;
 }
 
-static void measure(struct col_host *h, int fd, int again)
+/* 0, or -1 when the agent did not answer (a broken or hostile client). */
+static int measure(struct col_host *h, int fd, int again)
 {
 	double med = 0, mean = 0, std = 0, rtt = 0;
-	if (series(fd, &med, &mean, &std, &rtt) != 0)
-		return;
+	if (h->nmeasured >= MEASURE_MAX)
+		return 0;
+	if (series(h, fd, &med, &mean, &std, &rtt) != 0)
+		return -1;
 	if (!again) {
 		/* The first processes of a host are each measured: the series
 		 * with the shortest round trip is kept (the least delay to be
 		 * unequal between the two ways). */
 		h->joins_measured++;
 		if (h->measured && rtt >= h->first_rtt)
-			return;
+			return 0;
 		h->first = med, h->first_mean = mean, h->first_std = std, h->first_rtt = rtt;
 		h->t_first = col_clock();
 		if (!h->measured)
@@ -237,6 +248,7 @@ static void measure(struct col_host *h, int fd, int again)
 		h->t_last = col_clock();
 		h->measured = 2;
 	}
+	return 0;
 }
 
 static int hello(struct client *c, const char *text)
@@ -270,8 +282,15 @@ static int hello(struct client *c, const char *text)
 	}
 	if (c->role == R_JOIN && stopping) /* it will run untraced: not one of ours */
 		return send_frame(c->fd, OA_COL_DENY, "the run is stopping (fail-stop)"), -1;
+	if (col_nprocs >= PROCS_MAX)
+		return send_frame(c->fd, OA_COL_DENY, "too many processes in this run"), -1;
 	struct col_host *h = col_host_get(loom);
-	struct col_proc *p = h ? col_proc_get(h, (int)pid) : NULL;
+	if (!h)
+		return -1;
+	/* The clock first: a process that does not answer is not one. */
+	if (c->role == R_JOIN && h->joins_measured < 3 && measure(h, c->fd, 0) != 0)
+		return -1;
+	struct col_proc *p = col_proc_get(h, (int)pid);
 	if (!p)
 		return -1;
 	c->proc = p;
@@ -284,8 +303,6 @@ static int hello(struct client *c, const char *text)
 		if (p->state != PROC_FINISHED)
 			p->state = PROC_RUNNING;
 		p->watch_lost_at = 0;
-		if (h->joins_measured < 3 || (h->measured == 1 && poor(h)))
-			measure(h, c->fd, 0);
 		char w[64];
 		snprintf(w, sizeof(w), "failstop=%d\nstreams=%d\n", failstop, !clocks_only);
 		send_frame(c->fd, OA_COL_WELC, w);
@@ -295,9 +312,10 @@ static int hello(struct client *c, const char *text)
 		p->watch++;
 		p->watch_lost_at = 0;
 		c->stage = ST_WATCH;
-		if (stopping)
-			send_frame(c->fd, OA_COL_STOP, NULL);
-		return send_frame(c->fd, OA_COL_WELC, "");
+		int r = send_frame(c->fd, OA_COL_WELC, "");
+		if (!r && stopping)
+			r = send_frame(c->fd, OA_COL_STOP, NULL);
+		return r;
 	}
 	return -1;
 }
@@ -305,6 +323,8 @@ static int hello(struct client *c, const char *text)
 /* The process a fini connection speaks for. */
 static struct col_proc *proc_of(struct client *c)
 {
+	if (!c->proc && col_nprocs >= PROCS_MAX)
+		return NULL;
 	if (!c->proc) {
 		struct col_host *h = col_host_get(c->loom);
 		c->proc = h ? col_proc_get(h, c->pid) : NULL;
@@ -318,10 +338,15 @@ static int fini(struct client *c, const char *text)
 	int n = 0;
 	if (!p)
 		return -1;
-	if (!clocks_only && col_store_commit(c->id, p->host->loom, p->pid, &n) != 0)
-		fprintf(stderr, "collect: cannot store the streams of %s/proc.%d: %s\n", p->host->loom, p->pid,
-			strerror(errno));
+	int r = clocks_only ? 0 : col_store_commit(c->id, p->host->loom, p->pid, &n);
 	c->staging = 0;
+	if (r) {
+		/* Not stored: the process keeps its streams (no BYE). */
+		fprintf(stderr, "collect: cannot store the streams of %s/proc.%d: %s\n", p->host->loom, p->pid,
+			strerror(-r));
+		send_frame(c->fd, OA_COL_DENY, "cannot store the streams");
+		return 1;
+	}
 	p->nstreams += n;
 	p->bytes += c->bytes;
 	p->state = PROC_FINISHED;
@@ -370,7 +395,7 @@ static int frame(struct client *c, uint32_t type, uint8_t *payload, uint32_t len
 			return -1;
 		uint64_t size = oa_col_get64(payload);
 		text[len] = '\0';
-		if (c->bytes + size > max_bytes)
+		if (size > max_bytes - c->bytes) /* c->bytes <= max_bytes: no overflow */
 			return -1;
 		int r = col_store_file(c->id, text + 8, &c->file_fd);
 		if (r == -EINVAL)
@@ -459,12 +484,31 @@ static void serve(struct client *c)
 		drop(c, c->stage == ST_HELLO ? "not a traced process of this run" : "protocol error");
 }
 
+static int max_clients = MAX_CLIENTS;
+static uint64_t accept_pause_until; /* out of descriptors: accept again after this */
+
 static void accept_one(int lfd)
 {
 	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			accept_pause_until = col_clock() + 100000000ull; /* not a busy loop */
 		return;
-	struct client *c = nclients < MAX_CLIENTS ? malloc(sizeof(*c)) : NULL;
+	}
+	/* Not yet identified: at most HELLO_MAX; the oldest makes room (a
+	 * flood without the secret cannot keep the real processes out). */
+	int hello = 0;
+	struct client *oldest = NULL;
+	for (struct client *k = clients; k; k = k->next) {
+		if (k->fd >= 0 && k->stage == ST_HELLO) {
+			hello++;
+			if (!oldest || k->since < oldest->since)
+				oldest = k;
+		}
+	}
+	if (hello >= HELLO_MAX && oldest)
+		drop(oldest, "too many connections that did not say who they are");
+	struct client *c = nclients < max_clients ? malloc(sizeof(*c)) : NULL;
 	if (!c) {
 		close(fd);
 		return;
@@ -548,7 +592,7 @@ static void status(const char *state)
 	long running, finished, lost, streams, hosts = 0;
 	counts(&running, &finished, &lost, &streams);
 	for (struct col_host *h = col_hosts; h; h = h->next)
-		hosts++;
+		hosts += h->nprocs > 0;
 	char text[512];
 	snprintf(text, sizeof(text),
 		 "pid %d\nstate %s\nhosts %ld\nprocesses running %ld finished %ld lost %ld\nstreams %ld\nbytes %llu\n",
@@ -581,7 +625,7 @@ static void finish(void)
 	long running, finished, lost, streams, hosts = 0;
 	counts(&running, &finished, &lost, &streams);
 	for (struct col_host *h = col_hosts; h; h = h->next)
-		hosts++;
+		hosts += h->nprocs > 0;
 	char *sum = NULL;
 	size_t sumlen = 0;
 	FILE *f = open_memstream(&sum, &sumlen);
@@ -650,6 +694,15 @@ int cmd_collect(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	/* As many descriptors as allowed: a connection and a file each. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+		if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)max_clients > rl.rlim_cur / 2)
+			max_clients = (int)(rl.rlim_cur / 2) > 16 ? (int)(rl.rlim_cur / 2) : 16;
+	}
 	int r = col_store_open_root(outdir);
 	if (r)
 		die("cannot write in %s: %s", outdir, strerror(-r));
@@ -685,6 +738,28 @@ int cmd_collect(int argc, char **argv)
 	if (!pfd || !who)
 		die("out of memory");
 	for (;;) {
+		/* Read what came first, then judge silences and ends. */
+		int n = 0;
+		if (lfd >= 0 && col_clock() >= accept_pause_until) {
+			pfd[n].fd = lfd;
+			pfd[n].events = POLLIN;
+			who[n++] = NULL;
+		}
+		for (struct client *k = clients; k; k = k->next) {
+			pfd[n].fd = k->fd;
+			pfd[n].events = POLLIN;
+			who[n++] = k;
+		}
+		if (poll(pfd, (nfds_t)n, 200) > 0) {
+			for (int i = 0; i < n; i++) {
+				if (!pfd[i].revents)
+					continue;
+				if (!who[i])
+					accept_one(lfd);
+				else if (who[i]->fd >= 0)
+					serve(who[i]);
+			}
+		}
 		uint64_t now = col_clock();
 		if (terminate > seen_terminate) {
 			if (seen_terminate || terminate > 1)
@@ -697,14 +772,30 @@ int cmd_collect(int argc, char **argv)
 			lfd = -1;
 			end_deadline = now + (uint64_t)((grace_set ? grace_s : 5) * 1e9);
 		}
-		/* Watch connections gone without a FINI within 2 s (an exec
-		 * reconnects sooner): the process vanished. */
+		/* Watch connections gone without a FINI within 2 s (an exec, or
+		 * a program that closed the descriptor, reconnects sooner): the
+		 * process vanished. */
 		for (struct col_proc *p = col_procs; p; p = p->next) {
 			if (p->state == PROC_RUNNING && !p->watch && p->watch_lost_at &&
 			    now - p->watch_lost_at > 2000000000ull) {
 				p->state = PROC_LOST;
 				note("%s/proc.%d (%s) vanished", p->host->loom, p->pid, p->prog);
 				stop_all("a process vanished");
+			}
+		}
+		/* Connections that say nothing: 5 s to say who they are, 60 s between two reads. */
+		for (struct client *k = clients; k; k = k->next)
+			if (k->fd >= 0 && ((k->stage == ST_HELLO && now - k->since > 5000000000ull) ||
+					   (k->stage != ST_WATCH && now - k->last_io > 60000000000ull)))
+				drop(k, "silent for too long");
+		for (struct client **pp = &clients; *pp;) {
+			if ((*pp)->fd < 0) {
+				struct client *dead = *pp;
+				*pp = dead->next;
+				free(dead);
+				nclients--;
+			} else {
+				pp = &(*pp)->next;
 			}
 		}
 		long running, finished, lost, streams;
@@ -736,43 +827,6 @@ int cmd_collect(int argc, char **argv)
 				note("%ld processes finished, %ld running, %.1f KiB received", finished, running,
 				     (double)total_bytes / 1024);
 			}
-		}
-		/* Connections that say nothing: 5 s to say who they are, 60 s between two reads. */
-		for (struct client *k = clients; k; k = k->next)
-			if (k->fd >= 0 && ((k->stage == ST_HELLO && now - k->since > 5000000000ull) ||
-					   (k->stage != ST_WATCH && now - k->last_io > 60000000000ull)))
-				drop(k, "silent for too long");
-		for (struct client **pp = &clients; *pp;) {
-			if ((*pp)->fd < 0) {
-				struct client *dead = *pp;
-				*pp = dead->next;
-				free(dead);
-				nclients--;
-			} else {
-				pp = &(*pp)->next;
-			}
-		}
-		int n = 0;
-		if (lfd >= 0) {
-			pfd[n].fd = lfd;
-			pfd[n].events = POLLIN;
-			who[n++] = NULL;
-		}
-		for (struct client *k = clients; k; k = k->next) {
-			pfd[n].fd = k->fd;
-			pfd[n].events = POLLIN;
-			who[n++] = k;
-		}
-		int pr = poll(pfd, (nfds_t)n, 200);
-		if (pr <= 0)
-			continue;
-		for (int i = 0; i < n; i++) {
-			if (!pfd[i].revents)
-				continue;
-			if (!who[i])
-				accept_one(lfd);
-			else if (who[i]->fd >= 0)
-				serve(who[i]);
 		}
 	}
 	for (struct client *k = clients; k; k = k->next)

@@ -17,7 +17,11 @@
 #  6. --fail-stop with a program that closes every descriptor (Python's
 #     os.closerange, as daemons do) and sleeps: its agent's watch connection
 #     is made again, so the collector does not take it for a process that
-#     vanished (which would stop the run).
+#     vanished (which would stop the run);
+#  7. a traced process that execs a program the agent does not trace: the
+#     streams of the image before the exec are sent, not left behind.
+#  Case 2 also has a size that would wrap the byte count and a process that
+#  never answers the clock pings (it must not hold the others up).
 . "$(dirname "$0")/../lib.sh"
 
 collector() { # TRACE [OPTIONS]: sets COLPID and the contact file
@@ -103,14 +107,46 @@ for bad in ["../../x/stream.obs", "thread.1/../../x", "thread.1/stream.obs/../x"
 s = conn(); s.sendall(helo("fini", pid=4343))
 s.sendall(frame("FILE", struct.pack("<Q", 100000) + b"thread.4343/stream.obs") + b"x" * 10)
 time.sleep(0.2); s.close()
+# a size that would wrap the byte count around: dropped at once
+s = conn(); s.sendall(helo("fini", pid=4444))
+s.sendall(frame("FILE", struct.pack("<Q", 1) + b"thread.1/stream.obs") + b"x")
+s.sendall(frame("FILE", struct.pack("<Q", 2**64 - 1) + b"thread.1/stream.json"))
+try:
+    for i in range(64):
+        s.sendall(b"y" * 65536)
+except (BrokenPipeError, ConnectionResetError):
+    pass
+if not closed(s): sys.exit("wrapped size: not dropped")
+# a process that joins and never answers the clock pings holds nobody up
+slow = conn(); slow.sendall(helo("join", loom="slowpoke", pid=4545))
+t0 = time.time()
+q = conn(); q.sendall(helo("join", loom="quick", pid=4646))
+while True:
+    h = q.recv(8, socket.MSG_WAITALL)
+    t, n = h[:4], struct.unpack("<I", h[4:])[0]
+    body = q.recv(n, socket.MSG_WAITALL) if n else b""
+    if t == b"PING":
+        q.sendall(frame("PONG", struct.pack("<Q", time.monotonic_ns())))
+    elif t == b"WELC":
+        break
+    else:
+        sys.exit(f"quick join: {t}")
+if time.time() - t0 > 1.5: sys.exit(f"a silent join held the collector {time.time() - t0:.1f} s")
+slow.close(); q.close()
+# "quick" was a process of the run: it ends (with no streams)
+s = conn(); s.sendall(helo("fini", loom="quick", pid=4646))
+assert s.recv(8, socket.MSG_WAITALL)[:4] == b"WELC"
+s.sendall(frame("FINI", b"how=exit\n"))
+while s.recv(4096): pass
 EOF
 traced=$("$OVNIRUN" -q --collect "@$WORK/contact" "$WORK/job.sh" 2>&1); trc=$?
 assert_eq "output after the abuse" "$plain" "$traced"
 wait_collector
 cat "$WORK/t2/collect.txt"
 check_trace "$WORK/t2"
-assert_ge "connections dropped" 11 "$(sed -n 's/.* \([0-9]*\) connections dropped.*/\1/p' "$WORK/t2/collect.txt")"
+assert_ge "connections dropped" 12 "$(sed -n 's/.* \([0-9]*\) connections dropped.*/\1/p' "$WORK/t2/collect.txt")"
 [ -e "$WORK/outside" ] || [ -e "$WORK/x" ] || [ -e "$WORK/t2/loom.evil" ] && fail "a client wrote outside its place"
+grep -q "evil\|slowpoke\|quick" "$WORK/t2/collect.txt" && fail "abusive clients listed as processes of the run"
 find "$WORK/t2" -name 'evil*' -o -name 'proc.4343' | grep -q . && fail "a partial transfer was kept"
 assert_ge "processes after the abuse" 8 "$(ls -d "$WORK"/t2/loom.*/proc.* | wc -l)"
 
@@ -149,6 +185,21 @@ wait_collector
 check_trace "$WORK/shared"
 [ -f "$WORK/shared/clock-offsets.txt" ] || fail "clocks-only: no offsets"
 assert_ge "clocks-only processes" 8 "$(ls -d "$WORK"/shared/loom.*/proc.* | wc -l)"
+
+# ---- 7: an exec into a program the agent does not trace ----
+# bash (traced: it matches the pattern) execs echo (excluded): the streams
+# bash wrote are sent when echo starts, not left behind.
+rm -rf "$TMPDIR"/*
+collector "$WORK/t7"
+out=$("$OVNIRUN" -q -c 'bash' --collect "@$WORK/contact" sh -c 'bash -c "echo in-bash; exec /bin/echo done"' 2>&1)
+assert_eq "output with an untraced exec" "in-bash
+done" "$out"
+wait_collector
+cat "$WORK/t7/collect.txt"
+grep -q "did not finish" "$WORK/t7/collect.txt" && fail "the image before the exec was not sent"
+assert_eq "processes (sh, bash)" 2 "$(ls -d "$WORK"/t7/loom.*/proc.* | wc -l)"
+assert_eq "streams left locally" 0 "$(find "$TMPDIR" -name 'stream.*' | wc -l)"
+check_trace "$WORK/t7"
 
 # ---- 6 ----
 collector "$WORK/t6" --fail-stop

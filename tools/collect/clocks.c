@@ -30,11 +30,11 @@ uint64_t col_clock(void)
 /* Exactly n bytes, waiting in recv() itself: the agent waits the same way,
  * so the two directions of a round trip cost the same (waking from poll()
  * and then reading made the way back ~2.6 us longer: a 1.3 us bias). */
-static int read_n(int fd, uint8_t *buf, size_t n)
+static int read_n(int fd, uint8_t *buf, size_t n, uint64_t deadline)
 {
 	while (n) {
 		ssize_t r = recv(fd, buf, n, 0);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && errno == EINTR && col_clock() < deadline)
 			continue;
 		if (r <= 0)
 			return -1;
@@ -60,21 +60,31 @@ static int by_off(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int col_clock_measure(int fd, double *median, double *mean, double *std, double *rtt)
+int col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt)
 {
 	struct sample s[OA_COL_SYNC_ROUNDS];
-	/* Blocking for the measurement, each read bounded. */
+	/* Blocking for the measurement; the whole of it ends by the deadline
+	 * (a client answering slowly, byte by byte, holds nobody up longer). */
 	int fl = fcntl(fd, F_GETFL);
-	struct timeval tv = { .tv_sec = 0, .tv_usec = 500000 }, none = { 0, 0 };
+	struct timeval none = { 0, 0 };
 	fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	int r = 0;
 	for (int i = 0; i < OA_COL_SYNC_ROUNDS && !r; i++) {
+		uint64_t now = col_clock();
+		if (now >= deadline) {
+			r = -1;
+			break;
+		}
+		uint64_t left = deadline - now;
+		struct timeval tv = { .tv_sec = (time_t)(left / 1000000000ull),
+				      .tv_usec = (suseconds_t)(left % 1000000000ull / 1000) + 1 };
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		uint8_t ping[OA_COL_HDR], pong[OA_COL_HDR + 8];
 		oa_col_put32(ping, OA_COL_PING);
 		oa_col_put32(ping + 4, 0);
 		uint64_t t0 = col_clock();
-		if (send(fd, ping, sizeof(ping), MSG_NOSIGNAL) != (ssize_t)sizeof(ping) || read_n(fd, pong, sizeof(pong))) {
+		if (send(fd, ping, sizeof(ping), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(ping) ||
+		    read_n(fd, pong, sizeof(pong), deadline)) {
 			r = -1;
 			break;
 		}

@@ -14,6 +14,7 @@ struct col_host {
 	char loom[COL_LOOM_MAX + 1];
 	int measured;          /* 0, 1 (at join), 2 (and again later) */
 	int joins_measured;    /* processes measured at their join (the first 3) */
+	int nmeasured;         /* series in all (at most MEASURE_MAX) */
 	double first, last;    /* offsets (ns, added to the host's clocks) */
 	double first_mean, first_std, last_mean, last_std, first_rtt, last_rtt;
 	uint64_t t_first, t_last; /* collector clock of each measurement */
@@ -42,6 +43,7 @@ struct col_host *col_host_get(const char *loom);
 struct col_proc *col_proc_get(struct col_host *h, int pid);
 extern struct col_host *col_hosts;
 extern struct col_proc *col_procs;
+extern long col_nprocs;
 int col_valid_loom(const char *s);
 
 /* store.c: files of one transfer wait in DIR/.incoming/<id>/ and move into
@@ -58,8 +60,9 @@ int col_write_file(const char *name, const char *text); /* a small file of ours 
 
 /* clocks.c */
 uint64_t col_clock(void); /* the collector's CLOCK_MONOTONIC, ns */
-/* Measure the offset of the agent at fd (blocking, bounded): 0 or -1. */
-int col_clock_measure(int fd, double *median, double *mean, double *std, double *rtt);
+/* Measure the offset of the agent at fd (blocking, until `deadline` at
+ * most, collector clock): 0 or -1. */
+int col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt);
 void col_clock_write(FILE *summary);
 
 #endif

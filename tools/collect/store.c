@@ -137,10 +137,26 @@ int col_store_commit(unsigned id, const char *loom, int pid, int *nstreams)
 	id_name(id, n, sizeof(n));
 	snprintf(ln, sizeof(ln), "loom.%s", loom);
 	snprintf(pn, sizeof(pn), "proc.%d", pid);
-	int r = 0;
+	int r = 0, l = -1, p = -1;
 	int t = subdir(incoming, n, 0);
-	int l = t < 0 ? t : subdir(root, ln, 1);
-	int p = l < 0 ? l : subdir(l, pn, 1);
+	*nstreams = 0;
+	if (t < 0) {
+		r = t;
+		goto out;
+	}
+	/* Nothing sent (a process that wrote no stream): no empty loom or
+	 * process directory, which the emulator would refuse. */
+	int any = 0;
+	int probe = openat(t, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *pd = probe < 0 ? NULL : fdopendir(probe);
+	for (struct dirent *e; pd && (e = readdir(pd));)
+		any |= !strncmp(e->d_name, "thread.", 7);
+	if (pd)
+		closedir(pd);
+	if (!any)
+		goto out;
+	l = subdir(root, ln, 1);
+	p = l < 0 ? l : subdir(l, pn, 1);
 	if (p < 0) {
 		r = p;
 		goto out;
@@ -148,7 +164,6 @@ int col_store_commit(unsigned id, const char *loom, int pid, int *nstreams)
 	int dup = openat(t, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dup < 0 ? NULL : fdopendir(dup);
 	struct dirent *e;
-	*nstreams = 0;
 	while (d && (e = readdir(d))) {
 		if (strncmp(e->d_name, "thread.", 7))
 			continue;

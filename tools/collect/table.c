@@ -6,6 +6,7 @@
 
 struct col_host *col_hosts;
 struct col_proc *col_procs;
+long col_nprocs;
 
 /* A loom name that is one safe path component. */
 int col_valid_loom(const char *s)
@@ -46,6 +47,7 @@ struct col_proc *col_proc_get(struct col_host *h, int pid)
 	p->host = h;
 	p->pid = pid;
 	h->nprocs++;
+	col_nprocs++;
 	*pp = p;
 	return p;
 }
