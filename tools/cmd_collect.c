@@ -41,9 +41,10 @@ static const char usage_text[] =
 	"  -l, --listen ADDR:PORT  where to listen (default: every address, a free\n"
 	"                          port; the contact names this host)\n"
 	"  -c, --contact-file F    also write the contact string to F (mode 0600)\n"
-	"      --fail-stop         when a traced process dies of a signal (or\n"
-	"                          vanishes), tell every other one to finish and\n"
-	"                          send its streams now\n"
+	"      --fail-stop         when a traced process crashes (SIGSEGV, SIGBUS,\n"
+	"                          SIGILL, SIGFPE, SIGABRT...) or vanishes (kill -9),\n"
+	"                          tell every other one to finish and send its\n"
+	"                          streams now\n"
 	"      --clocks-only       the processes write their streams themselves\n"
 	"                          (shared file system): only measure the clocks\n"
 	"                          and write clock-offsets.txt in DIR\n"
@@ -155,6 +156,20 @@ static int same_secret(const char *s)
 	for (int i = 0; i < OA_COL_SECRET_HEX; i++)
 		diff |= (unsigned)(s[i] ^ secret[i]) * (s[i] != 0);
 	return !diff;
+}
+
+/* A crash, not an ending: SIGTERM, SIGINT, SIGHUP, SIGKILL, SIGPIPE... are
+ * how programs end their own children (a Python pool's terminate()), and
+ * must not stop the run. */
+static int is_crash(int sig)
+{
+	switch (sig) {
+	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGABRT: case SIGSYS: case SIGTRAP:
+	case SIGXCPU: case SIGXFSZ:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 static void stop_all(const char *why)
@@ -388,7 +403,8 @@ static int frame(struct client *c, uint32_t type, uint8_t *payload, uint32_t len
 		c->proc->crashed = atoi(text + (strncmp(text, "sig=", 4) ? 0 : 4));
 		note("%s/proc.%d (%s) died of signal %d", c->proc->host->loom, c->proc->pid, c->proc->prog,
 		     c->proc->crashed);
-		stop_all("a process died of a signal");
+		if (is_crash(c->proc->crashed))
+			stop_all("a process crashed");
 		return 0;
 	case OA_COL_FILE: {
 		if (len < 9 || len > 8 + OA_COL_NAME_MAX || clocks_only)

@@ -17,7 +17,8 @@
 #  6. --fail-stop with a program that closes every descriptor (Python's
 #     os.closerange, as daemons do) and sleeps: its agent's watch connection
 #     is made again, so the collector does not take it for a process that
-#     vanished (which would stop the run);
+#     vanished (which would stop the run); it also ends a child with
+#     SIGTERM, which is reported but is not a crash (no stop);
 #  7. a traced process that execs a program the agent does not trace: the
 #     streams of the image before the exec are sent, not left behind.
 #  Case 2 also has a size that would wrap the byte count and a process that
@@ -206,7 +207,11 @@ collector "$WORK/t6" --fail-stop
 out=$("$OVNIRUN" -q --collect "@$WORK/contact" /usr/bin/python3 -c '
 import os, time, subprocess
 os.closerange(3, 1 << 16)
-time.sleep(3.5)
+p = subprocess.Popen(["/bin/sleep", "5"])
+time.sleep(0.3)
+p.terminate()
+p.wait()
+time.sleep(3.2)
 print(subprocess.run(["echo", "child"], capture_output=True, text=True, close_fds=True).stdout.strip())
 ' 2>"$WORK/s6.err")
 assert_eq "output after closerange" child "$out"
@@ -215,5 +220,6 @@ cat "$WORK/t6/collect.txt" "$WORK/s6.err"
 grep -q "vanished" "$WORK/col.err" && fail "the closed watch connection was taken for a vanished process"
 grep -q "stopped\|did not finish" "$WORK/t6/collect.txt" && fail "processes stopped or unfinished"
 check_trace "$WORK/t6"
-assert_eq "processes" 2 "$(ls -d "$WORK"/t6/loom.*/proc.* | wc -l)"
+assert_eq "processes" 3 "$(ls -d "$WORK"/t6/loom.*/proc.* | wc -l)"
+grep -q "sleep): died of a signal.*signal 15" "$WORK/t6/collect.txt" || fail "the SIGTERM of the child is not reported"
 info ok
