@@ -155,25 +155,30 @@ int main(int argc, char **argv)
 			if (me != 0)
 				while (!atomic_load(&first_in))
 					;
-			long p0 = preemptions();
-			int64_t t0 = now();
+			long p0 = preemptions(), p1, p2;
+			int64_t t0 = now(), t1, t2;
 #pragma omp critical
 			{
-				int64_t t1 = now();
-				long p1 = preemptions();
+				t1 = now();
+				p1 = preemptions();
 				atomic_store(&first_in, 1);
 				spin(5000000);
-				int64_t t2 = now();
-				if (p1 == p0 && p0 >= 0) {
-					truth_omp("critical: acquiring", 1, t1 - t0);
-					truth_omp("critical: section", 1, t2 - t1);
-				} else {
-					/* Preempted between t0 and t1, maybe after
-					 * it took the lock: the trace may rightly
-					 * count part of t0..t1 as the section. */
-					truth_omp_range("critical: acquiring", 1, 0, t1 - t0);
-					truth_omp_range("critical: section", 1, t2 - t1, t2 - t0);
-				}
+				t2 = now();
+				p2 = preemptions();
+			}
+			int64_t t3 = now();
+			long p3 = preemptions();
+			if (p1 == p0 && p3 == p2 && p0 >= 0) {
+				truth_omp("critical: acquiring", 1, t1 - t0);
+				truth_omp("critical: section", 1, t2 - t1);
+			} else {
+				/* Preempted between t0 and t1, maybe after it took
+				 * the lock (the trace may rightly count part of
+				 * t0..t1 as the section), or between t2 and t3,
+				 * maybe before it let it go (part of t2..t3). */
+				truth_omp_range("critical: acquiring", 1, 0, t1 - t0);
+				truth_omp_range("critical: section", 1, t2 - t1,
+						(p3 == p2 ? t2 : t3) - (p1 == p0 ? t1 : t0));
 			}
 		}
 	} else if (!strcmp(mode, "barrier")) {
