@@ -368,8 +368,8 @@ static void join(int may_setenv)
 	}
 }
 
-/* OVNI_COLLECT read: contact, local directory, address. 0, or -1 (said). */
-static int setup(int resolve)
+/* OVNI_COLLECT read: contact and local directory. 0, or -1 (said). */
+static int setup(void)
 {
 	const char *v = getenv("OVNI_COLLECT");
 	char text[600];
@@ -401,8 +401,17 @@ static int setup(int resolve)
 		return -1;
 	}
 	active = 1;
-	if (!resolve)
-		return 0;
+	return 0;
+}
+
+/* The collector's address, once: 0, or 1 when it cannot be found (said). */
+static int resolve(void)
+{
+	char text[300], *port;
+	oa_snprintf(text, sizeof(text), "%s", where);
+	port = strrchr(text, ':');
+	*port++ = '\0';
+	const char *host = text;
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL;
 	int g = getaddrinfo(host, port, &hints, &ai);
 	if (g != 0 || !ai || ai->ai_addrlen > sizeof(addr)) {
@@ -422,10 +431,9 @@ int oa_collect_init(void)
 	const char *v = getenv("OVNI_COLLECT");
 	if (!v || !*v)
 		return 0;
-	int r = setup(1);
-	if (r < 0)
+	if (setup() != 0)
 		return -1;
-	if (r == 0)
+	if (resolve() == 0)
 		join(1);
 	if (streams || !reachable) {
 		oa_snprintf(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), "%s", localdir);
@@ -441,12 +449,12 @@ int oa_collect_init(void)
 void oa_collect_untraced_image(void)
 {
 	const char *v = getenv("OVNI_COLLECT");
-	if (!v || !*v || getenv("OVNI_COLLECT_UNREACHABLE") || setup(0) != 0)
+	if (!v || !*v || getenv("OVNI_COLLECT_UNREACHABLE") || setup() != 0)
 		return;
 	char procdir[4400];
 	struct stat st;
 	oa_snprintf(procdir, sizeof(procdir), "%s/loom.%s/proc.%d", localdir, oa_cfg.loom, (int)getpid());
-	if (stat(procdir, &st) == 0 && setup(1) == 0) {
+	if (stat(procdir, &st) == 0 && resolve() == 0) {
 		/* An earlier image of this process (before its exec) was traced
 		 * and left its streams: they are sent now, as at its end. */
 		reachable = 1;
