@@ -123,6 +123,10 @@ struct otask {
 	struct oreg *regs;
 	struct oreg inl[OTASK_INLINE_REGS];
 	struct otask *next; /* free list */
+	/* The head of a chain of free states in the shared pool: the next
+	 * chain and this one's length (ompt_state.c). */
+	struct otask *pool_next;
+	unsigned pool_len;
 };
 
 enum omp_pending { PEND_NONE, PEND_WAIT, PEND_PART };
@@ -166,6 +170,8 @@ struct othr {
 	uint32_t id_next, id_end; /* block of task ids */
 	struct otask *free;
 	unsigned nfree;
+	struct otask *spill; /* free states set aside for the pool, nspill of them */
+	unsigned nspill;
 	uint32_t taskloop_type; /* type of the taskloop being created, 0: none */
 	uint64_t taskloop_clock;
 	uint64_t anomalies;

@@ -14,7 +14,12 @@ static OA_TLS struct othr *tls_thr;
 static _Atomic uint64_t next_id_block = 1;
 #define ID_BLOCK 1024u
 
-/* Free task states beyond what one thread keeps go to a shared pool. */
+/* Free task states beyond what one thread keeps go to a shared pool, as
+ * whole chains (linked by `next`, NULL-terminated), so that handing them
+ * over or taking them never walks a list another thread wrote: a thread
+ * that mostly creates tasks takes a chain a thread that mostly completes
+ * them gave up, in O(1) under the lock.  A chain's head carries the link
+ * to the next chain and the chain's length. */
 #define FREE_KEEP 4096u
 #define FREE_BATCH 1024u
 static atomic_flag pool_lock = ATOMIC_FLAG_INIT;
@@ -69,21 +74,38 @@ uint32_t omp_task_id(struct othr *th)
 	}
 }
 
+static void pool_put(struct otask *head, unsigned n)
+{
+	if (!head)
+		return;
+	head->pool_len = n;
+	pool_acquire();
+	head->pool_next = pool;
+	pool = head;
+	pool_release();
+}
+
+/* th->free is empty: the chain this thread set aside, one of the pool, or
+ * a new slab. */
 static void refill(struct othr *th)
 {
-	unsigned n = 0;
-	pool_acquire();
-	while (pool && n < FREE_BATCH) {
-		struct otask *t = pool;
-		pool = t->next;
-		t->next = th->free;
-		th->free = t;
-		n++;
-	}
-	pool_release();
-	th->nfree += n;
-	if (n)
+	if (th->spill) {
+		th->free = th->spill;
+		th->nfree = th->nspill;
+		th->spill = NULL;
+		th->nspill = 0;
 		return;
+	}
+	pool_acquire();
+	struct otask *c = pool;
+	if (c)
+		pool = c->pool_next;
+	pool_release();
+	if (c) {
+		th->free = c;
+		th->nfree = c->pool_len;
+		return;
+	}
 	enum { SLAB = 64 };
 	struct otask *slab = malloc(SLAB * sizeof(*slab));
 	if (!slab)
@@ -92,7 +114,7 @@ static void refill(struct othr *th)
 		slab[i].next = th->free;
 		th->free = &slab[i];
 	}
-	th->nfree += SLAB;
+	th->nfree = SLAB;
 }
 
 struct otask *omp_task_new(struct othr *th, int kind)
@@ -132,37 +154,31 @@ void omp_task_free(struct othr *th, struct otask *t)
 		free(t->regs);
 	t->regs = t->inl;
 	t->state = TS_FREE;
-	t->next = th->free;
-	th->free = t;
-	if (++th->nfree < FREE_KEEP)
+	if (likely(th->nfree < FREE_KEEP)) {
+		t->next = th->free;
+		th->free = t;
+		th->nfree++;
 		return;
-	/* Hand a batch to the pool: a thread that mostly completes tasks must
-	 * not hoard what a producing thread keeps allocating. */
-	struct otask *first = th->free, *last = first;
-	for (unsigned i = 1; i < FREE_BATCH; i++)
-		last = last->next;
-	th->free = last->next;
-	th->nfree -= FREE_BATCH;
-	pool_acquire();
-	last->next = pool;
-	pool = first;
-	pool_release();
+	}
+	/* Beyond what a thread keeps, gather a chain for the pool: a thread
+	 * that mostly completes tasks must not hoard what a producing thread
+	 * keeps allocating. */
+	t->next = th->spill;
+	th->spill = t;
+	if (++th->nspill < FREE_BATCH)
+		return;
+	pool_put(th->spill, th->nspill);
+	th->spill = NULL;
+	th->nspill = 0;
 }
 
 void omp_thread_release(struct othr *th)
 {
 	/* The thread ends: its free task states go to the pool. */
-	struct otask *first = th->free, *last = first;
-	if (!first)
-		return;
-	while (last->next)
-		last = last->next;
-	pool_acquire();
-	last->next = pool;
-	pool = first;
-	pool_release();
-	th->free = NULL;
-	th->nfree = 0;
+	pool_put(th->free, th->nfree);
+	pool_put(th->spill, th->nspill);
+	th->free = th->spill = NULL;
+	th->nfree = th->nspill = 0;
 }
 
 /* ---- regions ---- */

@@ -1,8 +1,9 @@
 /* clock.c: the slow path of the trace clock (clock.h): calibration of the
  * TSC against CLOCK_MONOTONIC and the per-thread anchors.
  *
- * The TSC rate is measured against CLOCK_MONOTONIC over the first 20 ms
- * after oa_clock_init() (clock_gettime until then, so a short process never
+ * The TSC rate is measured against CLOCK_MONOTONIC over the first 2 ms
+ * after oa_clock_init() (up to 20 ms when the two readings were not tight
+ * enough for 50 ppm; clock_gettime until then, so a short process never
  * uses the TSC).  Each thread anchors the TSC to a fresh clock_gettime
  * reading at least every 0.1 ms (and every 4096 reads) and follows the rate
  * CLOCK_MONOTONIC had since its previous anchor (the clock is slewed by NTP),
@@ -23,7 +24,7 @@ int64_t oa_clock_skew;
 static uint64_t tsc_mult;     /* ns per tick, 32.32 fixed point; 0: not (yet) */
 static uint64_t ticks_per_ms; /* re-anchoring period */
 static int tsc_usable;
-static uint64_t first_tsc, first_ns;
+static uint64_t first_tsc, first_ns, first_unc;
 static atomic_flag calibrating = ATOMIC_FLAG_INIT;
 
 static void skew_init(void)
@@ -52,7 +53,7 @@ static int invariant_tsc(void)
  * gap would shift every reading until the next one.  Returns 0 when no try
  * was tight (2 us; 20000 ticks before calibration); *ns is then still the
  * clock. */
-static int sample(uint64_t *tsc, uint64_t *ns)
+static int sample(uint64_t *tsc, uint64_t *ns, uint64_t *unc)
 {
 	uint64_t tight = ticks_per_ms ? ticks_per_ms / 500 : 20000;
 	for (int i = 0; i < 4; i++) {
@@ -60,6 +61,7 @@ static int sample(uint64_t *tsc, uint64_t *ns)
 		*ns = oa_clock_mono();
 		uint64_t b = __rdtsc();
 		*tsc = a + (b - a) / 2;
+		*unc = (b - a) / 2 + 1;
 		if (b >= a && b - a <= tight)
 			return 1;
 	}
@@ -72,7 +74,7 @@ void oa_clock_init(void)
 	const char *e = getenv("OVNI_TSC"), *old = getenv("OVNI_OMP_TSC");
 	if (tsc_usable || (e && *e == '0') || (old && *old == '0') || !invariant_tsc())
 		return;
-	if (sample(&first_tsc, &first_ns))
+	if (sample(&first_tsc, &first_ns, &first_unc))
 		tsc_usable = 1;
 }
 
@@ -85,8 +87,8 @@ uint64_t oa_clock_slow(void)
 			ns = c->last;
 		return c->last = ns;
 	}
-	uint64_t tsc, ns;
-	if (!sample(&tsc, &ns)) {
+	uint64_t tsc, ns, unc;
+	if (!sample(&tsc, &ns, &unc)) {
 		/* No tight sample: the clock itself, and a new try next time. */
 		c->left = 0;
 		if (ns < c->last)
@@ -94,7 +96,12 @@ uint64_t oa_clock_slow(void)
 		return c->last = ns;
 	}
 	if (!__atomic_load_n(&tsc_mult, __ATOMIC_ACQUIRE)) {
-		if (ns - first_ns < 20000000 || tsc <= first_tsc ||
+		/* The rate is measured once the two samples' uncertainty is
+		 * under 50 ppm of the time between them (from 2 ms on: ~20
+		 * ns each is usual), or at 20 ms whatever it is. */
+		uint64_t span = ns - first_ns;
+		int precise = span >= 2000000 && tsc > first_tsc && (first_unc + unc) * 20000 <= tsc - first_tsc;
+		if ((span < 20000000 && !precise) || tsc <= first_tsc ||
 		    atomic_flag_test_and_set_explicit(&calibrating, memory_order_acquire)) {
 			if (ns < c->last)
 				ns = c->last;

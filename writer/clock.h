@@ -31,7 +31,7 @@ struct oa_clk {
 extern OA_TLS struct oa_clk oa_clk_tls;
 
 /* Use the TSC from now on where the CPU's is invariant (OVNI_TSC=0: never);
- * until called, and during the first 20 ms after, oa_clock_now() is
+ * until called, and during the first 2-20 ms after (calibration), oa_clock_now() is
  * clock_gettime. Async-signal-safe, like oa_clock_now(). */
 void oa_clock_init(void);
 uint64_t oa_clock_slow(void);

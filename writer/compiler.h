@@ -4,6 +4,8 @@
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+/* For the few helpers of the per-event path the compiler would call. */
+#define OA_INLINE inline __attribute__((always_inline))
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define USE_RET __attribute__((warn_unused_result))
 #define OA_EXPORT __attribute__((visibility("default")))

@@ -43,11 +43,9 @@ static inline uint64_t ev_batch_commit(struct ev_batch *b)
 	return oa_commit(b->s, b->p, b->clock, b->flushed, b->t0, b->t1);
 }
 
-/* Room for `n` more bytes, committing and flushing when needed. */
-static inline void ev_batch_room(struct ev_batch *b, size_t n)
+/* The window is full: commit what was written, flush, go on in the next. */
+static __attribute__((noinline, unused)) void ev_batch_grow(struct ev_batch *b, size_t n)
 {
-	if (likely(b->p + n <= b->s->soft_end))
-		return;
 	uint64_t last = ev_batch_commit(b);
 	if (last > b->clock)
 		b->clock = last;
@@ -56,6 +54,13 @@ static inline void ev_batch_room(struct ev_batch *b, size_t n)
 		return;
 	}
 	b->p = b->s->pos;
+}
+
+/* Room for `n` more bytes, committing and flushing when needed. */
+static inline void ev_batch_room(struct ev_batch *b, size_t n)
+{
+	if (unlikely(b->p + n > b->s->soft_end))
+		ev_batch_grow(b, n);
 }
 
 /* Open a batch on stream s at `clock` (0: now). Returns the batch clock, 0
@@ -94,7 +99,7 @@ static inline uint64_t ev_batch_end(struct ev_batch *b)
 	return clock;
 }
 
-static inline void ev_batch_put(struct ev_batch *b, const char *mcv, const void *payload, unsigned n)
+static OA_INLINE void ev_batch_put(struct ev_batch *b, const char *mcv, const void *payload, unsigned n)
 {
 	if (unlikely(!b->p))
 		return;
@@ -109,7 +114,7 @@ static inline void ev_batch_put(struct ev_batch *b, const char *mcv, const void 
 
 /* A paired subsystem event without payload: "PBb", "PBB", "PT[", ...
  * Remembered by the stream, which closes what is open if it is ended. */
-static inline void ev_omp_state(struct ev_batch *b, const char *mcv)
+static OA_INLINE void ev_omp_state(struct ev_batch *b, const char *mcv)
 {
 	ev_batch_put(b, mcv, NULL, 0);
 	if (unlikely(!b->p))
