@@ -535,14 +535,17 @@ int oa_stream_reopen(struct oa_stream *s)
 	 * window always has room for them). */
 	for (unsigned i = 0; i < reopen_n; i++) {
 		const struct oa_closer *c = &closers[i];
-		char mcv[4] = { c->open[0], c->open[1], c->open[2], 0 };
-		oa_put_header(s->pos, c->has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
+		int has_arg = (c->open & OA_CLOSER_ARG) != 0;
+		char mcv[4], close[4];
+		oa_mcv_unpack(c->open, mcv);
+		oa_mcv_unpack(c->close, close);
+		oa_put_header(s->pos, has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
 		s->pos += OVNI_EV_HEADER_SIZE;
-		if (c->has_arg) {
+		if (has_arg) {
 			memcpy(s->pos, &c->arg, 4);
 			s->pos += 4;
 		}
-		oa_stream_opened(s, c->open, c->close, c->has_arg, c->arg);
+		oa_stream_opened(s, mcv, close, has_arg, c->arg);
 	}
 	s->last_clock = clock;
 	if (oa_stream_reopened)
@@ -571,10 +574,12 @@ static size_t put_closers(struct oa_stream *s, uint8_t *p, uint64_t clock)
 	size_t len = 0;
 	while (n--) {
 		const struct oa_closer *c = &s->closers[n];
-		char mcv[4] = { c->close[0], c->close[1], c->close[2], 0 };
-		oa_put_header(p + len, c->has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
+		int has_arg = (c->open & OA_CLOSER_ARG) != 0;
+		char mcv[4];
+		oa_mcv_unpack(c->close, mcv);
+		oa_put_header(p + len, has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
 		len += OVNI_EV_HEADER_SIZE;
-		if (c->has_arg) {
+		if (has_arg) {
 			memcpy(p + len, &c->arg, 4);
 			len += 4;
 		}

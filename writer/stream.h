@@ -96,8 +96,8 @@ struct oa_stream {
 	unsigned nclosers;
 	unsigned nclosed_at_end; /* closed by oa_stream_end: reopened by oa_stream_reopen */
 	struct oa_closer {
-		char open[3], close[3];
-		uint8_t has_arg;
+		uint32_t close; /* closing MCV (oa_mcv_pack) */
+		uint32_t open;  /* opening MCV; bit 31: the events carry arg */
 		uint32_t arg;
 	} closers[OA_STREAM_MAX_CLOSERS];
 };
@@ -109,15 +109,31 @@ struct oa_stream {
  * innermost first, before OHe, so that a thread ended by exit, exec or a
  * crash leaves no state open; oa_stream_reopen() (failed exec) writes the
  * openings again. */
+#define OA_CLOSER_ARG 0x80000000u
+
+/* An MCV as one word (3 bytes), so that remembering a state and finding it
+ * again are a store and a compare (the MCVs are constants: folded). */
+static inline uint32_t oa_mcv_pack(const char *mcv)
+{
+	return (uint32_t)(uint8_t)mcv[0] | (uint32_t)(uint8_t)mcv[1] << 8 | (uint32_t)(uint8_t)mcv[2] << 16;
+}
+
+static inline void oa_mcv_unpack(uint32_t w, char mcv[4])
+{
+	mcv[0] = (char)(w & 0xff);
+	mcv[1] = (char)(w >> 8 & 0xff);
+	mcv[2] = (char)(w >> 16 & 0xff);
+	mcv[3] = 0;
+}
+
 static inline void oa_stream_opened(struct oa_stream *s, const char *open, const char *close, int has_arg,
 				    uint32_t arg)
 {
 	unsigned n = s->nclosers;
 	if (n < OA_STREAM_MAX_CLOSERS) {
 		struct oa_closer *c = &s->closers[n];
-		memcpy(c->open, open, 3);
-		memcpy(c->close, close, 3);
-		c->has_arg = (uint8_t)has_arg;
+		c->close = oa_mcv_pack(close);
+		c->open = oa_mcv_pack(open) | (has_arg ? OA_CLOSER_ARG : 0);
 		c->arg = arg;
 	}
 	atomic_signal_fence(memory_order_release); /* a handler sees the entry first */
@@ -133,8 +149,9 @@ static inline void oa_stream_closed(struct oa_stream *s, const char *close)
 		s->nclosers = n - 1; /* beyond the array: not remembered */
 		return;
 	}
+	uint32_t k = oa_mcv_pack(close);
 	for (unsigned i = n; i-- > 0;) {
-		if (memcmp(s->closers[i].close, close, 3))
+		if (s->closers[i].close != k)
 			continue;
 		for (unsigned j = i; j + 1 < n; j++)
 			s->closers[j] = s->closers[j + 1];
