@@ -208,7 +208,13 @@ static inline uint64_t omp_now(void)
 }
 
 /* ompt_state.c: threads, tasks, region stacks and segments. */
-struct othr *omp_thread(void);
+extern OA_TLS struct othr *omp_tls_thr;
+struct othr *omp_thread_new(void);
+static inline struct othr *omp_thread(void)
+{
+	struct othr *th = omp_tls_thr;
+	return likely(th != NULL) ? th : omp_thread_new();
+}
 /* The calling thread's state if it has one (no allocation). */
 struct othr *omp_thread_peek(void);
 /* The thread ends: hand its free task states to the other threads. */

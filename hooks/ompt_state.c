@@ -8,7 +8,7 @@
 
 #include "ompt.h"
 
-static OA_TLS struct othr *tls_thr;
+OA_TLS struct othr *omp_tls_thr;
 
 /* Task ids: u32, unique in the process, never 0, handed out in blocks. */
 static _Atomic uint64_t next_id_block = 1;
@@ -36,21 +36,18 @@ static void pool_release(void)
 	atomic_flag_clear_explicit(&pool_lock, memory_order_release);
 }
 
-struct othr *omp_thread(void)
+struct othr *omp_thread_new(void)
 {
-	struct othr *th = tls_thr;
-	if (likely(th != NULL))
-		return th;
-	th = calloc(1, sizeof(*th));
+	struct othr *th = calloc(1, sizeof(*th));
 	if (th)
 		th->tid = oa_self ? oa_self->tid : (int)gettid();
-	tls_thr = th;
+	omp_tls_thr = th;
 	return th;
 }
 
 struct othr *omp_thread_peek(void)
 {
-	return tls_thr;
+	return omp_tls_thr;
 }
 
 void omp_task_ids_set_generation(int gen)
@@ -482,7 +479,7 @@ void omp_state_unlock(void)
 void omp_state_after_fork(void)
 {
 	atomic_flag_clear(&pool_lock);
-	struct othr *th = tls_thr;
+	struct othr *th = omp_tls_thr;
 	if (!th)
 		return;
 	/* Nothing the parent's streams hold is open in the child's. */
