@@ -72,7 +72,10 @@ void oa_clock_init(void)
 {
 	skew_init();
 	const char *e = getenv("OVNI_TSC"), *old = getenv("OVNI_OMP_TSC");
-	if (tsc_usable || (e && *e == '0') || (old && *old == '0') || !invariant_tsc())
+	/* Whether the TSC is invariant is asked at calibration (CPUID traps
+	 * to the hypervisor in a VM: ~30 us, which a process that ends
+	 * before calibration does not pay). */
+	if (tsc_usable || (e && *e == '0') || (old && *old == '0'))
 		return;
 	if (sample(&first_tsc, &first_ns, &first_unc))
 		tsc_usable = 1;
@@ -103,6 +106,13 @@ uint64_t oa_clock_slow(void)
 		int precise = span >= 2000000 && tsc > first_tsc && (first_unc + unc) * 20000 <= tsc - first_tsc;
 		if ((span < 20000000 && !precise) || tsc <= first_tsc ||
 		    atomic_flag_test_and_set_explicit(&calibrating, memory_order_acquire)) {
+			if (ns < c->last)
+				ns = c->last;
+			return c->last = ns;
+		}
+		if (!invariant_tsc()) {
+			/* clock_gettime from now on (calibrating stays set) */
+			__atomic_store_n(&tsc_usable, 0, __ATOMIC_RELAXED);
 			if (ns < c->last)
 				ns = c->last;
 			return c->last = ns;

@@ -79,6 +79,8 @@ struct oa_meta {
 	struct oa_label_list global; /* labels written into every stream */
 };
 
+/* m must be zeroed (static storage, or an initializer) before its first
+ * use; oa_meta_fini() leaves it so. */
 int oa_meta_init(struct oa_meta *m) USE_RET;
 void oa_meta_fini(struct oa_meta *m);
 
