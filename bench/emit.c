@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 {
 	long n = argc > 1 ? atol(argv[1]) : 5000000;
 	sink_buf = calloc(1, 64u << 20);
-	/* The trace clock as in the agent: the TSC once calibrated (20 ms). */
+	/* The trace clock as in the agent: the TSC once calibrated (2-20 ms). */
 	oa_clock_init();
 	usleep(25000);
 	(void)oa_clock_now();

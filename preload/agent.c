@@ -666,6 +666,7 @@ void agent_fork_parent(void)
 void agent_fork_child(void)
 {
 	/* Locks another thread held at fork time belong to nobody here. */
+	oa_clock_after_fork();
 	for (int i = 0; i < nhandlers(); i++)
 		if (fork_handlers[i].child)
 			fork_handlers[i].child();

