@@ -225,7 +225,7 @@ uint32_t omp_task_id(struct othr *th);
 
 /* A batch on the calling thread's stream at `clock` (0: now); returns 0 if
  * the thread has no stream. */
-static inline uint64_t omp_begin(struct ev_batch *b, uint64_t clock)
+static OA_INLINE uint64_t omp_begin(struct ev_batch *b, uint64_t clock)
 {
 	struct oa_thread *self = oa_self;
 	if (unlikely(!self)) {
@@ -236,7 +236,7 @@ static inline uint64_t omp_begin(struct ev_batch *b, uint64_t clock)
 	return ev_batch_begin(b, &self->s, clock ? clock : omp_now());
 }
 
-static inline uint64_t omp_end(struct ev_batch *b)
+static OA_INLINE uint64_t omp_end(struct ev_batch *b)
 {
 	return b->s ? ev_batch_end(b) : 0;
 }

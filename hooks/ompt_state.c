@@ -269,7 +269,10 @@ void omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t)
 	case TK_EXPLICIT:
 		if (t->id)
 			ev_omp_task_execute(b, t->id);
-		ev_omp_state(b, t->if0 ? "PTi" : "PT[");
+		if (t->if0) /* two calls: each MCV a constant, folded */
+			ev_omp_state(b, "PTi");
+		else
+			ev_omp_state(b, "PT[");
 		break;
 	case TK_IMPLICIT:
 		ev_omp_state(b, "PMu");
@@ -293,7 +296,10 @@ void omp_seg_close(struct ev_batch *b, struct otask *t)
 	}
 	switch (t->kind) {
 	case TK_EXPLICIT:
-		ev_omp_state(b, t->if0 ? "PTI" : "PT]");
+		if (t->if0)
+			ev_omp_state(b, "PTI");
+		else
+			ev_omp_state(b, "PT]");
 		if (t->id)
 			ev_omp_task_end(b, t->id);
 		break;

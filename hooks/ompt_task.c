@@ -237,6 +237,48 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 		omp_task_free(th, done);
 }
 
+/* The two switches of almost every task, without the general case's checks
+ * (what is written is what omp_switch writes for them): a thread in its
+ * implicit task starts a new tied explicit task, and that task completes
+ * back into the implicit task.  Returns 0 for anything else. */
+static int switch_fast(struct othr *th, struct otask *p, int status, struct otask *n)
+{
+	struct otask *c = th->cur;
+	if (!c || p != c || !n || th->cur_pending || th->lazy)
+		return 0;
+	struct ev_batch b;
+	uint64_t clock;
+	if (status == ompt_task_switch) {
+		if (n->state != TS_CREATED || n->kind != TK_EXPLICIT || n->untied || c->kind == TK_EXPLICIT || th->base)
+			return 0;
+		clock = omp_now();
+		if (n->clock >= clock)
+			clock = n->clock + 1;
+		if (!omp_begin(&b, clock))
+			b.clock = clock;
+		th->base = c; /* its states stay open below n's */
+		c->state = TS_PAUSED;
+		omp_seg_open(&b, th, n);
+		th->cur = n;
+		omp_end(&b);
+		return 1;
+	}
+	if (status != ompt_task_complete || n != th->base || c->kind != TK_EXPLICIT || c->untied || c->nreg)
+		return 0;
+	clock = omp_now();
+	if (n->clock >= clock)
+		clock = n->clock + 1;
+	if (!omp_begin(&b, clock))
+		b.clock = clock;
+	omp_seg_close(&b, c);
+	th->base = NULL; /* back to the implicit task: its states are open */
+	n->state = TS_RUNNING;
+	th->cur = n;
+	omp_end(&b);
+	omp_task_free(th, c);
+	return 1;
+}
+
 static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status, ompt_data_t *next_data)
 {
 	struct othr *th = omp_thread();
@@ -290,6 +332,11 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 		return;
 	default:
 		break;
+	}
+	if (switch_fast(th, p, (int)status, n)) {
+		if (status == ompt_task_complete)
+			prior_data->ptr = NULL; /* freed */
+		return;
 	}
 	if (status == ompt_task_cancel && p && p->state == TS_CREATED) {
 		/* Discarded before it ever ran. */

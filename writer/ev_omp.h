@@ -66,7 +66,7 @@ static inline void ev_batch_room(struct ev_batch *b, size_t n)
 /* Open a batch on stream s at `clock` (0: now). Returns the batch clock, 0
  * if the stream takes no more events (the puts are then no-ops;
  * ev_batch_end must still run). */
-static inline uint64_t ev_batch_begin(struct ev_batch *b, struct oa_stream *s, uint64_t clock)
+static OA_INLINE uint64_t ev_batch_begin(struct ev_batch *b, struct oa_stream *s, uint64_t clock)
 {
 	b->s = s;
 	b->q = oa_emit_enter(s);
@@ -90,7 +90,7 @@ static inline uint64_t ev_batch_begin(struct ev_batch *b, struct oa_stream *s, u
 }
 
 /* Commit and leave the bracket. Returns the clock the events carry. */
-static inline uint64_t ev_batch_end(struct ev_batch *b)
+static OA_INLINE uint64_t ev_batch_end(struct ev_batch *b)
 {
 	uint64_t clock = b->clock;
 	if (b->p)
