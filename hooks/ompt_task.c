@@ -246,36 +246,29 @@ static int switch_fast(struct othr *th, struct otask *p, int status, struct otas
 	struct otask *c = th->cur;
 	if (!c || p != c || !n || th->cur_pending || th->lazy)
 		return 0;
+	int start = status == ompt_task_switch;
+	if (start ? n->state != TS_CREATED || n->kind != TK_EXPLICIT || n->untied || c->kind == TK_EXPLICIT || th->base
+		  : status != ompt_task_complete || n != th->base || c->kind != TK_EXPLICIT || c->untied || c->nreg)
+		return 0;
+	uint64_t clock = omp_now();
+	if (n->clock >= clock)
+		clock = n->clock + 1;
 	struct ev_batch b;
-	uint64_t clock;
-	if (status == ompt_task_switch) {
-		if (n->state != TS_CREATED || n->kind != TK_EXPLICIT || n->untied || c->kind == TK_EXPLICIT || th->base)
-			return 0;
-		clock = omp_now();
-		if (n->clock >= clock)
-			clock = n->clock + 1;
-		if (!omp_begin(&b, clock))
-			b.clock = clock;
+	if (!omp_begin(&b, clock))
+		b.clock = clock;
+	if (start) {
 		th->base = c; /* its states stay open below n's */
 		c->state = TS_PAUSED;
 		omp_seg_open(&b, th, n);
-		th->cur = n;
-		omp_end(&b);
-		return 1;
+	} else {
+		omp_seg_close(&b, c);
+		th->base = NULL; /* back to the implicit task: its states are open */
+		n->state = TS_RUNNING;
 	}
-	if (status != ompt_task_complete || n != th->base || c->kind != TK_EXPLICIT || c->untied || c->nreg)
-		return 0;
-	clock = omp_now();
-	if (n->clock >= clock)
-		clock = n->clock + 1;
-	if (!omp_begin(&b, clock))
-		b.clock = clock;
-	omp_seg_close(&b, c);
-	th->base = NULL; /* back to the implicit task: its states are open */
-	n->state = TS_RUNNING;
 	th->cur = n;
 	omp_end(&b);
-	omp_task_free(th, c);
+	if (!start)
+		omp_task_free(th, c);
 	return 1;
 }
 
