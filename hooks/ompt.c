@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../preload/backtrace.h"
 #include "../writer/log.h"
 #include "names.h"
 #include "ompt.h"
@@ -173,6 +174,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	if (merge && *merge)
 		omp_merge_ns = strtoull(merge, NULL, 10);
 	omp_types_set_runtime((uintptr_t)set);
+	/* Taskloops unwind the stack: libunwind opened now, on the thread
+	 * that starts the runtime, never later on a worker. */
+	oa_backtrace_prepare();
 	omp_types_set_generation(oa_exec_generation);
 	omp_task_ids_set_generation(oa_exec_generation);
 	agent_require(OA_REQUIRE_OPENMP);

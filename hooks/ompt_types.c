@@ -11,8 +11,6 @@
  * address: whether the address is inside the OpenMP runtime (taskloop), and
  * whether a worksharing loop is dynamically scheduled (the runtime entry the
  * user code called just before that address). */
-#include <dlfcn.h>
-#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,53 +50,19 @@ static inline unsigned hash(uintptr_t k)
 	return (unsigned)(h >> 40) & (SLOTS - 1);
 }
 
-static uintptr_t base_of(uintptr_t addr)
-{
-	Dl_info info;
-	return addr && dladdr((void *)addr, &info) ? (uintptr_t)info.dli_fbase : 0;
-}
-
-/* The address range of the loaded object whose load base is `base`. */
-struct range_q {
-	uintptr_t base, lo, hi;
-};
-
-static int range_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	struct range_q *q = arg;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_LOAD)
-			continue;
-		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-		if (a < lo)
-			lo = a;
-		if (a + ph->p_memsz > hi)
-			hi = a + ph->p_memsz;
-	}
-	if (lo == UINTPTR_MAX || q->base < lo || q->base >= hi)
-		return 0;
-	q->lo = lo;
-	q->hi = hi;
-	return 1;
-}
-
 void omp_types_set_runtime(uintptr_t addr_in_runtime)
 {
-	struct range_q q = { base_of(addr_in_runtime), 0, 0 };
-	if (q.base && dl_iterate_phdr(range_cb, &q)) {
-		rt_lo = q.lo;
-		rt_hi = q.hi;
+	uintptr_t lo, hi;
+	if (oa_sym_object_range(addr_in_runtime, &lo, &hi) == 0) {
+		rt_lo = lo;
+		rt_hi = hi;
 		/* The runtime's idle loops call sched_yield endlessly: not recorded. */
-		sync_quiet_lo = q.lo;
-		sync_quiet_hi = q.hi;
+		sync_quiet_lo = lo;
+		sync_quiet_hi = hi;
 	}
-	struct range_q me = { base_of((uintptr_t)omp_type_of), 0, 0 };
-	if (me.base && dl_iterate_phdr(range_cb, &me)) {
-		self_lo = me.lo;
-		self_hi = me.hi;
+	if (oa_sym_object_range((uintptr_t)omp_type_of, &lo, &hi) == 0) {
+		self_lo = lo;
+		self_hi = hi;
 	}
 }
 

@@ -26,12 +26,17 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../preload/sample.h"
 #include "../writer/ev_ovni.h"
 #include "../writer/ovni_fmt.h"
 #include "hooks.h"
 
-static const int fatal[] = { SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1,
-			     SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGSYS };
+/* Every signal whose default action ends the process (signal(7)), the
+ * real-time ones included (is_fatal); not the sampling signal, which
+ * sample.c owns. */
+static const int fatal[] = { SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGTRAP, SIGABRT, SIGBUS,    SIGFPE,
+			     SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU,
+			     SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSYS };
 
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static _Atomic int ours[NSIG];   /* our handler stands for the program's SIG_DFL */
@@ -41,8 +46,17 @@ static _Atomic int interrupt[NSIG]; /* siginterrupt(sig, 1): signal() without SA
 static _Atomic int dying;        /* a fatal signal is ending the streams */
 static _Atomic int ended;        /* ... and has finished */
 
+static int is_sample(int sig)
+{
+	return sig > 0 && sig == oa_sample_signal();
+}
+
 static int is_fatal(int sig)
 {
+	if (is_sample(sig))
+		return 0;
+	if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		return 1;
 	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++)
 		if (fatal[i] == sig)
 			return 1;
@@ -154,15 +168,79 @@ static void on_reset(int sig, siginfo_t *si, void *uc)
 		p.sa_handler(sig);
 }
 
+/* ---- the sampling signal, once the program has a say in it ----
+ * sample.c's handler stands in for whatever the program set (sview): a
+ * sample is recorded or dropped there, any other signal comes here. */
+static struct sigaction sview; /* the program's view; zero: SIG_DFL */
+
+/* Ignored by default: the rest end the process. */
+static int default_ignored(int sig)
+{
+	return sig == SIGCHLD || sig == SIGURG || sig == SIGWINCH || sig == SIGCONT;
+}
+
+static void sample_deliver(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction p = sview;
+	if (!(p.sa_flags & SA_SIGINFO) && p.sa_handler == SIG_IGN)
+		return;
+	if (!(p.sa_flags & SA_SIGINFO) && p.sa_handler == SIG_DFL) {
+		if (default_ignored(sig))
+			return;
+		view[sig] = p;
+		atomic_store(&ours[sig], 1);
+		on_fatal(sig, si, uc); /* the trace ends, the signal kills */
+		return;
+	}
+	if (p.sa_flags & SA_RESETHAND) {
+		/* The kernel would have reset it: SIG_DFL from now on (our
+		 * handler stays, a pending sample is still dropped). */
+		memset(&sview, 0, sizeof(sview));
+		sview.sa_handler = SIG_DFL;
+	}
+	if (p.sa_flags & SA_SIGINFO)
+		p.sa_sigaction(sig, si, uc);
+	else
+		p.sa_handler(sig);
+}
+
+static int sample_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	struct sigaction cur, prev;
+	int r = real_sigaction(sig, NULL, &cur);
+	if (r != 0)
+		return r;
+	prev = (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == oa_sample_on_signal ? sview : cur;
+	if (act) {
+		/* The signal is the program's from now on. */
+		oa_sample_stop("its disposition was set");
+		if (!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN) {
+			r = real_sigaction(sig, act, NULL);
+		} else {
+			struct sigaction in = *act;
+			in.sa_sigaction = oa_sample_on_signal;
+			in.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
+			sview = *act;
+			r = real_sigaction(sig, &in, NULL);
+		}
+		if (r != 0)
+			return r;
+	}
+	if (oldact)
+		*oldact = prev;
+	return 0;
+}
+
 __attribute__((constructor(102))) static void signal_init(void)
 {
 	resolve();
 	if (!real_sigaction || !agent_active())
 		return;
-	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+	oa_sample_set_deliver(sample_deliver);
+	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction cur;
-		int sig = fatal[i];
-		if (real_sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL) {
+		if (is_fatal(sig) && real_sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL &&
+		    !(cur.sa_flags & SA_SIGINFO)) {
 			view[sig] = cur;
 			install_ours(sig);
 		}
@@ -197,6 +275,8 @@ static int prog_query(int sig, struct sigaction *out)
 static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
 	resolve();
+	if (is_sample(sig))
+		return sample_sigaction(sig, act, oldact);
 	if (sig <= 0 || sig >= NSIG || !is_fatal(sig) ||
 	    (!atomic_load(&ours[sig]) && !atomic_load(&reset[sig]) && !agent_active()))
 		return real_sigaction(sig, act, oldact);

@@ -1,10 +1,12 @@
-/* sigwait.c: the sampling signal never reaches the program.
+/* sigwait.c: a sample never reaches the program.
  * Interposes: sigwait, sigwaitinfo, sigtimedwait, signalfd.
  * With sampling on (ovnirun -S), each thread's CPU-time timer sends it a
  * real-time signal.  A program that blocks every signal and consumes them
- * with sigwait() or a signalfd would receive ours: the sampling signal is
- * taken out of the set it waits for (a sample that arrives while the thread
- * blocks it stays pending, one per timer, until the thread unblocks it). */
+ * with sigwait() would receive a pending one of ours: the waits drop our
+ * samples (the timer's cookie) and go on, while the program's own signals,
+ * the sampling signal sent by kill or sigqueue included, reach it.  A
+ * signalfd cannot be filtered: one on the sampling signal stops sampling in
+ * the process (sample.c). */
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/signalfd.h>
@@ -27,39 +29,72 @@ __attribute__((constructor(102))) static void sigwait_init(void)
 	*(void **)&real.signalfd = dlsym(RTLD_NEXT, "signalfd");
 }
 
-/* set without the sampling signal, in *copy; set itself when it lacks it. */
-static const sigset_t *without_sample(const sigset_t *set, sigset_t *copy)
+/* A sample of ours that was pending: consumed here, dropped, and the
+ * wait goes on.  The program's own signals (even the sampling signal,
+ * sent by kill or sigqueue) are returned as they come. */
+static int ours(int r, const siginfo_t *si)
+{
+	return r > 0 && r == oa_sample_signal() && oa_sample_is_ours(si);
+}
+
+/* set holds the sampling signal (out of line: the arguments are declared
+ * nonnull, yet a program may pass NULL and get the libc's EFAULT). */
+__attribute__((noinline)) static int has_sample(const sigset_t *set)
 {
 	int sig = oa_sample_signal();
-	if (!sig || !set || !sigismember(set, sig))
-		return set;
-	*copy = *set;
-	sigdelset(copy, sig);
-	return copy;
+	return sig && set && sigismember(set, sig) == 1;
 }
 
 #define RESOLVED(f) (real.f ? real.f : (sigwait_init(), real.f))
 
-OA_EXPORT int sigwait(const sigset_t *set, int *sig)
-{
-	sigset_t copy;
-	return RESOLVED(sigwait)(without_sample(set, &copy), sig);
-}
-
 OA_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
-	sigset_t copy;
-	return RESOLVED(sigwaitinfo)(without_sample(set, &copy), info);
+	siginfo_t si;
+	int r;
+	do
+		r = RESOLVED(sigwaitinfo)(set, &si);
+	while (ours(r, &si));
+	if (r > 0 && info)
+		*info = si;
+	return r;
 }
 
 OA_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
 {
-	sigset_t copy;
-	return RESOLVED(sigtimedwait)(without_sample(set, &copy), info, timeout);
+	siginfo_t si;
+	int r;
+	do
+		r = RESOLVED(sigtimedwait)(set, &si, timeout);
+	while (ours(r, &si));
+	if (r > 0 && info)
+		*info = si;
+	return r;
 }
 
+OA_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	if (!has_sample(set))
+		return RESOLVED(sigwait)(set, sig);
+	/* As glibc's: sigtimedwait, again after EINTR. */
+	int saved = errno, r;
+	do
+		r = sigwaitinfo(set, NULL);
+	while (r < 0 && errno == EINTR);
+	if (r < 0) {
+		r = errno;
+		errno = saved;
+		return r;
+	}
+	*sig = r;
+	errno = saved;
+	return 0;
+}
+
+/* A signalfd cannot be filtered: the program reads it.  One on the
+ * sampling signal makes the signal the program's (sampling stops). */
 OA_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 {
-	sigset_t copy;
-	return RESOLVED(signalfd)(fd, without_sample(mask, &copy), flags);
+	if (has_sample(mask))
+		oa_sample_stop("signalfd");
+	return RESOLVED(signalfd)(fd, mask, flags);
 }

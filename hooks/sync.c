@@ -147,6 +147,12 @@ void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 	errno = saved;
 }
 
+void sync_bracket_cancel(void *bracket)
+{
+	struct sync_bracket *b = bracket;
+	sync_unblock(b->t, b->kind);
+}
+
 #define RESOLVED(f) (real.f ? real.f : (sync_init(), real.f))
 
 /* Try first; only a call that would block is recorded. */
@@ -158,9 +164,7 @@ void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 		int r_ = trycall;                             \
 		if (r_ != EBUSY)                              \
 			return r_;                            \
-		sync_block(t_, kind);                         \
-		r_ = call;                                    \
-		sync_unblock(t_, kind);                       \
+		SYNC_WAIT(r_, t_, kind, call);                \
 		return r_;                                    \
 	} while (0)
 
@@ -175,9 +179,7 @@ OA_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	int r = RESOLVED(mutex_trylock)(m);
 	if (r != EBUSY)
 		return r;
-	sync_block(t, SYNC_MUTEX);
-	r = RESOLVED(mutex_lock)(m);
-	sync_unblock(t, SYNC_MUTEX);
+	SYNC_WAIT(r, t, SYNC_MUTEX, RESOLVED(mutex_lock)(m));
 	return r;
 }
 
@@ -256,9 +258,8 @@ OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	if (!t)
 		return RESOLVED(barrier_wait)(b);
 	if (blocked) {
-		sync_block(t, SYNC_BARRIER);
-		int r = RESOLVED(barrier_wait)(b);
-		sync_unblock(t, SYNC_BARRIER);
+		int r;
+		SYNC_WAIT(r, t, SYNC_BARRIER, RESOLVED(barrier_wait)(b));
 		return r;
 	}
 	uint64_t arrived = oa_clock_now();
@@ -287,6 +288,15 @@ OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	return r;
 }
 
+static void once_end(void *arg)
+{
+	struct oa_thread *t = arg;
+	int saved = errno;
+	if (!atomic_load_explicit(&t->s.closed, memory_order_relaxed) && !oa_emitting(&t->s))
+		ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_ONCE);
+	errno = saved;
+}
+
 OA_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
 {
 	/* Done already (glibc sets bit 1): no event. Otherwise the call runs
@@ -297,9 +307,11 @@ OA_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
 	int saved = errno;
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, SYNC_ONCE);
 	errno = saved;
-	int r = RESOLVED(once)(once, fn);
-	saved = errno;
-	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_ONCE);
-	errno = saved;
+	int r;
+	/* fn may be cancelled (pthread_once is a cancellation point). */
+	pthread_cleanup_push(once_end, t);
+	r = RESOLVED(once)(once, fn);
+	pthread_cleanup_pop(0);
+	once_end(t);
 	return r;
 }

@@ -4,6 +4,7 @@
 #ifndef OA_SYNC_H
 #define OA_SYNC_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include "hooks.h"
 #include "mpi.h"
@@ -42,6 +43,27 @@ extern uintptr_t sync_quiet_lo, sync_quiet_hi;
  * handler waiting while its thread is blocked) push marks but pause once. */
 void sync_block(struct oa_thread *t, enum sync_kind kind);
 void sync_unblock(struct oa_thread *t, enum sync_kind kind);
+
+/* One wait: sync_block, `r = call`, sync_unblock, where the unblock also
+ * runs when the wait is left by thread cancellation: glibc's C cleanup
+ * handlers (pthread_cleanup_push: a setjmp buffer registered with libc, no
+ * unwinder library needed) run innermost first, so the thread leaves the
+ * wait before the program's own cleanup handlers run.  Without it a
+ * cancelled thread showed as blocked until it ended. */
+struct sync_bracket {
+	struct oa_thread *t;
+	enum sync_kind kind;
+};
+void sync_bracket_cancel(void *bracket);
+#define SYNC_WAIT(r, thread, kind_, call)                            \
+	do {                                                         \
+		struct sync_bracket b_ = { thread, kind_ };          \
+		sync_block(b_.t, b_.kind);                           \
+		pthread_cleanup_push(sync_bracket_cancel, &b_);      \
+		r = call;                                            \
+		pthread_cleanup_pop(0);                              \
+		sync_unblock(b_.t, b_.kind);                         \
+	} while (0)
 
 /* A non-local jump to stack pointer sp: the waits whose frames lie below it
  * were left without returning; they end now. */

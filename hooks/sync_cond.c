@@ -72,9 +72,8 @@ OA_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 		struct oa_thread *t_ = sync_self(); \
 		if (!t_)                            \
 			return call;                \
-		sync_block(t_, kind);               \
-		int r_ = call;                      \
-		sync_unblock(t_, kind);             \
+		int r_;                             \
+		SYNC_WAIT(r_, t_, kind, call);      \
 		return r_;                          \
 	} while (0)
 
@@ -107,9 +106,8 @@ OA_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 		if (errno != EAGAIN)                                 \
 			return -1; /* EINVAL...: what the wait says */ \
 		errno = saved_;                                      \
-		sync_block(t_, SYNC_SEM);                            \
-		int r_ = call;                                       \
-		sync_unblock(t_, SYNC_SEM);                          \
+		int r_;                                              \
+		SYNC_WAIT(r_, t_, SYNC_SEM, call);                   \
 		return r_;                                           \
 	} while (0)
 

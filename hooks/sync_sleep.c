@@ -36,9 +36,8 @@ OA_EXPORT unsigned sleep(unsigned s)
 	struct oa_thread *t = sync_self();
 	if (!t)
 		return RESOLVED(sleep)(s);
-	sync_block(t, SYNC_SLEEP);
-	unsigned r = RESOLVED(sleep)(s);
-	sync_unblock(t, SYNC_SLEEP);
+	unsigned r;
+	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(sleep)(s));
 	return r;
 }
 
@@ -47,9 +46,8 @@ OA_EXPORT int usleep(useconds_t us)
 	struct oa_thread *t = sync_self();
 	if (!t)
 		return RESOLVED(usleep)(us);
-	sync_block(t, SYNC_SLEEP);
-	int r = RESOLVED(usleep)(us);
-	sync_unblock(t, SYNC_SLEEP);
+	int r;
+	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(usleep)(us));
 	return r;
 }
 
@@ -58,9 +56,8 @@ OA_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 	struct oa_thread *t = sync_self();
 	if (!t)
 		return RESOLVED(nanosleep)(req, rem);
-	sync_block(t, SYNC_SLEEP);
-	int r = RESOLVED(nanosleep)(req, rem);
-	sync_unblock(t, SYNC_SLEEP);
+	int r;
+	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(nanosleep)(req, rem));
 	return r;
 }
 
@@ -69,9 +66,8 @@ OA_EXPORT int clock_nanosleep(clockid_t id, int flags, const struct timespec *re
 	struct oa_thread *t = sync_self();
 	if (!t)
 		return RESOLVED(clock_nanosleep)(id, flags, req, rem);
-	sync_block(t, SYNC_SLEEP);
-	int r = RESOLVED(clock_nanosleep)(id, flags, req, rem);
-	sync_unblock(t, SYNC_SLEEP);
+	int r;
+	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(clock_nanosleep)(id, flags, req, rem));
 	return r;
 }
 

@@ -19,6 +19,7 @@
 #include "../writer/registry.h"
 #include "../writer/sigblock.h"
 #include "config.h"
+#include "backtrace.h"
 #include "callsite.h"
 #include "sample.h"
 #include "childenv.h"
@@ -40,6 +41,8 @@ static _Atomic int said_open_error;
  * handler, where nothing may allocate. */
 static struct oa_label *exit_label;
 static _Atomic int exit_label_used;
+static struct oa_label *rt_label; /* for a real-time signal that kills */
+static _Atomic int rt_label_used;
 
 #define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
 
@@ -230,6 +233,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 	}
 	t->tid = gettid();
 	t->self = pthread_self();
+	atomic_store(&t->has_timer, 0); /* a fork child has none of the parent's timers */
 	atomic_store(&t->aff_dirty, 0);
 	int cpu = place_self(t->tid);
 	atomic_store(&t->cpu, cpu);
@@ -267,7 +271,7 @@ void agent_thread_end(void)
 	sigset_t old;
 	oa_sigblock(&old); /* a SIGTERM now waits until the stream is finished */
 	oa_guard++;
-	oa_sample_thread_stop();
+	oa_sample_thread_stop(t);
 	refused_flush(t);
 	oa_self = NULL;
 	if (oa_registry_claim_self(&t->s) == 0) {
@@ -441,7 +445,7 @@ void agent_exec_failed(int was_traced)
 /* Values of the process-event mark channel: fixed ones are labelled at
  * start (they must be in the metadata even when a signal ends the process);
  * fork, exec and exit values are made unique per process and labelled then. */
-#define PROC_SIGNAL_BASE 100 /* + signal number */
+#define PROC_SIGNAL_BASE OA_PROC_SIGNAL_BASE
 
 /* Unique in the whole trace: the pid in the high bits; an image after exec
  * goes on after the values its predecessors labelled. */
@@ -546,6 +550,17 @@ void agent_exit_event(int status)
 void agent_signal_event(int sig)
 {
 	struct oa_thread *t = oa_self;
+	/* Real-time signals are labelled when one kills (the first: its
+	 * label was prepared at start). */
+	if (sig >= 32 && rt_label && !atomic_exchange(&rt_label_used, 1)) {
+		char text[48];
+		if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+			oa_snprintf(text, sizeof(text), "signal SIGRTMIN+%d", sig - SIGRTMIN);
+		else
+			oa_snprintf(text, sizeof(text), "signal %d", sig);
+		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, rt_label, OA_MARK_PROC, PROC_SIGNAL_BASE + sig,
+				      text);
+	}
 	if (t && !oa_emitting(&t->s))
 		ev_ovni_mark_set(&t->s, OA_MARK_PROC, PROC_SIGNAL_BASE + sig);
 }
@@ -568,6 +583,8 @@ static void declare_marks(void)
 	}
 	if (!exit_label)
 		exit_label = oa_meta_label_alloc();
+	if (!rt_label)
+		rt_label = oa_meta_label_alloc();
 }
 
 static int start_process(int creator_tid)
@@ -611,6 +628,8 @@ void agent_process_init(void)
 	if (oa_meta.ncpus <= 0)
 		goto out;
 	declare_marks();
+	if (oa_callsites)
+		oa_backtrace_prepare(); /* no thread opens it later (loader lock) */
 	oa_sample_init();
 	if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
 		goto out;
@@ -680,6 +699,7 @@ void agent_fork_child(void)
 	oa_registry_after_fork(NULL);
 	atomic_store(&active, 0);
 	atomic_store(&exit_label_used, 0);
+	atomic_store(&rt_label_used, 0);
 	int traced = oa_config_trace_child(program_invocation_short_name);
 	if (oa_collect_after_fork(traced) != 0)
 		traced = 0;

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../writer/compiler.h"
 #include "../writer/meta.h"
@@ -16,6 +17,8 @@ struct oa_thread {
 	pthread_t self;
 	_Atomic int cpu;       /* loom CPU index shown in the trace, -1: virtual */
 	_Atomic int aff_dirty; /* affinity changed by another thread before we were visible */
+	timer_t sample_timer;  /* the sampling timer, while has_timer */
+	_Atomic int has_timer; /* whoever clears it deletes the timer */
 };
 
 /* The calling thread's traced state, NULL when it is not traced. */

@@ -1,7 +1,6 @@
 /* callsite.c: call sites with libunwind (see callsite.h). */
 #include "callsite.h"
 
-#include <dlfcn.h>
 #include <string.h>
 
 #include "../writer/meta.h"
@@ -12,16 +11,15 @@
 
 int oa_callsites;
 
-static uintptr_t self_base;
+static uintptr_t self_lo, self_hi; /* this library's addresses */
 
+/* No dladdr: it waits for the loader lock, which a dlopen holds while a
+ * constructor runs that may wait for this thread. */
 static int in_agent(uintptr_t pc)
 {
-	Dl_info info;
-	if (!self_base) {
-		if (dladdr((void *)oa_callsite, &info))
-			self_base = (uintptr_t)info.dli_fbase;
-	}
-	return dladdr((void *)pc, &info) && (uintptr_t)info.dli_fbase == self_base;
+	if (!self_hi && oa_sym_object_range((uintptr_t)oa_callsite, &self_lo, &self_hi) != 0)
+		return 0;
+	return pc >= self_lo && pc < self_hi;
 }
 
 static int64_t name_value(const char *name)

@@ -8,7 +8,16 @@
  * emits one OM= on the thread's stream (unless it interrupted an emit). The
  * addresses are named later, outside any handler (oa_sample_label). Values
  * carry the pid in their high bits so that labels never conflict between
- * processes. If the program already handles the signal, sampling stays off. */
+ * processes. If the program already handles the signal, sampling stays off.
+ *
+ * The signal belongs to the program the moment the program touches it
+ * (sigaction or signal() with a disposition, a signalfd on it): sampling
+ * stops in that process (every thread's timer is deleted, one line on
+ * stderr, the "sampling stopped" mark on the calling thread), and from then
+ * on signal.c delivers the signal to the program's disposition through our
+ * handler, which drops a sample still pending (a timer's signal carries our
+ * cookie).  A sample never reaches a disposition the agent did not
+ * install. */
 #include "sample.h"
 
 #include <errno.h>
@@ -25,7 +34,9 @@
 #include "../writer/ev_ovni.h"
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
+#include "../writer/registry.h"
 #include "agent.h"
+#include "real.h"
 #include "symbols.h"
 
 #define SET_SIZE 8192 /* distinct sampled addresses kept per process */
@@ -34,8 +45,8 @@ static long period_ns;
 static int signo;
 static _Atomic uintptr_t seen[SET_SIZE];
 static _Atomic uintptr_t labelled[SET_SIZE];
-static OA_TLS timer_t timer;
-static OA_TLS int has_timer;
+static _Atomic int stopped; /* the program took the signal */
+#define COOKIE 0x6f766e69 /* "ovni": the sigev_value of our timers */
 
 static int64_t value_of(uintptr_t pc)
 {
@@ -56,10 +67,41 @@ static void remember(uintptr_t pc)
 	}
 }
 
-static void on_sample(int sig, siginfo_t *si, void *ctx)
+static void (*deliver)(int, siginfo_t *, void *);
+
+void oa_sample_set_deliver(void (*fn)(int, siginfo_t *, void *))
 {
-	(void)sig;
-	(void)si;
+	deliver = fn;
+}
+
+/* No disposition keeper yet (the hooks' constructors have not run): the
+ * program's disposition is the default one it had at start. */
+static void deliver_default(int sig)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	oa_real.sigaction(sig, &dfl, NULL);
+	syscall(SYS_tgkill, getpid(), gettid(), sig);
+}
+
+int oa_sample_is_ours(const siginfo_t *si)
+{
+	return si && si->si_code == SI_TIMER && si->si_value.sival_int == COOKIE;
+}
+
+void oa_sample_on_signal(int sig, siginfo_t *si, void *ctx)
+{
+	if (!oa_sample_is_ours(si)) {
+		/* The program's own signal, to the program's disposition. */
+		if (deliver)
+			deliver(sig, si, ctx);
+		else
+			deliver_default(sig);
+		return;
+	}
+	if (atomic_load_explicit(&stopped, memory_order_relaxed))
+		return; /* sent before the timers were deleted */
 	int saved = errno;
 	struct oa_thread *t = oa_self;
 	ucontext_t *uc = ctx;
@@ -81,6 +123,27 @@ int oa_sample_signal(void)
 	return period_ns ? signo : 0;
 }
 
+static void delete_timer(struct oa_thread *t)
+{
+	if (atomic_exchange(&t->has_timer, 0))
+		timer_delete(t->sample_timer);
+}
+
+void oa_sample_stop(const char *why)
+{
+	if (!period_ns || atomic_exchange(&stopped, 1))
+		return;
+	for (struct oa_stream *s = oa_registry_first(); s; s = s->next) {
+		int st = atomic_load(&s->state);
+		if (st == OA_SLOT_OPEN || st == OA_SLOT_OPENING || st == OA_SLOT_CLOSING)
+			delete_timer((struct oa_thread *)(void *)s);
+	}
+	oa_log("the program uses signal %d (%s): sampling stops in process %d", signo, why, (int)getpid());
+	struct oa_thread *t = oa_self;
+	if (t && !oa_emitting(&t->s))
+		ev_ovni_mark_set(&t->s, OA_MARK_PROC, OA_PROC_SAMPLING_STOPPED);
+}
+
 void oa_sample_init(void)
 {
 	const char *v = getenv("OVNI_SAMPLE_US");
@@ -89,45 +152,52 @@ void oa_sample_init(void)
 		return;
 	const char *s = getenv("OVNI_SAMPLE_SIGNAL");
 	signo = s && *s ? atoi(s) : SIGRTMIN + 4;
-	struct sigaction old;
-	if (sigaction(signo, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) {
+	struct sigaction old, sa;
+	if (signo <= 0 || signo >= NSIG || oa_real_init() != 0 || oa_real.sigaction(signo, NULL, &old) != 0 ||
+	    (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) {
 		oa_log("signal %d is in use by the program: sampling is off (set OVNI_SAMPLE_SIGNAL)", signo);
 		return;
 	}
-	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_sample;
+	sa.sa_sigaction = oa_sample_on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(signo, &sa, NULL) != 0)
+	if (oa_real.sigaction(signo, &sa, NULL) != 0)
 		return;
+	atomic_store(&stopped, 0);
 	period_ns = us * 1000;
 	oa_meta_mark_type(&oa_meta, OA_MARK_SAMPLE, 0, "Sampled function (ovni-auto)");
+	oa_meta_mark_label(&oa_meta, NULL, OA_MARK_PROC, OA_PROC_SAMPLING_STOPPED,
+			   "sampling stopped: the program took the sampling signal");
 }
 
 void oa_sample_thread_start(struct oa_thread *t)
 {
-	if (!period_ns || has_timer)
+	if (!period_ns || atomic_load(&stopped) || atomic_load(&t->has_timer))
 		return;
 	struct sigevent ev;
 	memset(&ev, 0, sizeof(ev));
 	ev.sigev_notify = SIGEV_THREAD_ID;
 	ev.sigev_signo = signo;
+	ev.sigev_value.sival_int = COOKIE;
 	ev._sigev_un._tid = t->tid;
-	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &timer) != 0)
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &ev, &t->sample_timer) != 0)
 		return;
+	atomic_store(&t->has_timer, 1);
+	/* Stopped meanwhile: the stopper may not have seen our timer. */
+	if (atomic_load(&stopped)) {
+		delete_timer(t);
+		return;
+	}
 	struct itimerspec it = { { period_ns / 1000000000, period_ns % 1000000000 },
 				 { period_ns / 1000000000, period_ns % 1000000000 } };
-	timer_settime(timer, 0, &it, NULL);
-	has_timer = 1;
+	timer_settime(t->sample_timer, 0, &it, NULL);
 }
 
-void oa_sample_thread_stop(void)
+void oa_sample_thread_stop(struct oa_thread *t)
 {
-	if (!has_timer)
-		return;
-	timer_delete(timer);
-	has_timer = 0;
+	if (t)
+		delete_timer(t);
 }
 
 void oa_sample_label(struct oa_label_list *owner)

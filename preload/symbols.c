@@ -1,21 +1,27 @@
-/* symbols.c: address to function name with libelf (see symbols.h), which
- * is opened the first time it is needed.
+/* symbols.c: address to function name (see symbols.h).
+ * The objects are found with dl_iterate_phdr and their ELF files read by our
+ * own small reader (mapped read-only, section headers, .symtab or .dynsym):
+ * never dladdr, dlopen or dlsym, which wait for the loader lock that a
+ * dlopen holds while a library's constructor runs (a constructor that starts
+ * threads and joins them would wait for us forever).  dl_iterate_phdr takes
+ * only the lock that guards the list of objects, held for a moment while an
+ * object is added or removed, never while constructors or destructors run.
  * One table per loaded object, sorted by address, built the first time an
  * address of that object is looked up; one small open-addressing cache of
  * address -> (name, start).  A spin lock (not a pthread mutex: the agent may
  * interpose those) serialises lookups; they are rare after warm-up. */
 #include "symbols.h"
 
-#include <dlfcn.h>
+#include <elf.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <link.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,45 +50,6 @@ static atomic_flag lock = ATOMIC_FLAG_INIT;
 static struct object *objects;
 static struct entry cache[CACHE_SIZE];
 static size_t cache_used;
-static int elf_ready;
-
-/* libelf is opened the first time a symbol is needed, not at load time:
- * most short processes never name a function, and loading libelf (and
- * libz behind it) cost every process ~50 us.  Under the lock. */
-static struct {
-	unsigned (*version)(unsigned);
-	Elf *(*begin)(int, Elf_Cmd, Elf *);
-	int (*end)(Elf *);
-	Elf_Scn *(*nextscn)(Elf *, Elf_Scn *);
-	Elf_Data *(*getdata)(Elf_Scn *, Elf_Data *);
-	char *(*strptr)(Elf *, size_t, size_t);
-	GElf_Shdr *(*getshdr)(Elf_Scn *, GElf_Shdr *);
-	GElf_Sym *(*getsym)(Elf_Data *, int, GElf_Sym *);
-} E;
-
-static int elf_open_lib(void)
-{
-	if (elf_ready)
-		return elf_ready > 0;
-	elf_ready = -1;
-	void *h = dlopen("libelf.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
-		return 0;
-	*(void **)&E.version = dlsym(h, "elf_version");
-	*(void **)&E.begin = dlsym(h, "elf_begin");
-	*(void **)&E.end = dlsym(h, "elf_end");
-	*(void **)&E.nextscn = dlsym(h, "elf_nextscn");
-	*(void **)&E.getdata = dlsym(h, "elf_getdata");
-	*(void **)&E.strptr = dlsym(h, "elf_strptr");
-	*(void **)&E.getshdr = dlsym(h, "gelf_getshdr");
-	*(void **)&E.getsym = dlsym(h, "gelf_getsym");
-	if (!E.version || !E.begin || !E.end || !E.nextscn || !E.getdata || !E.strptr || !E.getshdr || !E.getsym)
-		return 0;
-	E.version(EV_CURRENT);
-	elf_ready = 1;
-	return 1;
-}
-
 static void spin_lock(void)
 {
 	/* The raw call: sched_yield is interposed (recorded as a wait). */
@@ -101,74 +68,168 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* Read the function symbols of one section (SHT_SYMTAB or SHT_DYNSYM). */
-static void read_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct object *o, size_t *cap)
+static int add_sym(struct object *o, size_t *cap, uintptr_t start, uintptr_t size, const char *name)
 {
-	Elf_Data *data = E.getdata(scn, NULL);
-	if (!data || !sh->sh_entsize)
+	if (o->nsyms == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct sym *ns = realloc(o->syms, ncap * sizeof(*ns));
+		if (!ns)
+			return -1;
+		o->syms = ns;
+		*cap = ncap;
+	}
+	char *copy = strdup(name);
+	if (!copy)
+		return -1;
+	o->syms[o->nsyms++] = (struct sym){ o->base + start, o->base + start + size, copy };
+	return 0;
+}
+
+/* The function symbols of one section of type `type` (SHT_SYMTAB or
+ * SHT_DYNSYM) of the ELF image at `img` (`len` bytes); every offset is
+ * checked against the file's size. */
+static void read_symtabs(const unsigned char *img, size_t len, unsigned type, struct object *o, size_t *cap)
+{
+	const Elf64_Ehdr *eh = (const void *)img;
+	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff >= len ||
+	    eh->e_shnum > (len - eh->e_shoff) / sizeof(Elf64_Shdr))
 		return;
-	size_t n = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym s;
-		if (!E.getsym(data, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC || !s.st_value ||
-		    s.st_shndx == SHN_UNDEF)
+	const Elf64_Shdr *sh = (const void *)(img + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != type || sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_link >= eh->e_shnum)
 			continue;
-		const char *name = E.strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name)
+		const Elf64_Shdr *st = &sh[sh[i].sh_link];
+		if (sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset || st->sh_offset > len ||
+		    st->sh_size > len - st->sh_offset || st->sh_size == 0)
 			continue;
-		if (o->nsyms == *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			struct sym *ns = realloc(o->syms, *cap * sizeof(*ns));
-			if (!ns)
+		const Elf64_Sym *sym = (const void *)(img + sh[i].sh_offset);
+		const char *strs = (const char *)img + st->sh_offset;
+		size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+		for (size_t k = 0; k < n; k++) {
+			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || !sym[k].st_value ||
+			    sym[k].st_shndx == SHN_UNDEF || sym[k].st_name == 0 || sym[k].st_name >= st->sh_size)
+				continue;
+			const char *name = strs + sym[k].st_name;
+			if (!memchr(name, '\0', st->sh_size - sym[k].st_name) || !*name)
+				continue;
+			if (add_sym(o, cap, sym[k].st_value, sym[k].st_size, name) != 0)
 				return;
-			o->syms = ns;
 		}
-		o->syms[o->nsyms++] = (struct sym){ o->base + s.st_value, o->base + s.st_value + s.st_size,
-						    strdup(name) };
 	}
 }
 
 static void load_object(struct object *o)
 {
-	if (!elf_open_lib())
-		return;
 	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	Elf *elf = E.begin(fd, ELF_C_READ, NULL);
-	size_t cap = 0;
-	if (elf) {
-		/* Prefer the full table; fall back to the dynamic one (stripped). */
-		for (int pass = 0; pass < 2 && !o->nsyms; pass++) {
-			Elf_Scn *scn = NULL;
-			while ((scn = E.nextscn(elf, scn))) {
-				GElf_Shdr sh;
-				if (E.getshdr(scn, &sh) && sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
-					read_symtab(elf, scn, &sh, o, &cap);
-			}
-		}
-		E.end(elf);
-	}
+	struct stat sb;
+	void *img = MAP_FAILED;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size >= sizeof(Elf64_Ehdr))
+		img = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
+	if (img == MAP_FAILED)
+		return;
+	size_t len = (size_t)sb.st_size;
+	const unsigned char *p = img;
+	size_t cap = 0;
+	if (!memcmp(p, ELFMAG, SELFMAG) && p[EI_CLASS] == ELFCLASS64) {
+		/* Prefer the full table; fall back to the dynamic one (stripped). */
+		read_symtabs(p, len, SHT_SYMTAB, o, &cap);
+		if (!o->nsyms)
+			read_symtabs(p, len, SHT_DYNSYM, o, &cap);
+	}
+	munmap(img, len);
 	if (o->nsyms)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), by_start);
 }
 
+struct find {
+	uintptr_t addr, base;
+	char path[4096];
+	int found;
+};
+
+/* Called with the loader's list lock held: copy, nothing else. */
+static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct find *f = arg;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (f->addr >= lo && f->addr < lo + ph->p_memsz) {
+			f->base = info->dlpi_addr;
+			const char *n = info->dlpi_name;
+			/* The main program's name is empty. */
+			snprintf(f->path, sizeof(f->path), "%s", n && *n ? n : "/proc/self/exe");
+			f->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+struct range {
+	uintptr_t addr, lo, hi;
+};
+
+static int range_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct range *r = arg;
+	(void)size;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	int in = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+		if (r->addr >= a && r->addr < a + ph->p_memsz)
+			in = 1;
+	}
+	if (!in)
+		return 0;
+	r->lo = lo;
+	r->hi = hi;
+	return 1;
+}
+
+int oa_sym_object_range(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+	struct range r = { addr, 0, 0 };
+	if (!addr || !dl_iterate_phdr(range_cb, &r))
+		return -1;
+	*lo = r.lo;
+	*hi = r.hi;
+	return 0;
+}
+
 static struct object *object_of(uintptr_t addr)
 {
-	Dl_info info;
-	struct link_map *lm = NULL;
-	if (!dladdr1((void *)addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+	static struct find f; /* under the lock: a thread may have a tiny stack */
+	f.addr = addr;
+	f.found = 0;
+	if (!dl_iterate_phdr(find_cb, &f) || !f.found)
 		return NULL;
 	for (struct object *o = objects; o; o = o->next)
-		if (o->base == (uintptr_t)lm->l_addr && !strcmp(o->path, info.dli_fname))
+		if (o->base == f.base && !strcmp(o->path, f.path))
 			return o;
 	struct object *o = calloc(1, sizeof(*o));
 	if (!o)
 		return NULL;
-	o->base = (uintptr_t)lm->l_addr;
-	/* The main program's l_name is empty: dladdr names it. */
-	o->path = strdup(info.dli_fname && *info.dli_fname ? info.dli_fname : "/proc/self/exe");
+	o->base = f.base;
+	o->path = strdup(f.path);
+	if (!o->path) {
+		free(o);
+		return NULL;
+	}
 	load_object(o);
 	o->next = objects;
 	objects = o;

@@ -1,6 +1,7 @@
 /* symbols.h: code address -> function name, from the ELF symbol tables
  * (.symtab, else .dynsym) of the loaded object that contains the address,
- * read with elfutils libelf.  Results are cached per address and each
+ * read by our own ELF reader (no loader lock taken: safe while another
+ * thread runs a library constructor that waits for the caller).  Results are cached per address and each
  * object's table is read once.  Never call from a signal handler. */
 #ifndef OA_SYMBOLS_H
 #define OA_SYMBOLS_H
@@ -16,6 +17,11 @@ const char *oa_sym_name(uintptr_t addr);
 /* The start address of the function containing addr (0 if unknown): lets
  * callers key caches by function instead of by return address. */
 uintptr_t oa_sym_start(uintptr_t addr);
+
+/* The address range [lo, hi) of the loaded object that contains addr:
+ * 0, or -1 when no object does.  Takes no loader lock that a dlopen holds
+ * while constructors run (dl_iterate_phdr only). */
+int oa_sym_object_range(uintptr_t addr, uintptr_t *lo, uintptr_t *hi);
 
 /* Around fork: hold the cache lock so that the child gets a consistent
  * cache; in the child, free the lock (also after _Fork, which runs no

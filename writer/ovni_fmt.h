@@ -56,6 +56,9 @@ static inline uint8_t ovni_flags_for_payload(unsigned n)
 /* Mark channel types reserved by ovni-auto (users keep 0..79). */
 #define OA_MARK_FIRST 80
 #define OA_MARK_PROC 80     /* process events: fork, exec, spawn, signal, exit */
+/* Fixed values of OA_MARK_PROC (the others carry the pid in high bits). */
+#define OA_PROC_SAMPLING_STOPPED 99 /* the program took the sampling signal */
+#define OA_PROC_SIGNAL_BASE 100     /* + signal number: a fatal signal */
 #define OA_MARK_SYNC 81     /* blocking pthread calls */
 #define OA_MARK_CALLSITE 82 /* caller of a creation / blocking call */
 #define OA_MARK_SAMPLE 83   /* sampled current function */

@@ -1,4 +1,4 @@
-# Signal, fork, stack and environment discipline: sixteen small adversarial
+# Signal, fork, stack, loader and environment discipline: small adversarial
 # programs (tests/prog/adv*.c), each run untraced and under ovnirun; exit
 # status and output must be identical and every trace valid.  Racy cases run
 # OA_REPEAT times (default 10; 50 in `make test-stress`), two at a time.
@@ -40,7 +40,19 @@ c14()   { "$@" $PROG/adv14_exit_threads; }
 c15a()  { "$@" $PROG/adv15_vfork; }
 c15b()  { "$@" $PROG/adv15_vfork exec; }
 c16()   { "$@" $PROG/adv16_siglongjmp; }
+# 17: a plugin whose constructor and destructor start and join threads,
+# opened from three threads at once (one copy, then a copy each).
+c17a()  { "$@" $PROG/adv17_ctor_threads $PROG/so_ctor_pool.so; }
+c17b()  { "$@" $PROG/adv17_ctor_threads $WORK/plugin.so copies; }
+# 18: the program takes the sampling signal (run with -S).
+c18a()  { "$@" $PROG/adv18_sample_signal own; }
+c18b()  { "$@" $PROG/adv18_sample_signal reset; }
+c18c()  { "$@" $PROG/adv18_sample_signal wait; }
+# 19: threads cancelled in every recorded wait.
+c19()   { "$@" $PROG/adv19_cancel; }
 export -f c01f c01e c02 c03a c03b c03c c03d c04 c05 c06 c07a c07b c08 c09a c09b c10 c11 c12a c12b c12c c13 c14 c15a c15b c16
+export -f c17a c17b c18a c18b c18c c19
+for i in 0 1 2; do cp $PROG/so_ctor_pool.so $WORK/plugin.so.$i; done
 
 # trial FN EXPECTED_STATUS EXTRA_OVNIRUN_OPTS TRACE: prints nothing when fine, else why.
 trial() {
@@ -74,7 +86,7 @@ item() {
 			wait
 			for ((j = 0; j < par && i + j < reps; j++)); do
 				[ -s "$WORK/$fn.r$j" ] && { bad=$((bad + 1)); [ $bad -le 3 ] && sed 's/^/   /' "$WORK/$fn.r$j" | head -c 600; }
-				[ "$fn" = c16 ] || [[ "$fn" = c15* ]] || rm -rf "$WORK/$fn.$((i + j))" "$WORK/$fn.$((i + j)).emu"
+				[ "$fn" = c16 ] || [[ "$fn" = c15* ]] || [[ "$fn" = c1[789]* ]] || rm -rf "$WORK/$fn.$((i + j))" "$WORK/$fn.$((i + j)).emu"
 			done
 		done
 	done
@@ -97,6 +109,9 @@ item "13 SA_RESETHAND crash handler"        1 1 "c13|139|"
 item "14 exit() from three threads"         "$REPEAT" 2 "c14|0|"
 item "15 vfork child"                       1 1 "c15a|0|" "c15b|0|"
 item "16 siglongjmp out of a wait"          1 1 "c16|0|"
+item "17 constructors that join threads"    "$REPEAT" 2 "c17a|0|" "c17b|0|-s"
+item "18 the program takes the sample signal" 1 1 "c18a|0|-S 500" "c18b|0|-S 500" "c18c|0|-S 500"
+item "19 cancelled waits"                   "$REPEAT" 2 "c19|0|"
 
 # 15: the vfork child's _exit/exec is not on the parent's stream.
 for fn in c15a c15b; do
@@ -109,4 +124,25 @@ dump "$WORK/c16.0" >"$WORK/d16"
 awk '$2 == "OHp" { p = $1 } $2 == "OHr" { r = $1 } $2 == "OHe" { e = $1 }
      END { exit !(r - p < 1.2e9 && e - r > 0.3e9) }' "$WORK/d16" ||
 	{ echo "-- FAIL 16: still paused after the jump"; grep -E 'OH[prxe]' "$WORK/d16"; nfail=$((nfail + 1)); }
+# 17: with a copy each, every constructor and destructor ran (3 x 2 pools of
+# 4 threads per opener): every pool thread is in the trace, named after its
+# start routine.
+n=$(find "$WORK/c17b.0" -name stream.json | wc -l)
+[ "$n" -eq 76 ] || { echo "-- FAIL 17: $n streams, expected 76 (main, 3 openers, 72 pool threads)"; nfail=$((nfail + 1)); }
+grep -qh '"work_b"' $(find "$WORK/c17b.0" -name stream.json) ||
+	{ echo "-- FAIL 17: no thread named work_b"; nfail=$((nfail + 1)); }
+# 18: the program's own handler got its 3 signals and no sample (the
+# output says so); the trace says sampling stopped and samples came before.
+for fn in c18a c18b; do
+	dump "$WORK/$fn.0" >"$WORK/d18"
+	[ "$(awk '$2 == "OM=" && /type=80/ && /value=99 / { n++ } END { print n + 0 }' "$WORK/d18")" = 1 ] ||
+		{ echo "-- FAIL 18 $fn: no 'sampling stopped' mark"; nfail=$((nfail + 1)); }
+	[ "$(awk '$2 == "OM=" && /type=83/ { n++ } END { print n + 0 }' "$WORK/d18")" -ge 1 ] ||
+		{ echo "-- FAIL 18 $fn: no sample before the program took the signal"; nfail=$((nfail + 1)); }
+done
+# 19: every "Blocked in" mark pushed is popped on each thread, and before
+# its cleanup handlers' own waits (the mutex they unlock is not a wait).
+dump "$WORK/c19.0" | awk '/type=81/ && $2 == "OM[" { p[$3]++ } /type=81/ && $2 == "OM]" { q[$3]++ }
+	END { bad = 0; for (t in p) if (p[t] != q[t]) { print "   " t ": " p[t] " pushed, " q[t] + 0 " popped"; bad = 1 }
+	      exit bad }' || { echo "-- FAIL 19: blocked marks left pushed by cancellation"; nfail=$((nfail + 1)); }
 [ $nfail -eq 0 ] || fail "$nfail items failed"

@@ -1,4 +1,4 @@
-/* test_symbols.c: code addresses to function names with libelf: a static
+/* test_symbols.c: code addresses to function names (own ELF reader): a static
  * function (only in .symtab), a global one, one in libc, the cache, and
  * addresses that belong to no function. */
 #include <stdint.h>
