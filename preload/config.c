@@ -100,6 +100,12 @@ int oa_config_load(void)
 	oa_cfg.disabled = v && *v && strcmp(v, "0") != 0;
 	v = getenv("OVNI_DEBUG");
 	oa_cfg.debug = v && *v && strcmp(v, "0") != 0;
+	/* ovnirun's report: what the agent says is also said at the end. */
+	v = getenv("OVNI_REPORT");
+	if (v && v[0] == '/' && strlen(v) < sizeof(oa_log_report))
+		strcpy(oa_log_report, v);
+	else
+		oa_log_report[0] = '\0';
 
 	v = getenv("OVNI_TRACEDIR");
 	if ((r = absolute(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), v && *v ? v : "ovni")) != 0)

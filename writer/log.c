@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 
 const char *oa_progname = "ovni-auto";
 int oa_log_fd = STDERR_FILENO;
+char oa_log_report[256];
 
 struct out {
 	char *buf;
@@ -125,6 +127,20 @@ void oa_log(const char *fmt, ...)
 	if (oa_log_fd >= 0) {
 		ssize_t r = write(oa_log_fd, buf, n);
 		(void)r;
+	}
+	if (oa_log_report[0]) {
+		/* One line, "PID message", appended in one write (the file is
+		 * ovnirun's; a message is rare: a problem or a debug line). */
+		char line[560];
+		size_t m = (size_t)oa_snprintf(line, sizeof(line), "%d %s", (int)getpid(), buf + 11);
+		if (m >= sizeof(line))
+			m = sizeof(line) - 1;
+		int fd = open(oa_log_report, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			ssize_t r = write(fd, line, m);
+			(void)r;
+			close(fd);
+		}
 	}
 	errno = saved;
 }

@@ -12,6 +12,9 @@ void oa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * with descriptor 2 closed: the number is then the program's to reuse, and
  * its files are not ours to write in. */
 extern int oa_log_fd;
+/* A file that each oa_log line is also appended to ("PID message"):
+ * ovnirun's report (OVNI_REPORT), read at the end of the run; "" for none. */
+extern char oa_log_report[256];
 int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap);
 int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -26,3 +26,19 @@ grep -q "set-uid" "$WORK/err" || fail "no reason for a set-uid program"
 grep -q "ovnirun: trace in said (3 threads in 1 processes)" "$WORK/err" || fail "location: $(cat "$WORK/err")"
 # Its usage text.
 "$OVNIRUN" --help | grep -q "usage: ovnirun" || fail "--help"
+# Options are checked before the program runs: a missing -t directory.
+"$OVNIRUN" -o never -t "$WORK/no/such/dir" sh -c 'echo ran' >"$WORK/out" 2>"$WORK/err"; assert_eq "missing -t" 2 $?
+[ -s "$WORK/out" ] && fail "the program ran with a missing -t directory"
+grep -q -- "-t $WORK/no/such/dir: No such file or directory" "$WORK/err" || fail "-t: $(cat "$WORK/err")"
+# The last line is true: processes that ran untraced are named, with why
+# (the trace directory's parent is a file: even root cannot write there).
+mkdir tmpd && : >afile
+TMPDIR="$PWD/tmpd" "$OVNIRUN" -o afile/trace sh -c 'echo out; sh -c true' >"$WORK/out" 2>"$WORK/err"
+assert_eq "untraced run" 0 $?
+assert_eq "output untouched" out "$(cat "$WORK/out")"
+tail -n 1 "$WORK/err" | grep -q "no trace was written in afile/trace; 2 processes reported a problem (above)" ||
+	fail "final line: $(tail -n 1 "$WORK/err")"
+[ "$(grep -c "ovnirun:   pid [0-9]* cannot write the trace in" "$WORK/err")" = 2 ] ||
+	fail "each untraced process named: $(cat "$WORK/err")"
+# The report file is gone afterwards.
+assert_eq "report left behind" "" "$(ls tmpd)"

@@ -237,6 +237,56 @@ static int count_one(const char *path, const struct stat *st, int type, struct F
 	return 0;
 }
 
+/* The report: every line the agent writes on stderr is also appended to a
+ * file of ours ("PID message"), so that the last lines say what was not
+ * traced, and why, however many processes the run had. */
+static char report_dir[PATH_MAX], report[PATH_MAX + 16];
+
+static void report_open(void)
+{
+	const char *base = getenv("TMPDIR");
+	snprintf(report_dir, sizeof(report_dir), "%s/ovnirun.XXXXXX", base && base[0] == '/' ? base : "/tmp");
+	if (!mkdtemp(report_dir)) {
+		report_dir[0] = '\0';
+		return;
+	}
+	snprintf(report, sizeof(report), "%s/report", report_dir);
+	int fd = open(report, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rmdir(report_dir);
+		report_dir[0] = report[0] = '\0';
+		return;
+	}
+	close(fd);
+}
+
+/* Print what the agent reported (at most 6 lines); the number of processes
+ * that reported something. */
+static long report_show(int quiet)
+{
+	if (!report[0])
+		return 0;
+	FILE *f = fopen(report, "r");
+	long lines = 0, procs = 0, last_pid = -1;
+	char line[700];
+	while (f && fgets(line, sizeof(line), f)) {
+		long pid = strtol(line, NULL, 10);
+		if (pid != last_pid)
+			procs++; /* lines of one process are together, mostly */
+		last_pid = pid;
+		if (!quiet && lines < 6)
+			fprintf(stderr, "ovnirun:   pid %s", line);
+		lines++;
+	}
+	if (!quiet && lines > 6)
+		fprintf(stderr, "ovnirun:   ... and %ld more lines from the agent\n", lines - 6);
+	if (f)
+		fclose(f);
+	unlink(report);
+	rmdir(report_dir);
+	return procs;
+}
+
 static pid_t child;
 
 static void forward(int sig)
@@ -316,6 +366,16 @@ int main(int argc, char **argv)
 		return 126;
 	}
 
+	if (tmpdir) {
+		/* Checked now: every process would run untraced otherwise. */
+		struct stat st;
+		errno = 0;
+		if (stat(tmpdir, &st) != 0 || !S_ISDIR(st.st_mode) || access(tmpdir, W_OK | X_OK) != 0) {
+			fprintf(stderr, "ovnirun: -t %s: %s\n", tmpdir,
+				errno ? strerror(errno) : "not a directory");
+			return 2;
+		}
+	}
 	char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8], contact[600] = "";
 	find_library(lib, sizeof(lib));
 	if (collect && collect_contact(collect, contact, sizeof(contact)) != 0) {
@@ -348,6 +408,7 @@ int main(int argc, char **argv)
 			(int)(r - run), run);
 		setenv("OVNI_COLLECT_UNREACHABLE", "1", 1);
 	}
+	report_open();
 	setup_signals();
 	child = fork();
 	if (child < 0)
@@ -368,6 +429,8 @@ int main(int argc, char **argv)
 			setenv("OVNI_MPI_PER_RANK", "1", 1);
 		if (tmpdir)
 			setenv("OVNI_TMPDIR", tmpdir, 1);
+		if (report[0])
+			setenv("OVNI_REPORT", report, 1);
 		if (contact[0])
 			setenv("OVNI_COLLECT", contact, 1);
 		if (loom)
@@ -395,23 +458,36 @@ int main(int argc, char **argv)
 			die("waitpid:");
 	}
 	const char *rank = launcher_rank();
+	/* What the agent said, again, then one line that is true. */
+	char said[96] = "";
+	if (report[0] && !quiet) {
+		struct stat st;
+		if (stat(report, &st) == 0 && st.st_size > 0)
+			fprintf(stderr, "ovnirun: the agent reported:\n");
+	}
+	long troubled = report_show(quiet);
+	if (troubled)
+		snprintf(said, sizeof(said), "; %ld process%s reported a problem (above)", troubled,
+			 troubled > 1 ? "es" : "");
 	if (contact[0]) {
 		/* Under a launcher every rank runs ovnirun: none of them is the run. */
 		if (contact_lost || rank)
 			;
 		else if (collect_session(contact, 1) != 0 && !quiet)
-			fprintf(stderr, "ovnirun: could not tell the collector that the run ended\n");
+			fprintf(stderr, "ovnirun: could not tell the collector that the run ended%s\n", said);
 		else if (!quiet)
-			fprintf(stderr, "ovnirun: trace sent to the collector\n");
+			fprintf(stderr, "ovnirun: run ended: the collector has what the traced processes sent%s\n",
+				said);
 	} else if (!quiet && (!rank || !strcmp(rank, "0"))) {
 		nftw(dir, count_one, 16, FTW_PHYS);
 		if (nthreads_seen && rank)
-			fprintf(stderr, "ovnirun: trace in %s (rank 0 done; other ranks may still be writing)\n", dir);
+			fprintf(stderr, "ovnirun: trace in %s (rank 0 done; other ranks may still be writing)%s\n", dir,
+				said);
 		else if (nthreads_seen)
-			fprintf(stderr, "ovnirun: trace in %s (%ld threads in %ld processes)\n", dir, nthreads_seen,
-				nprocs_seen);
+			fprintf(stderr, "ovnirun: trace in %s (%ld threads in %ld processes)%s\n", dir, nthreads_seen,
+				nprocs_seen, said);
 		else
-			fprintf(stderr, "ovnirun: no trace was written in %s\n", dir);
+			fprintf(stderr, "ovnirun: no trace was written in %s%s\n", dir, said);
 	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
