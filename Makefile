@@ -73,7 +73,7 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
-$(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/writer/log.o
+$(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/writer/log.o $(B)/obj/writer/fdroom.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 

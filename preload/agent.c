@@ -37,6 +37,7 @@ static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
 static char stagedir[4600];      /* same under OVNI_TMPDIR, or "" */
 static _Atomic int said_open_error;
+static _Atomic int said_fd_limit;
 /* The exit label, prepared at start: _exit() may be called from a signal
  * handler, where nothing may allocate. */
 static struct oa_label *exit_label;
@@ -227,6 +228,16 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		goto out;
 	if (!oa_registry_may_open()) {
 		/* The process is ending: this thread stays untraced. */
+		oa_registry_abandon(&t->s);
+		t = NULL;
+		goto out;
+	}
+	if (!oa_fd_room()) {
+		/* Creating the stream would take descriptors for a moment: not
+		 * one the program, near its limit, may be about to need. */
+		if (!atomic_exchange(&said_fd_limit, 1))
+			oa_log("the program is near its descriptor limit (RLIMIT_NOFILE): its new threads run "
+			       "untraced while it is");
 		oa_registry_abandon(&t->s);
 		t = NULL;
 		goto out;

@@ -2,6 +2,8 @@
  * used by the injected agent, plus die()/err() for the tools. */
 #include "log.h"
 
+#include "fdroom.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -128,7 +130,7 @@ void oa_log(const char *fmt, ...)
 		ssize_t r = write(oa_log_fd, buf, n);
 		(void)r;
 	}
-	if (oa_log_report[0]) {
+	if (oa_log_report[0] && oa_fd_room()) {
 		/* One line, "PID message", appended in one write (the file is
 		 * ovnirun's; a message is rare: a problem or a debug line). */
 		char line[560];

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +72,36 @@ static int open_dir(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
+/* A file of a stream's directory is opened by its full path, the name
+ * appended for a moment to the directory's path in the stream's own
+ * buffer (`dir`, 4096 bytes, owned by the caller): one descriptor at a time
+ * and no directory descriptor, so that a program one slot from its
+ * descriptor limit still lets a stream end (and every file operation costs
+ * one open and one close less). */
+static long path_in(char *dir, const char *name)
+{
+	size_t n = strlen(dir), m = strlen(name);
+	if (n + 1 + m >= 4096)
+		return -1;
+	dir[n] = '/';
+	memcpy(dir + n + 1, name, m + 1);
+	return (long)n;
+}
+
+static int dir_open(char *dir, const char *name, int flags, mode_t mode)
+{
+	long n = path_in(dir, name);
+	if (n < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = open(dir, flags | O_CLOEXEC, mode);
+	int e = errno;
+	dir[n] = '\0';
+	errno = e;
+	return fd;
+}
+
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -94,18 +125,18 @@ static int write_all(int fd, const void *buf, size_t len)
  * file system (~0.1 ms each here), for every thread. */
 #define META_INPLACE_MAX 4096
 
-/* Write stream.json in dfd so that a reader or a crash never sees a partial
+/* Write stream.json in dir so that a reader or a crash never sees a partial
  * file: in place when the text fits in one page (padded with blanks to the
  * length of the text it replaces, so nothing of the old one is left after
  * it); else through a temporary file and a rename. */
-static int write_meta(int dfd, const struct oa_stream *s, int finished)
+static int write_meta(char *dir, const struct oa_stream *s, int finished)
 {
 	if (!s->meta)
 		return 0;
 	char buf[META_INPLACE_MAX];
 	ssize_t n = oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels);
 	if (n > 0) {
-		int fd = openat(dfd, "stream.json", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		int fd = dir_open(dir, "stream.json", O_WRONLY | O_CREAT, 0644);
 		if (fd < 0)
 			return -errno;
 		struct stat st;
@@ -129,26 +160,35 @@ static int write_meta(int dfd, const struct oa_stream *s, int finished)
 		if (r)
 			return r;
 	}
+	/* Larger than a page (rare): through a temporary and a rename, with
+	 * the directory's descriptor. */
+	int dfd = open_dir(dir);
+	if (dfd < 0)
+		return dfd;
 	int fd = openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		int e = -errno;
+		close(dfd);
+		return e;
+	}
 	int r = oa_meta_write(s->meta, fd, s->tid, finished, &s->labels);
 	close(fd);
 	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
 		r = -errno;
 	if (r)
 		unlinkat(dfd, "stream.json.tmp", 0);
+	close(dfd);
 	return r;
 }
 
 static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps);
 
-/* Create or continue stream.obs in dfd and map its first window. */
-static int open_files(struct oa_stream *s, int dfd, int append)
+/* Create or continue stream.obs in s->path and map its first window. */
+static int open_files(struct oa_stream *s, int append)
 {
 	int r;
-	int flags = O_RDWR | O_CREAT | O_CLOEXEC | (append ? 0 : O_TRUNC);
-	int fd = openat(dfd, "stream.obs", flags, 0644);
+	int flags = O_RDWR | O_CREAT | (append ? 0 : O_TRUNC);
+	int fd = dir_open(s->path, "stream.obs", flags, 0644);
 	if (fd < 0)
 		return -errno;
 	uint64_t start = 0;
@@ -171,7 +211,7 @@ static int open_files(struct oa_stream *s, int dfd, int append)
 			goto fail;
 		start = OVNI_HEADER_SIZE;
 	}
-	if ((r = write_meta(dfd, s, 0)) != 0)
+	if ((r = write_meta(s->path, s, 0)) != 0)
 		goto fail;
 	/* Map the first window at the end of what is already there. */
 	s->map_off = start;
@@ -232,14 +272,8 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 		oa_sigrestore(&old);
 		return r;
 	}
-	int dfd = open_dir(s->path);
-	if (dfd < 0) {
-		oa_sigrestore(&old);
-		return dfd;
-	}
 	int xfsz = oa_xfsz_pending();
-	r = open_files(s, dfd, cfg->append);
-	close(dfd);
+	r = open_files(s, cfg->append);
 	if (r)
 		oa_xfsz_forget(xfsz);
 	oa_sigrestore(&old);
@@ -254,6 +288,12 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1)
 {
 	*t0 = oa_clock_now();
+	/* Near the descriptor limit the agent steps aside: the stream ends
+	 * here rather than take a slot the program may be about to need. */
+	if (!oa_fd_room()) {
+		errno = EMFILE;
+		return -EMFILE;
+	}
 	size_t ps = page_size();
 	uint64_t cur = s->map ? oa_stream_size(s) : s->map_off;
 	sigset_t old;
@@ -263,16 +303,10 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	int r, dfd = open_dir(s->path), fd = -1;
-	if (dfd < 0) {
-		r = dfd;
-	} else {
-		fd = openat(dfd, "stream.obs", O_RDWR | O_CLOEXEC);
-		r = fd < 0 ? -errno : advance(s, fd, cur, need, ps);
-		if (fd >= 0)
-			close(fd);
-		close(dfd);
-	}
+	int r, fd = dir_open(s->path, "stream.obs", O_RDWR, 0);
+	r = fd < 0 ? -errno : advance(s, fd, cur, need, ps);
+	if (fd >= 0)
+		close(fd);
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 0;
 	oa_xfsz_forget(xfsz); /* also after a smaller window that fitted */
@@ -405,25 +439,36 @@ uint64_t oa_emit_jumbo_raw_at(struct oa_stream *s, const char *mcv, uint64_t clo
 	return emit_jumbo(s, mcv, clock, data, n, 1);
 }
 
-/* Move a file between two directories; across file systems (OVNI_TMPDIR on
- * another one) copy it in the kernel (no buffer on our stack). */
-static int move_file(int from_dfd, int to_dfd, const char *name)
+/* Move a file between two directories (paths in the stream's buffers);
+ * across file systems (OVNI_TMPDIR on another one) copy it in the kernel
+ * (no buffer on our stack). */
+static int move_file(char *from, char *to, const char *name)
 {
-	if (renameat(from_dfd, name, to_dfd, name) == 0)
-		return 0;
-	if (errno != EXDEV)
-		return -errno;
-	int in = openat(from_dfd, name, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
-		return -errno;
-	int out = openat(to_dfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0) {
-		close(in);
-		return -errno;
-	}
+	long nf = path_in(from, name), nt = path_in(to, name);
 	int r = 0;
+	if (nf < 0 || nt < 0) {
+		r = -ENAMETOOLONG;
+		goto out;
+	}
+	if (rename(from, to) == 0)
+		goto out;
+	if (errno != EXDEV) {
+		r = -errno;
+		goto out;
+	}
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		r = -errno;
+		goto out;
+	}
+	int outfd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (outfd < 0) {
+		r = -errno;
+		close(in);
+		goto out;
+	}
 	for (;;) {
-		ssize_t n = sendfile(out, in, NULL, 1 << 30);
+		ssize_t n = sendfile(outfd, in, NULL, 1 << 30);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -434,9 +479,14 @@ static int move_file(int from_dfd, int to_dfd, const char *name)
 		}
 	}
 	close(in);
-	close(out);
+	close(outfd);
 	if (r == 0)
-		unlinkat(from_dfd, name, 0);
+		unlink(from);
+out:
+	if (nf >= 0)
+		from[nf] = '\0';
+	if (nt >= 0)
+		to[nt] = '\0';
 	return r;
 }
 
@@ -444,29 +494,22 @@ static int move_file(int from_dfd, int to_dfd, const char *name)
  * Signals are blocked by the caller. */
 static int finish_files(struct oa_stream *s, uint64_t len)
 {
-	int dfd = open_dir(s->path);
-	if (dfd < 0)
-		return dfd;
 	int r = 0;
-	int fd = openat(dfd, "stream.obs", O_WRONLY | O_CLOEXEC);
+	int fd = dir_open(s->path, "stream.obs", O_WRONLY, 0);
 	if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
 		r = -errno;
 	if (fd >= 0)
 		close(fd);
-	int m = s->meta_written ? 0 : write_meta(dfd, s, 1);
+	int m = s->meta_written ? 0 : write_meta(s->path, s, 1);
 	if (!r)
 		r = m;
 	if (s->final_path[0]) {
-		int fdfd = open_dir(s->final_path);
-		int a = fdfd < 0 ? fdfd : move_file(dfd, fdfd, "stream.obs");
-		int b = fdfd < 0 ? fdfd : move_file(dfd, fdfd, "stream.json");
-		if (fdfd >= 0)
-			close(fdfd);
+		int a = move_file(s->path, s->final_path, "stream.obs");
+		int b = move_file(s->path, s->final_path, "stream.json");
 		if (!r)
 			r = a ? a : b;
 		rmdir(s->path);
 	}
-	close(dfd);
 	return r;
 }
 
@@ -476,12 +519,7 @@ int oa_stream_sync_meta(struct oa_stream *s)
 		return 0;
 	sigset_t old;
 	oa_sigblock(&old);
-	int r = open_dir(s->path);
-	if (r >= 0) {
-		int dfd = r;
-		r = write_meta(dfd, s, 0);
-		close(dfd);
-	}
+	int r = write_meta(s->path, s, 0);
 	oa_sigrestore(&old);
 	return r;
 }
@@ -612,14 +650,12 @@ int oa_stream_end(struct oa_stream *s)
 		sigset_t old;
 		oa_sigblock(&old);
 		int xfsz = oa_xfsz_pending();
-		int r = -EIO, dfd = open_dir(s->path);
-		int fd = dfd < 0 ? -1 : openat(dfd, "stream.obs", O_WRONLY | O_CLOEXEC);
+		int r = -EIO;
+		int fd = dir_open(s->path, "stream.obs", O_WRONLY, 0);
 		if (fd >= 0) {
 			r = pwrite(fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
 			close(fd);
 		}
-		if (dfd >= 0)
-			close(dfd);
 		s->live = 0;
 		int f = finish_files(s, s->committed_size + n);
 		if (r || f)
@@ -646,11 +682,7 @@ int oa_stream_end(struct oa_stream *s)
 		sigset_t old;
 		oa_sigblock(&old);
 		int xfsz = oa_xfsz_pending();
-		int dfd = open_dir(s->path);
-		if (dfd >= 0) {
-			s->meta_written = write_meta(dfd, s, 1) == 0;
-			close(dfd);
-		}
+		s->meta_written = write_meta(s->path, s, 1) == 0;
 		if (!s->meta_written)
 			oa_xfsz_forget(xfsz);
 		oa_sigrestore(&old);

@@ -29,6 +29,7 @@
 
 #include "clock.h"
 #include "compiler.h"
+#include "fdroom.h"
 #include "meta.h"
 #include "ovni_fmt.h"
 

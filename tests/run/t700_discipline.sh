@@ -50,8 +50,12 @@ c18b()  { "$@" $PROG/adv18_sample_signal reset; }
 c18c()  { "$@" $PROG/adv18_sample_signal wait; }
 # 19: threads cancelled in every recorded wait.
 c19()   { "$@" $PROG/adv19_cancel; }
+# 20: one free descriptor slot under RLIMIT_NOFILE 64 (and 8) while threads
+# start: no open of the program may fail (the output counts EMFILE).
+c20a()  { "$@" $PROG/adv20_fd_limit; }
+c20b()  { "$@" $PROG/adv20_fd_limit tiny; }
 export -f c01f c01e c02 c03a c03b c03c c03d c04 c05 c06 c07a c07b c08 c09a c09b c10 c11 c12a c12b c12c c13 c14 c15a c15b c16
-export -f c17a c17b c18a c18b c18c c19
+export -f c17a c17b c18a c18b c18c c19 c20a c20b
 for i in 0 1 2; do cp $PROG/so_ctor_pool.so $WORK/plugin.so.$i; done
 
 # trial FN EXPECTED_STATUS EXTRA_OVNIRUN_OPTS TRACE: prints nothing when fine, else why.
@@ -112,6 +116,7 @@ item "16 siglongjmp out of a wait"          1 1 "c16|0|"
 item "17 constructors that join threads"    "$REPEAT" 2 "c17a|0|" "c17b|0|-s"
 item "18 the program takes the sample signal" 1 1 "c18a|0|-S 500" "c18b|0|-S 500" "c18c|0|-S 500"
 item "19 cancelled waits"                   "$REPEAT" 2 "c19|0|"
+item "20 the last free descriptor"          "$REPEAT" 2 "c20a|0|" "c20b|0|"
 
 # 15: the vfork child's _exit/exec is not on the parent's stream.
 for fn in c15a c15b; do

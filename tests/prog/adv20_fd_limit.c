@@ -1,0 +1,63 @@
+/* The last free descriptor: the program lowers RLIMIT_NOFILE to 64, fills
+ * its table, keeps one slot free, then opens and closes a file in a loop
+ * on one thread while the main thread creates and joins threads.  No open
+ * may fail with EMFILE (none does untraced).  argv[1] "tiny": a limit of
+ * 8, threads created and joined, a file opened after each. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static atomic_int stop, emfile, opens;
+
+static void *opener(void *p)
+{
+	(void)p;
+	while (!atomic_load(&stop)) {
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd < 0) {
+			if (errno == EMFILE)
+				atomic_fetch_add(&emfile, 1);
+		} else {
+			close(fd);
+			atomic_fetch_add(&opens, 1);
+		}
+	}
+	return NULL;
+}
+
+static void *nothing(void *p) { return p; }
+
+int main(int argc, char **argv)
+{
+	int tiny = argc > 1 && !strcmp(argv[1], "tiny");
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = tiny ? 8 : 64;
+	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 1;
+	int last = -1, filled = 0;
+	for (;;) {
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd < 0)
+			break;
+		last = fd;
+		filled++;
+	}
+	close(last); /* one slot free */
+	pthread_t th;
+	pthread_create(&th, NULL, opener, NULL);
+	for (int i = 0; i < 200; i++) {
+		pthread_t w;
+		if (pthread_create(&w, NULL, nothing, NULL) == 0)
+			pthread_join(w, NULL);
+	}
+	atomic_store(&stop, 1);
+	pthread_join(th, NULL);
+	printf("filled %d, EMFILE %d, opened some: %s\n", filled, atomic_load(&emfile), opens > 0 ? "yes" : "no");
+	return 0;
+}

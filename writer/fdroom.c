@@ -1,0 +1,23 @@
+/* fdroom.c: may the agent open a descriptor for a moment? (see fdroom.h) */
+#include "fdroom.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+
+#define FD_TOP 8 /* slots below the limit the agent leaves to the program */
+
+int oa_fd_room(void)
+{
+	int saved = errno;
+	struct rlimit rl;
+	int room = 1;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (1u << 20)) {
+		/* Asked without making a descriptor (a probe that made one
+		 * could take the very slot the program needs). */
+		if (rl.rlim_cur <= FD_TOP || fcntl((int)rl.rlim_cur - FD_TOP, F_GETFD) >= 0)
+			room = 0;
+	}
+	errno = saved;
+	return room;
+}
