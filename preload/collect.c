@@ -34,7 +34,8 @@
 #include "real.h"
 
 #define CONNECT_MS 2000 /* a collector that does not answer in this time is unreachable */
-#define IO_SECONDS 10   /* a stalled transfer gives up after this */
+#define IO_SECONDS 10   /* the whole start-up exchange, and a transfer's base time */
+#define IO_BYTES_PER_S (1 << 20) /* a transfer's deadline grows with its size at this rate */
 
 static int active;     /* OVNI_COLLECT in effect */
 static int failstop;   /* the collector asked for a watch connection */
@@ -74,6 +75,7 @@ static const char *err_text(int e)
 	case EAGAIN: return "timed out";
 	case EMFILE: case ENFILE: return "no descriptor free";
 	case EPROTO: return "the collector broke off";
+	case EACCES: return "it could not prove it knows the run's secret";
 	default: return "error";
 	}
 }
@@ -94,10 +96,38 @@ static void say_once(const char *what, const char *detail)
 	oa_log("%s the collector at %s (%s): the trace stays in %s", what, where, detail, localdir);
 }
 
+/* One deadline for a whole exchange (the start-up handshake, a transfer):
+ * a collector, or anything at its address, that answers slowly, a byte at a
+ * time or with PINGs forever cannot hold the program longer. */
+static uint64_t deadline; /* CLOCK_MONOTONIC ns; one exchange at a time per thread */
+
+static void exchange_begins(uint64_t seconds)
+{
+	deadline = oa_clock_mono() + seconds * 1000000000ull;
+}
+
+/* Bound the next socket call by what is left: 0, or -1 (ETIMEDOUT). */
+static int arm(int fd)
+{
+	uint64_t now = oa_clock_mono();
+	if (now >= deadline) {
+		errno = ETIMEDOUT;
+		return -1;
+	}
+	uint64_t left = deadline - now;
+	struct timeval tv = { .tv_sec = (time_t)(left / 1000000000ull),
+			      .tv_usec = (suseconds_t)(left % 1000000000ull / 1000) + 1 };
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return 0;
+}
+
 static int send_all(int fd, const void *buf, size_t n)
 {
 	const uint8_t *p = buf;
 	while (n) {
+		if (arm(fd))
+			return -1;
 		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -113,6 +143,8 @@ static int recv_all(int fd, void *buf, size_t n)
 {
 	uint8_t *p = buf;
 	while (n) {
+		if (arm(fd))
+			return -1;
 		ssize_t r = recv(fd, p, n, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -189,19 +221,69 @@ fail:;
 	return -1;
 }
 
-/* HELO, answering the collector's clock pings, until WELC (0) or DENY (-2). */
+/* What came from the network, fit to print: printable ASCII only, short. */
+static void tame(char *text)
+{
+	size_t i = 0;
+	for (; text[i] && i < 160; i++)
+		if ((unsigned char)text[i] < 0x20 || (unsigned char)text[i] > 0x7e)
+			text[i] = '?';
+	text[i] = '\0';
+}
+
+static void make_nonce(char *hex)
+{
+	uint8_t r[OA_COL_NONCE_HEX / 2];
+	if (syscall(SYS_getrandom, r, sizeof(r), 0x1 /* GRND_NONBLOCK */) != (long)sizeof(r)) {
+		uint64_t a = oa_clock_mono() ^ ((uint64_t)getpid() << 32), b = a * 0x9E3779B97F4A7C15ull;
+		memcpy(r, &a, 8);
+		memcpy(r + 8, &b, 8);
+	}
+	oa_col_hex(r, sizeof(r), hex);
+}
+
+/* HELO, the proofs both ways (the collector first: the secret's owner is
+ * known before anything that depends on it leaves), then the collector's
+ * clock pings (a bounded number) until WELC (0) or DENY (-2, its text in
+ * reply, tamed). */
 static int hello(int fd, const char *role, char *reply, uint32_t size)
 {
-	char msg[600];
-	int n = oa_snprintf(msg, sizeof(msg), "secret=%s\nrun=%s\nrole=%s\nloom=%s\npid=%d\nppid=%d\nprog=%s\n", secret,
-			    run, role, oa_cfg.loom, (int)getpid(), (int)getppid(), program_invocation_short_name);
+	char msg[600], mine[OA_COL_NONCE_HEX + 1], theirs[OA_COL_NONCE_HEX + 1], proof[OA_COL_PROOF_HEX + 1];
+	char want[OA_COL_PROOF_HEX + 1];
+	make_nonce(mine);
+	int n = oa_snprintf(msg, sizeof(msg), "run=%s\nnonce=%s\nrole=%s\nloom=%s\npid=%d\nppid=%d\nprog=%s\n", run,
+			    mine, role, oa_cfg.loom, (int)getpid(), (int)getppid(), program_invocation_short_name);
 	if (n < 0 || (size_t)n >= sizeof(msg) || send_frame(fd, OA_COL_HELO, msg, (uint32_t)n))
 		return -1;
-	for (;;) {
-		uint32_t type, len;
+	uint32_t type, len;
+	if (recv_frame(fd, &type, reply, size, &len))
+		return -1;
+	if (type == OA_COL_DENY) {
+		tame(reply);
+		return -2;
+	}
+	if (type != OA_COL_AUTH || !oa_col_kv(reply, "nonce", theirs, sizeof(theirs)) ||
+	    strlen(theirs) != OA_COL_NONCE_HEX || !oa_col_kv(reply, "proof", proof, sizeof(proof))) {
+		errno = EPROTO;
+		return -1;
+	}
+	oa_col_proof(secret, "collector", mine, theirs, want);
+	if (!oa_col_same(proof, want)) {
+		errno = EACCES; /* not the run's collector */
+		return -1;
+	}
+	oa_col_proof(secret, "agent", theirs, mine, want);
+	n = oa_snprintf(msg, sizeof(msg), "proof=%s\n", want);
+	if (send_frame(fd, OA_COL_PROV, msg, (uint32_t)n))
+		return -1;
+	for (int pings = 0;;) {
 		if (recv_frame(fd, &type, reply, size, &len))
 			return -1;
 		if (type == OA_COL_PING) {
+			if (++pings > OA_COL_MAX_PINGS) {
+				errno = EPROTO;
+				return -1;
+			}
 			uint8_t c[8];
 			oa_col_put64(c, oa_clock_mono()); /* CLOCK_MONOTONIC itself, which the trace clock follows */
 			if (send_frame(fd, OA_COL_PONG, c, 8))
@@ -209,8 +291,10 @@ static int hello(int fd, const char *role, char *reply, uint32_t size)
 		} else if (type == OA_COL_WELC) {
 			return 0;
 		} else if (type == OA_COL_DENY) {
+			tame(reply);
 			return -2;
 		} else {
+			errno = EPROTO;
 			return -1;
 		}
 	}
@@ -238,6 +322,7 @@ static int watch_is_ours(void)
 /* A watch connection at a high number, its addresses noted: 0 or -1. */
 static int watch_connect(void)
 {
+	exchange_begins(IO_SECONDS);
 	int fd = dial();
 	if (fd < 0)
 		return -1;
@@ -343,6 +428,7 @@ static void join(int may_setenv)
 		atomic_store(&said, 1); /* an earlier process of the run said it */
 		return;
 	}
+	exchange_begins(IO_SECONDS);
 	int fd = dial();
 	char reply[OA_COL_MAX_CTRL];
 	int r = fd < 0 ? -1 : hello(fd, "join", reply, sizeof(reply));
@@ -545,6 +631,8 @@ static int send_thread(int fd, int dfd, const char *name)
 			close(f);
 			continue;
 		}
+		/* The transfer's deadline grows with what it has to send. */
+		deadline += (uint64_t)st.st_size / IO_BYTES_PER_S * 1000000000ull;
 		r = send_frame(fd, OA_COL_FILE, hdr, (uint32_t)(8 + n));
 		for (uint64_t left = (uint64_t)st.st_size; !r && left;) {
 			ssize_t got = read(f, iobuf, left < sizeof(iobuf) ? left : sizeof(iobuf));
@@ -606,6 +694,7 @@ void oa_collect_process_done(enum oa_collect_how how, int sig)
 	int dfd = streams ? open(procdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (streams && dfd < 0)
 		goto out; /* nothing was written */
+	exchange_begins(IO_SECONDS);
 	int fd = dial();
 	char reply[256];
 	int r = fd < 0 ? -1 : hello(fd, "fini", reply, sizeof(reply));
@@ -621,9 +710,12 @@ void oa_collect_process_done(enum oa_collect_how how, int sig)
 		r = send_frame(fd, OA_COL_FINI, hows[how], (uint32_t)strlen(hows[how]));
 	}
 	/* The collector may measure the clock again before it says goodbye. */
-	for (uint32_t type = 0, len; !r && type != OA_COL_BYE;) {
+	for (uint32_t type = 0, len, pings = 0; !r && type != OA_COL_BYE;) {
 		if (recv_frame(fd, &type, reply, sizeof(reply), &len)) {
 			r = -1;
+		} else if (type == OA_COL_PING && ++pings > OA_COL_MAX_PINGS) {
+			r = -1;
+			errno = EPROTO;
 		} else if (type == OA_COL_PING) {
 			uint8_t c[8];
 			oa_col_put64(c, oa_clock_mono()); /* CLOCK_MONOTONIC itself, which the trace clock follows */

@@ -5,6 +5,7 @@
  * parts are in tools/collect/ and the wire format in writer/collect_fmt.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -37,7 +38,8 @@ static const char usage_text[] =
 	"`ovnirun --collect CONTACT` (or OVNI_COLLECT=CONTACT) on every host.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output DIR        the trace directory to write\n"
+	"  -o, --output DIR        the trace directory to write (new or empty)\n"
+	"  -f, --force             write into DIR even if it holds files\n"
 	"  -l, --listen ADDR:PORT  where to listen (default: every address, a free\n"
 	"                          port; the contact names this host)\n"
 	"  -c, --contact-file F    also write the contact string to F (mode 0600)\n"
@@ -61,7 +63,7 @@ static const char usage_text[] =
 	"has sent its streams (1 s after the last), or on SIGINT/SIGTERM; either way the\n"
 	"trace is valid, and DIR/collect.txt lists processes that did not finish.\n";
 
-enum stage { ST_HELLO, ST_READY, ST_DATA, ST_WATCH };
+enum stage { ST_HELLO, ST_AUTH, ST_READY, ST_DATA, ST_WATCH };
 enum role { R_NONE, R_JOIN, R_WATCH, R_FINI, R_OVNIRUN };
 
 #define IN_MAX (64 * 1024 + OA_COL_HDR + OA_COL_MAX_CTRL)
@@ -82,6 +84,8 @@ struct client {
 	uint64_t file_left;
 	int file_json;
 	uint64_t bytes, since, last_io;
+	char helo[640];                               /* its HELO, until it proved itself */
+	char nonce[OA_COL_NONCE_HEX + 1], ours[OA_COL_NONCE_HEX + 1];
 	size_t have;
 	uint8_t buf[IN_MAX];
 	struct client *next;
@@ -136,26 +140,7 @@ static int send_frame(int fd, uint32_t type, const char *text)
 
 static const char *kv(const char *text, const char *key, char *out, size_t size)
 {
-	size_t k = strlen(key);
-	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, key, k) && p[k] == '=') {
-			size_t n = strcspn(p + k + 1, "\n");
-			if (n >= size)
-				return NULL;
-			memcpy(out, p + k + 1, n);
-			out[n] = '\0';
-			return out;
-		}
-	}
-	return NULL;
-}
-
-static int same_secret(const char *s)
-{
-	unsigned diff = strlen(s) != OA_COL_SECRET_HEX;
-	for (int i = 0; i < OA_COL_SECRET_HEX; i++)
-		diff |= (unsigned)(s[i] ^ secret[i]) * (s[i] != 0);
-	return !diff;
+	return oa_col_kv(text, key, out, size);
 }
 
 /* A crash, not an ending: SIGTERM, SIGINT, SIGHUP, SIGKILL, SIGPIPE... are
@@ -266,12 +251,43 @@ static int measure(struct col_host *h, int fd, int again)
 	return 0;
 }
 
+/* HELO: a client of this run says who it is and gives its nonce; we prove
+ * that we know the secret (AUTH) and wait for its proof (PROV). */
+static int helo(struct client *c, const char *text, uint32_t len)
+{
+	char v[COL_LOOM_MAX + 1];
+	if (len >= sizeof(c->helo) || !kv(text, "run", v, sizeof(v)) || strcmp(v, run) ||
+	    !kv(text, "nonce", c->nonce, sizeof(c->nonce)) || strlen(c->nonce) != OA_COL_NONCE_HEX)
+		return -1;
+	memcpy(c->helo, text, len + 1);
+	uint8_t r[OA_COL_NONCE_HEX / 2];
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		return -1;
+	oa_col_hex(r, sizeof(r), c->ours);
+	char proof[OA_COL_PROOF_HEX + 1], m[160];
+	oa_col_proof(secret, "collector", c->nonce, c->ours, proof);
+	snprintf(m, sizeof(m), "nonce=%s\nproof=%s\n", c->ours, proof);
+	c->stage = ST_AUTH;
+	return send_frame(c->fd, OA_COL_AUTH, m);
+}
+
+static int hello(struct client *c, const char *text);
+
+/* PROV: the client's proof; then its HELO is taken. */
+static int prov(struct client *c, const char *text)
+{
+	char got[OA_COL_PROOF_HEX + 1], want[OA_COL_PROOF_HEX + 1];
+	oa_col_proof(secret, "agent", c->ours, c->nonce, want);
+	if (!kv(text, "proof", got, sizeof(got)) || !oa_col_same(got, want))
+		return send_frame(c->fd, OA_COL_DENY, "wrong secret"), -1;
+	c->stage = ST_READY;
+	return hello(c, c->helo);
+}
+
 static int hello(struct client *c, const char *text)
 {
 	char v[COL_LOOM_MAX + 1], loom[COL_LOOM_MAX + 1], role[16];
-	if (!kv(text, "secret", v, sizeof(v)) || !same_secret(v))
-		return send_frame(c->fd, OA_COL_DENY, "wrong secret"), -1;
-	if (!kv(text, "run", v, sizeof(v)) || strcmp(v, run) || !kv(text, "role", role, sizeof(role)))
+	if (!kv(text, "role", role, sizeof(role)))
 		return -1;
 	c->role = !strcmp(role, "join") ? R_JOIN : !strcmp(role, "watch") ? R_WATCH : !strcmp(role, "fini") ? R_FINI
 		: !strcmp(role, "ovnirun") ? R_OVNIRUN : R_NONE;
@@ -383,7 +399,9 @@ static int frame(struct client *c, uint32_t type, uint8_t *payload, uint32_t len
 {
 	char *text = (char *)payload;
 	if (c->stage == ST_HELLO)
-		return type == OA_COL_HELO ? hello(c, text) : -1;
+		return type == OA_COL_HELO ? helo(c, text, len) : -1;
+	if (c->stage == ST_AUTH)
+		return type == OA_COL_PROV ? prov(c, text) : -1;
 	if (c->stage == ST_WATCH)
 		return -1;
 	if (c->role == R_OVNIRUN) {
@@ -497,7 +515,7 @@ static void serve(struct client *c)
 	if (r == 1)
 		drop(c, NULL);
 	else if (r < 0)
-		drop(c, c->stage == ST_HELLO ? "not a traced process of this run" : "protocol error");
+		drop(c, c->stage <= ST_AUTH ? "not a traced process of this run" : "protocol error");
 }
 
 static int max_clients = MAX_CLIENTS;
@@ -516,7 +534,7 @@ static void accept_one(int lfd)
 	int hello = 0;
 	struct client *oldest = NULL;
 	for (struct client *k = clients; k; k = k->next) {
-		if (k->fd >= 0 && k->stage == ST_HELLO) {
+		if (k->fd >= 0 && k->stage <= ST_AUTH) {
 			hello++;
 			if (!oldest || k->since < oldest->since)
 				oldest = k;
@@ -680,11 +698,12 @@ int cmd_collect(int argc, char **argv)
 		{ "clocks-only", no_argument, 0, 2 },		 { "grace", required_argument, 0, 3 },
 		{ "idle", required_argument, 0, 4 },		 { "max-bytes", required_argument, 0, 5 },
 		{ "status", required_argument, 0, 6 },	 { "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' },		 { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' },		 { "force", no_argument, 0, 'f' },
+		{ 0, 0, 0, 0 },
 	};
 	const char *listen_spec = NULL, *contact_file = NULL;
-	int c, grace_set = 0;
-	while ((c = getopt_long(argc, argv, "o:l:c:qh", opts, NULL)) != -1) {
+	int c, grace_set = 0, force = 0;
+	while ((c = getopt_long(argc, argv, "o:l:c:fqh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': outdir = optarg; break;
 		case 'l': listen_spec = optarg; break;
@@ -701,6 +720,7 @@ int cmd_collect(int argc, char **argv)
 			break;
 		}
 		case 6: return show_status(optarg);
+		case 'f': force = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -709,6 +729,20 @@ int cmd_collect(int argc, char **argv)
 	if (!outdir || optind != argc) {
 		fputs(usage_text, stderr);
 		return 2;
+	}
+	/* Another run's trace is not mixed into this one without a word. */
+	DIR *existing = opendir(outdir);
+	if (existing) {
+		struct dirent *e;
+		int used = 0;
+		while (!used && (e = readdir(existing)))
+			used = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		closedir(existing);
+		if (used && !force) {
+			fprintf(stderr, "ovni-auto collect: %s holds files; choose a new directory, or -f to write "
+					"into it\n", outdir);
+			return 2;
+		}
 	}
 	/* As many descriptors as allowed: a connection and a file each. */
 	struct rlimit rl;
@@ -801,7 +835,7 @@ int cmd_collect(int argc, char **argv)
 		}
 		/* Connections that say nothing: 5 s to say who they are, 60 s between two reads. */
 		for (struct client *k = clients; k; k = k->next)
-			if (k->fd >= 0 && ((k->stage == ST_HELLO && now - k->since > 5000000000ull) ||
+			if (k->fd >= 0 && ((k->stage <= ST_AUTH && now - k->since > 5000000000ull) ||
 					   (k->stage != ST_WATCH && now - k->last_io > 60000000000ull)))
 				drop(k, "silent for too long");
 		for (struct client **pp = &clients; *pp;) {
@@ -818,7 +852,7 @@ int cmd_collect(int argc, char **argv)
 		counts(&running, &finished, &lost, &streams);
 		int sending = 0;
 		for (struct client *k = clients; k; k = k->next)
-			sending += k->fd >= 0 && (k->role == R_FINI || k->stage == ST_HELLO);
+			sending += k->fd >= 0 && (k->role == R_FINI || k->stage <= ST_AUTH);
 		/* Every ovnirun of the run has ended: the others get `grace` to send. */
 		int all_done = sessions_begun && sessions_done >= sessions_begun;
 		if (all_done && !end_deadline) {

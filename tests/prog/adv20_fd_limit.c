@@ -56,6 +56,9 @@ int main(int argc, char **argv)
 		if (pthread_create(&w, NULL, nothing, NULL) == 0)
 			pthread_join(w, NULL);
 	}
+	/* The opener has had its chance, however the threads were scheduled. */
+	while (atomic_load(&opens) + atomic_load(&emfile) < 2000)
+		usleep(1000);
 	atomic_store(&stop, 1);
 	pthread_join(th, NULL);
 	printf("filled %d, EMFILE %d, opened some: %s\n", filled, atomic_load(&emfile), opens > 0 ? "yes" : "no");

@@ -3,7 +3,7 @@
 #     `ovnirun --collect`: the same output and exit status as untraced, one
 #     valid trace in the collector's directory, nothing left in the local
 #     staging directory, and the collector ends by itself;
-#  2. clients that send garbage, the wrong secret, path tricks in the loom or
+#  2. clients that send garbage, a wrong proof of the secret, path tricks in the loom or
 #     stream names, an oversized frame, or hang up in the middle of a file:
 #     each is dropped, nothing is written outside the trace directory, and a
 #     traced run afterwards is collected whole;
@@ -21,6 +21,12 @@
 #     SIGTERM, which is reported but is not a crash (no stop);
 #  7. a traced process that execs a program the agent does not trace: the
 #     streams of the image before the exec are sent, not left behind.
+#  8. a "collector" that never finishes the handshake (one byte every 0.5 s)
+#     and one that knows the secret but sends clock PINGs for ever: the
+#     traced program ends on time with its output, one message each; and a
+#     listener that does not know the secret never sees it.
+#  9. an output directory that holds files is refused without -f; with -f a
+#     hard link planted at the summary's temporary name is not written through.
 #  Case 2 also has a size that would wrap the byte count and a process that
 #  never answers the clock pings (it must not hold the others up).
 . "$(dirname "$0")/../lib.sh"
@@ -88,28 +94,53 @@ def closed(s):
                 return True
     except (ConnectionResetError, socket.timeout):
         return False
-def helo(role, loom="evil", pid=4242, sec=secret):
-    return frame("HELO", f"secret={sec}\nrun={run}\nrole={role}\nloom={loom}\npid={pid}\nprog=x\n".encode())
+import hashlib, hmac
+def recv_frame(s):
+    h = s.recv(8, socket.MSG_WAITALL)
+    n = struct.unpack("<I", h[4:])[0]
+    return h[:4], (s.recv(n, socket.MSG_WAITALL) if n else b"")
+def kv(text, key):
+    for line in text.decode().split("\n"):
+        if line.startswith(key + "="):
+            return line[len(key) + 1:]
+def proof(who, n1, n2, sec=secret):
+    return hmac.new(sec.encode(), f"{who}|{n1}|{n2}".encode(), hashlib.sha256).hexdigest()
+# The handshake: HELO with our nonce, the collector's AUTH checked, our PROV.
+def hs(s, role, loom="evil", pid=4242, sec=secret):
+    mine = os.urandom(16).hex()
+    s.sendall(frame("HELO", f"run={run}\nnonce={mine}\nrole={role}\nloom={loom}\npid={pid}\nprog=x\n".encode()))
+    t, body = recv_frame(s)
+    assert t == b"AUTH", t
+    theirs = kv(body, "nonce")
+    assert kv(body, "proof") == proof("collector", mine, theirs), "the collector's proof"
+    s.sendall(frame("PROV", f"proof={proof('agent', theirs, mine, sec)}\n".encode()))
+def conn_hs(role, **kw):
+    s = conn(); hs(s, role, **kw); return s
+# A client that never proves anything learns nothing: AUTH carries no secret,
+# and a HELO with the old "secret=" line and a wrong run is dropped.
+s = conn(); s.sendall(frame("HELO", f"secret={secret}\nrun=00000000\nrole=fini\nnonce={'0' * 32}\n".encode()))
+if not closed(s): sys.exit("wrong run: not dropped")
+for name, (role, kw) in {"wrong secret": ("fini", {"sec": "0" * 32}), "loom ..": ("fini", {"loom": "../../outside"}),
+                         "loom with slash": ("fini", {"loom": "a/b"})}.items():
+    s = conn_hs(role, **kw)
+    if not closed(s): sys.exit(f"{name}: not dropped")
 cases = {
   "garbage": os.urandom(5000),
-  "wrong secret": helo("fini", sec="0" * 32),
-  "loom ..": helo("fini", loom="../../outside"),
-  "loom with slash": helo("fini", loom="a/b"),
   "huge frame": b"HELO" + struct.pack("<I", 0xffffffff) + b"x" * 100,
 }
 for name, data in cases.items():
     s = conn(); s.sendall(data)
     if not closed(s): sys.exit(f"{name}: not dropped")
 for bad in ["../../x/stream.obs", "thread.1/../../x", "thread.1/stream.obs/../x", "/etc/passwd", "thread.01/stream.obs", "thread.1/evil"]:
-    s = conn(); s.sendall(helo("fini"))
+    s = conn_hs("fini"); assert recv_frame(s)[0] == b"WELC"
     s.sendall(frame("FILE", struct.pack("<Q", 4) + bad.encode()) + b"abcd")
     if not closed(s): sys.exit(f"file name {bad}: not dropped")
 # a file announced bigger than sent, then hang up
-s = conn(); s.sendall(helo("fini", pid=4343))
+s = conn_hs("fini", pid=4343)
 s.sendall(frame("FILE", struct.pack("<Q", 100000) + b"thread.4343/stream.obs") + b"x" * 10)
 time.sleep(0.2); s.close()
 # a size that would wrap the byte count around: dropped at once
-s = conn(); s.sendall(helo("fini", pid=4444))
+s = conn_hs("fini", pid=4444)
 s.sendall(frame("FILE", struct.pack("<Q", 1) + b"thread.1/stream.obs") + b"x")
 s.sendall(frame("FILE", struct.pack("<Q", 2**64 - 1) + b"thread.1/stream.json"))
 try:
@@ -119,9 +150,9 @@ except (BrokenPipeError, ConnectionResetError):
     pass
 if not closed(s): sys.exit("wrapped size: not dropped")
 # a process that joins and never answers the clock pings holds nobody up
-slow = conn(); slow.sendall(helo("join", loom="slowpoke", pid=4545))
+slow = conn_hs("join", loom="slowpoke", pid=4545)
 t0 = time.time()
-q = conn(); q.sendall(helo("join", loom="quick", pid=4646))
+q = conn_hs("join", loom="quick", pid=4646)
 while True:
     h = q.recv(8, socket.MSG_WAITALL)
     t, n = h[:4], struct.unpack("<I", h[4:])[0]
@@ -135,7 +166,7 @@ while True:
 if time.time() - t0 > 1.5: sys.exit(f"a silent join held the collector {time.time() - t0:.1f} s")
 slow.close(); q.close()
 # "quick" was a process of the run: it ends (with no streams)
-s = conn(); s.sendall(helo("fini", loom="quick", pid=4646))
+s = conn_hs("fini", loom="quick", pid=4646)
 assert s.recv(8, socket.MSG_WAITALL)[:4] == b"WELC"
 s.sendall(frame("FINI", b"how=exit\n"))
 while s.recv(4096): pass
@@ -222,4 +253,72 @@ grep -q "stopped\|did not finish" "$WORK/t6/collect.txt" && fail "processes stop
 check_trace "$WORK/t6"
 assert_eq "processes" 3 "$(ls -d "$WORK"/t6/loom.*/proc.* | wc -l)"
 grep -q "sleep): died of a signal.*signal 15" "$WORK/t6/collect.txt" || fail "the SIGTERM of the child is not reported"
+# ---- 8: collectors that do not answer ----
+fake() { # MODE: a fake collector on a free port; sets FAKEPID and the contact file
+	rm -f "$WORK/contact" "$WORK/fake.seen"
+	python3 - "$1" "$WORK" <<'PY' &
+import hashlib, hmac, os, socket, struct, sys, threading, time
+mode, work = sys.argv[1], sys.argv[2]
+run, secret = "0badc0de", "00112233445566778899aabbccddeeff"
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(64)
+open(work + "/contact.tmp", "w").write(f"127.0.0.1:{srv.getsockname()[1]}:{run}:{secret}\n")
+os.rename(work + "/contact.tmp", work + "/contact")
+def frame(t, p): return t.encode() + struct.pack("<I", len(p)) + p
+def serve(c):
+    try:
+        h = c.recv(8, socket.MSG_WAITALL); body = c.recv(struct.unpack("<I", h[4:])[0], socket.MSG_WAITALL)
+        with open(work + "/fake.seen", "ab") as f: f.write(body)
+        if mode == "trickle":
+            for b in frame("AUTH", b"x" * 200):
+                c.send(bytes([b])); time.sleep(0.5)
+            return
+        nonce = [l[6:] for l in body.decode().split("\n") if l.startswith("nonce=")][0]
+        ours = os.urandom(16).hex()
+        mac = hmac.new(secret.encode(), f"collector|{nonce}|{ours}".encode(), hashlib.sha256).hexdigest()
+        c.sendall(frame("AUTH", f"nonce={ours}\nproof={mac}\n".encode()))
+        h = c.recv(8, socket.MSG_WAITALL); c.recv(struct.unpack("<I", h[4:])[0], socket.MSG_WAITALL)
+        while True:
+            c.sendall(frame("PING", b"")); c.recv(16, socket.MSG_WAITALL)
+    except OSError:
+        pass
+while True:
+    c, _ = srv.accept()
+    threading.Thread(target=serve, args=(c,), daemon=True).start()
+PY
+	FAKEPID=$!
+	for i in $(seq 100); do [ -s "$WORK/contact" ] && break; sleep 0.05; done
+	[ -s "$WORK/contact" ] || fail "the fake collector did not start"
+}
+for mode in trickle pings; do
+	fake $mode
+	rm -rf "$TMPDIR"/*
+	t0=$(date +%s)
+	# The agent alone (ovnirun would find the collector unreachable first
+	# and tell the agents not to try).
+	out=$(OVNI_COLLECT="@$WORK/contact" LD_PRELOAD="$LIBAGENT" timeout 60 sh -c 'echo one; sh -c "echo two"' \
+		2>"$WORK/s8.err"); st=$?
+	t1=$(date +%s)
+	kill $FAKEPID 2>/dev/null; wait $FAKEPID 2>/dev/null
+	cat "$WORK/s8.err"
+	assert_eq "$mode: status" 0 "$st"
+	assert_eq "$mode: output" "one
+two" "$out"
+	[ $((t1 - t0)) -le 25 ] || fail "$mode: the program took $((t1 - t0)) s (the exchange is bounded by 10 s)"
+	[ $mode = pings ] && { grep -q "broke off" "$WORK/s8.err" || fail "pings: not stopped by their number"; }
+	assert_eq "$mode: messages" 1 "$(grep -c 'cannot reach the collector at' "$WORK/s8.err")"
+	grep -q "$(cut -d: -f4 "$WORK/contact")" "$WORK/fake.seen" && fail "$mode: the secret was sent to the listener"
+done
+# ---- 9: the output directory ----
+# A directory that holds files is refused without -f; with -f, a hard link
+# planted at the summary's temporary name is replaced, never written through.
+mkdir "$WORK/t9" && echo keep >"$WORK/victim" && ln "$WORK/victim" "$WORK/t9/.collect.txt.tmp"
+"$OA" collect -o "$WORK/t9" -l 127.0.0.1:0 >/dev/null 2>"$WORK/s9.err"; assert_eq "non-empty output refused" 2 $?
+grep -q "holds files" "$WORK/s9.err" || fail "no reason given: $(cat "$WORK/s9.err")"
+collector "$WORK/t9" -f
+out=$("$OVNIRUN" -q --collect "@$WORK/contact" sh -c 'echo nine' 2>&1)
+assert_eq "output with -f" nine "$out"
+wait_collector
+assert_eq "the planted link's target" keep "$(cat "$WORK/victim")"
+grep -q "1 processes" "$WORK/t9/collect.txt" || fail "summary: $(cat "$WORK/t9/collect.txt")"
 info ok
+

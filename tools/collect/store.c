@@ -199,7 +199,10 @@ int col_write_file(const char *name, const char *text)
 {
 	char tmp[96];
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
-	int fd = openat(root, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* Created new: whatever stands at that name (a link someone planted to
+	 * a file elsewhere) is removed, never written through. */
+	unlinkat(root, tmp, 0);
+	int fd = openat(root, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	size_t n = strlen(text);

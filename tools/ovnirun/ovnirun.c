@@ -43,9 +43,9 @@ static const char usage_text[] =
 	"                     creation (libunwind; OVNI_CALLSITES=1)\n"
 	"  -S, --sample US    sample the running function of each thread every US\n"
 	"                     microseconds of its CPU time (OVNI_SAMPLE_US)\n"
-	"      --collect CONTACT  send the trace to `ovni-auto collect` (its contact\n"
-	"                     string, or @FILE holding it) instead of writing it\n"
-	"                     here: every traced process, on any host, joins it\n"
+	"      --collect @FILE  send the trace to `ovni-auto collect` (FILE holds\n"
+	"                     its contact string; OVNI_COLLECT also works) instead\n"
+	"                     of writing it here: every traced process joins it\n"
 	"      --no-libomp    keep GCC's libgomp (no OMPT: OpenMP is not traced)\n"
 	"                     instead of running the program on LLVM libomp\n"
 	"  -q, --quiet        do not print where the trace is\n"
@@ -378,6 +378,13 @@ int main(int argc, char **argv)
 	}
 	char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8], contact[600] = "";
 	find_library(lib, sizeof(lib));
+	/* The contact from the environment keeps the secret off command lines. */
+	const char *env_contact = getenv("OVNI_COLLECT");
+	if (!collect && env_contact && *env_contact)
+		collect = env_contact;
+	else if (collect && collect[0] != '@' && !quiet)
+		fprintf(stderr, "ovnirun: warning: the collector's secret is on the command line, where every local user "
+				"reads it (ps): use --collect @FILE or OVNI_COLLECT\n");
 	if (collect && collect_contact(collect, contact, sizeof(contact)) != 0) {
 		fprintf(stderr, "ovnirun: --collect %s: not a contact string (HOST:PORT:RUN:SECRET, as "
 				"`ovni-auto collect` prints it, or @FILE holding one)\n", collect);

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -61,11 +62,36 @@ int collect_session(const char *contact, int done)
 	}
 	int r = fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) ? -1 : 0;
 	freeaddrinfo(ai);
-	char hello[200];
-	snprintf(hello, sizeof(hello), "secret=%s\nrun=%s\nrole=ovnirun\n", secret, run);
+	/* The handshake of collect_fmt.h: the collector proves it knows the
+	 * secret before we do; the secret itself never travels. */
+	char hello[200], mine[OA_COL_NONCE_HEX + 1], theirs[OA_COL_NONCE_HEX + 1], proof[OA_COL_PROOF_HEX + 1];
+	char want[OA_COL_PROOF_HEX + 1], reply[300];
+	uint8_t rnd[OA_COL_NONCE_HEX / 2];
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		r = -1;
+	oa_col_hex(rnd, sizeof(rnd), mine);
+	snprintf(hello, sizeof(hello), "run=%s\nnonce=%s\nrole=ovnirun\n", run, mine);
 	uint8_t h[OA_COL_HDR];
 	if (!r)
 		r = frame(fd, OA_COL_HELO, hello);
+	uint32_t len = 0;
+	if (!r)
+		r = recv(fd, h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h) && oa_col_get32(h) == OA_COL_AUTH &&
+				    (len = oa_col_get32(h + 4)) < sizeof(reply) &&
+				    recv(fd, reply, len, MSG_WAITALL) == (ssize_t)len
+			    ? 0
+			    : -1;
+	if (!r) {
+		reply[len] = '\0';
+		oa_col_proof(secret, "collector", mine, oa_col_kv(reply, "nonce", theirs, sizeof(theirs)) ? theirs : "",
+			     want);
+		r = oa_col_kv(reply, "proof", proof, sizeof(proof)) && oa_col_same(proof, want) ? 0 : -1;
+	}
+	if (!r) {
+		oa_col_proof(secret, "agent", theirs, mine, want);
+		snprintf(hello, sizeof(hello), "proof=%s\n", want);
+		r = frame(fd, OA_COL_PROV, hello);
+	}
 	if (!r)
 		r = recv(fd, h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h) && oa_col_get32(h) == OA_COL_WELC ? 0 : -1;
 	if (!r)
