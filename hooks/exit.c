@@ -1,5 +1,5 @@
 /* exit.c: process exits.
- * Interposes: exit, _exit, _Exit, abort.
+ * Interposes: exit, _exit, _Exit, abort, quick_exit.
  * _exit() and _Exit() skip the destructors: every stream is ended before
  * the real call.  They are async-signal-safe and programs call them from
  * signal handlers: everything done here is too (no allocation, no lock, no
@@ -13,8 +13,13 @@
  * abort() resets SIGABRT to the default inside glibc, out of our sight,
  * after the program's own SIGABRT handler returned: the sequence is done
  * here instead (unblock, raise, and then, before the default action, end
- * every stream), with the same effect on the program. */
+ * every stream), with the same effect on the program.
+ * quick_exit() runs the program's at_quick_exit handlers and then glibc's
+ * internal _exit, out of our sight: a handler of ours, registered at start
+ * (so it runs after the program's), ends the streams with the status that
+ * quick_exit() was given. */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,6 +57,27 @@ OA_EXPORT void exit(int status)
 	void (*real)(int) = HOOK_REAL(exit);
 	if (atomic_exchange(&exiting, 1) && agent_traced())
 		oa_registry_wait_ended();
+	real(status);
+	__builtin_unreachable();
+}
+
+static int quick_status;
+
+static void on_quick_exit(void)
+{
+	end_all(quick_status);
+}
+
+__attribute__((constructor(103))) static void exit_init(void)
+{
+	if (agent_active())
+		at_quick_exit(on_quick_exit);
+}
+
+OA_EXPORT void quick_exit(int status)
+{
+	void (*real)(int) = HOOK_REAL(quick_exit);
+	quick_status = status;
 	real(status);
 	__builtin_unreachable();
 }

@@ -31,6 +31,7 @@ int oa_real_init(void)
 	RESOLVE(_Exit);
 	RESOLVE(exit);
 	RESOLVE(abort);
+	RESOLVE(quick_exit);
 	RESOLVE(sigaction);
 	RESOLVE(execve);
 	RESOLVE(execvpe);

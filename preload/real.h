@@ -16,6 +16,7 @@ struct oa_real {
 	void (*_Exit)(int) __attribute__((noreturn));
 	void (*exit)(int) __attribute__((noreturn));
 	void (*abort)(void) __attribute__((noreturn));
+	void (*quick_exit)(int) __attribute__((noreturn));
 	int (*sigaction)(int, const struct sigaction *, struct sigaction *);
 	int (*execve)(const char *, char *const[], char *const[]);
 	int (*execvpe)(const char *, char *const[], char *const[]);

@@ -7,6 +7,8 @@ pkgs="make gcc libc6-dev libjansson-dev libunwind-dev libelf-dev clang libomp-de
 pkgs="$pkgs python3 stress-ng openmpi-bin libopenmpi-dev xz-utils bzip2 gzip coreutils"
 # MPI (issue 13): both Debian implementations, with gfortran for the Fortran bindings.
 pkgs="$pkgs mpich libmpich-dev gfortran python3-mpi4py"
+# Programs that end without libc (issue 30): Go (cgo) and GNU parallel.
+pkgs="$pkgs golang-go parallel"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

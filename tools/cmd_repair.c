@@ -28,6 +28,10 @@ static const char usage_text[] =
 	"written before the end is kept. Prints what it repaired.\n"
 	"\n"
 	"  -n, --dry-run   only say what would be repaired\n"
+	"  -p, --pid PID   only the streams of process PID (may be repeated)\n"
+	"      --how TEXT  how the process ended (\"exit status 3\", \"signal SIGKILL\",\n"
+	"                  \"ended without notice\"): a labelled process event\n"
+	"                  (mark 80) before the end of its main thread\n"
 	"\n"
 	"Exit status: 0 when the trace is now complete (or already was), 1 when a\n"
 	"stream could not be repaired (its stream.json is unreadable).\n";
@@ -44,7 +48,23 @@ struct replay {
 	uint16_t mpi[64];       /* open MPI calls: category << 8 | enter value */
 	int nmpi;
 	uint64_t last;          /* last clock */
+	int32_t mtypes[64];     /* mark types the events use */
+	char mstack[64];        /* ... with OM[ / OM] (a stack channel) */
+	int nmtypes;
 };
+
+static void mark_used(struct replay *r, int32_t type, int stack)
+{
+	for (int i = 0; i < r->nmtypes; i++)
+		if (r->mtypes[i] == type) {
+			r->mstack[i] |= (char)stack;
+			return;
+		}
+	if (r->nmtypes < 64) {
+		r->mtypes[r->nmtypes] = type;
+		r->mstack[r->nmtypes++] = (char)stack;
+	}
+}
 
 static const char pairs[][3] = {
 	{ 'B', 'b', 'B' }, { 'B', 'j', 'J' }, { 'B', 'f', 'F' }, { 'B', 't', 'T' }, { 'I', 'a', 'A' },
@@ -72,6 +92,7 @@ static void replay_event(struct replay *r, const struct rd_event *ev)
 		} else if (m[1] == 'F') {
 			r->flushing = m[2] == '[';
 		} else if (m[1] == 'M' && ev->size == 12) {
+			mark_used(r, rd_i32(ev->payload + 8), m[2] != '=');
 			if (m[2] == '[' && r->nmarks < 4096) {
 				r->marks[r->nmarks][0] = rd_i64(ev->payload);
 				r->marks[r->nmarks++][1] = rd_i32(ev->payload + 8);
@@ -166,7 +187,76 @@ marks:
 		put(o, "OHe", c, NULL, 0);
 }
 
-static int set_finished(const char *dir)
+/* The label of the "how it ended" mark: ovni.mark."80".labels. */
+static void add_label(json_t *ovni, int64_t value, const char *text)
+{
+	json_t *mark = json_object_get(ovni, "mark");
+	if (!json_is_object(mark)) {
+		mark = json_object();
+		json_object_set_new(ovni, "mark", mark);
+	}
+	json_t *type = json_object_get(mark, "80");
+	if (!json_is_object(type)) {
+		type = json_pack("{s:s, s:s}", "title", "Process events (ovni-auto)", "chan_type", "single");
+		json_object_set_new(mark, "80", type);
+	}
+	json_t *labels = json_object_get(type, "labels");
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		json_object_set_new(type, "labels", labels);
+	}
+	char key[32];
+	snprintf(key, sizeof(key), "%lld", (long long)value);
+	json_object_set_new(labels, key, json_string(text));
+}
+
+/* A mark type that the events use but the metadata never declared (the
+ * process died before it wrote stream.json again): declared now, or the
+ * emulator refuses the stream ("cannot find mark with type"). */
+static const struct rd_trace *trace_of_repair; /* the streams to copy declarations from */
+
+static json_t *declared_elsewhere(const char *key)
+{
+	const struct rd_trace *t = trace_of_repair;
+	for (int i = 0; t && i < t->n; i++) {
+		json_t *d = t->streams[i].marks ? json_object_get(t->streams[i].marks, key) : NULL;
+		if (json_is_object(d))
+			return json_deep_copy(d);
+	}
+	return NULL;
+}
+
+static void declare_types(json_t *ovni, const struct replay *r)
+{
+	json_t *mark = json_object_get(ovni, "mark");
+	if (!json_is_object(mark)) {
+		mark = json_object();
+		json_object_set_new(ovni, "mark", mark);
+	}
+	for (int i = 0; i < r->nmtypes; i++) {
+		char key[16], title[64];
+		snprintf(key, sizeof(key), "%d", (int)r->mtypes[i]);
+		if (json_object_get(mark, key))
+			continue;
+		/* As another stream of the trace declares it (the emulator wants
+		 * one title per type), else the agent's own title. */
+		json_t *d = declared_elsewhere(key);
+		if (!d) {
+			static const char *const agent[] = { "Process events (ovni-auto)", "Blocked in (ovni-auto)",
+							     "Called from (ovni-auto)", "Sampled function (ovni-auto)",
+							     "Thread name (ovni-auto)" };
+			int k = (int)r->mtypes[i] - OA_MARK_PROC;
+			if (k >= 0 && k < 5)
+				snprintf(title, sizeof(title), "%s", agent[k]);
+			else
+				snprintf(title, sizeof(title), "Mark %d (declared by repair)", (int)r->mtypes[i]);
+			d = json_pack("{s:s, s:s}", "title", title, "chan_type", r->mstack[i] ? "stack" : "single");
+		}
+		json_object_set_new(mark, key, d);
+	}
+}
+
+static int set_finished(const char *dir, int64_t how_value, const char *how, const struct replay *rp)
 {
 	char path[4200], tmp[4300];
 	snprintf(path, sizeof(path), "%s/stream.json", dir);
@@ -178,13 +268,25 @@ static int set_finished(const char *dir)
 		return -1;
 	}
 	json_object_set_new(ovni, "finished", json_integer(1));
+	if (how)
+		add_label(ovni, how_value, how);
+	declare_types(ovni, rp);
 	int r = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(root);
 	return r == 0 && rename(tmp, path) == 0 ? 0 : -1;
 }
 
-/* Returns 1 repaired, 0 nothing to do, -1 failed. */
-static int repair_stream(struct rd_stream *s, int dry)
+/* A value of the process-event mark for "how it ended", unique in the
+ * trace: the agent's values are (pid << 20) + a sequence from 1; this one
+ * takes the last of the pid's range. */
+static int64_t how_value_of(long long pid)
+{
+	return ((int64_t)pid << 20) | 0xfffff;
+}
+
+/* Returns 1 repaired, 0 nothing to do, -1 failed.  `how`: the label of the
+ * mark that says how the process ended, on this (its main) thread, or NULL. */
+static int repair_stream(struct rd_stream *s, int dry, const char *how)
 {
 	if (!s->meta)
 		return err("%s: stream.json unreadable (%s): cannot repair", s->relpath, s->meta_error), -1;
@@ -207,6 +309,14 @@ static int repair_stream(struct rd_stream *s, int dry)
 		return -1;
 	}
 	struct out *o = calloc(1, sizeof(*o));
+	int64_t hv = how_value_of(s->pid);
+	if (how && nev > 0 && r->state != 0 && r->state != 5) {
+		uint8_t p[12];
+		int32_t type = OA_MARK_PROC;
+		memcpy(p, &hv, 8);
+		memcpy(p + 8, &type, 4);
+		put(o, "OM=", r->last, p, 12);
+	}
 	closing_events(r, o);
 	int rc = 0;
 	if (nev == 0) {
@@ -220,15 +330,17 @@ static int repair_stream(struct rd_stream *s, int dry)
 			rc = 1;
 		}
 	} else if (torn || o->n || s->finished != 1) {
-		printf("repaired %s: %zu events kept, %zu bytes of tail cut, %d closing events added%s\n", s->relpath,
-		       (size_t)nev, s->size - good, o->n, s->finished != 1 ? ", marked finished" : "");
+		printf("repaired %s: %zu events kept, %zu bytes of tail cut, %d closing events added%s%s%s\n", s->relpath,
+		       (size_t)nev, s->size - good, o->n, s->finished != 1 ? ", marked finished" : "",
+		       how ? "; " : "", how ? how : "");
 		rc = 1;
 		if (!dry) {
 			char path[4200];
 			snprintf(path, sizeof(path), "%s/stream.obs", s->dir);
 			int fd = open(path, O_WRONLY | O_CLOEXEC);
 			if (fd < 0 || ftruncate(fd, (off_t)good) != 0 ||
-			    pwrite(fd, o->buf, o->len, (off_t)good) != (ssize_t)o->len || set_finished(s->dir) != 0) {
+			    pwrite(fd, o->buf, o->len, (off_t)good) != (ssize_t)o->len ||
+			    set_finished(s->dir, hv, how, r) != 0) {
 				err("%s: cannot write the repair:", s->relpath);
 				rc = -1;
 			}
@@ -244,11 +356,19 @@ static int repair_stream(struct rd_stream *s, int dry)
 int cmd_repair(int argc, char **argv)
 {
 	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
+					      { "pid", required_argument, 0, 'p' }, { "how", required_argument, 0, 1 },
 					      { 0, 0, 0, 0 } };
-	int dry = 0, c;
-	while ((c = getopt_long(argc, argv, "nh", opts, NULL)) != -1) {
+	int dry = 0, c, npids = 0;
+	long long pids[64];
+	const char *how = NULL;
+	while ((c = getopt_long(argc, argv, "np:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': dry = 1; break;
+		case 'p':
+			if (npids < 64)
+				pids[npids++] = atoll(optarg);
+			break;
+		case 1: how = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
 		}
@@ -259,9 +379,17 @@ int cmd_repair(int argc, char **argv)
 	}
 	struct rd_trace t;
 	rd_open_or_die(&t, argv[optind]);
+	trace_of_repair = &t;
 	int repaired = 0, failed = 0;
 	for (int i = 0; i < t.n; i++) {
-		int r = repair_stream(&t.streams[i], dry);
+		struct rd_stream *s = &t.streams[i];
+		int mine = !npids;
+		for (int k = 0; k < npids; k++)
+			mine |= s->pid == pids[k];
+		if (!mine)
+			continue;
+		/* The label goes on the main thread (tid == pid) only. */
+		int r = repair_stream(s, dry, how && s->tid == s->pid ? how : NULL);
 		repaired += r > 0;
 		failed += r < 0;
 	}

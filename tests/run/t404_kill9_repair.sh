@@ -1,14 +1,15 @@
 # SIGKILL: nothing runs at the end, but every event written before the kill is
 # in the page cache. `ovni-auto repair` trims the unwritten tail, ends the
 # threads and marks the streams finished; the repaired trace is valid and
-# keeps every thread creation done before the kill.
+# keeps every thread creation done before the kill.  Under ovnirun the same
+# is done when the run ends, with a mark that says how the process ended.
 . "$(dirname "$0")/../lib.sh"
 mkfifo "$WORK/fifo"
-"$OVNIRUN" -q -o "$WORK/tr" "$PROG/crash" wait >"$WORK/fifo" 2>/dev/null &
+OVNI_TRACEDIR="$WORK/tr" LD_PRELOAD="$LIBAGENT" "$PROG/crash" wait >"$WORK/fifo" 2>/dev/null &
 pid=$!
 read -r line <"$WORK/fifo"
 assert_eq "ready" ready "$line"
-pkill -KILL -P $! || fail "nothing to kill" # the program, ovnirun's child
+kill -KILL $pid || fail "nothing to kill"
 wait $pid
 assert_eq "killed by SIGKILL" 137 $?
 "$OA" check -q "$WORK/tr" >/dev/null 2>&1 && fail "an unrepaired kill -9 trace passed check"
@@ -21,3 +22,17 @@ assert_eq "every thread ended" "$(count OHx "$WORK/d")" "$(count OHe "$WORK/d")"
 # A second repair finds nothing to do.
 "$OA" repair "$WORK/tr" >"$WORK/out2" 2>&1 || fail "second repair failed"
 grep -q "nothing to repair" "$WORK/out2" || fail "second repair: $(cat "$WORK/out2")"
+
+# Under ovnirun: finished when the run ends, saying how.
+"$OVNIRUN" -o "$WORK/tr2" "$PROG/crash" wait >"$WORK/fifo" 2>"$WORK/err2" &
+pid=$!
+read -r line <"$WORK/fifo"
+pkill -KILL -P $pid || fail "nothing to kill (ovnirun)" # the program, ovnirun's child
+wait $pid
+assert_eq "killed by SIGKILL (ovnirun)" 137 $?
+grep -q "had not finished its streams: killed by signal SIGKILL; streams finished by ovnirun" "$WORK/err2" ||
+	fail "ovnirun did not say it finished the streams: $(cat "$WORK/err2")"
+check_trace "$WORK/tr2"
+grep -rq '"killed by signal SIGKILL; streams finished by ovnirun"' "$WORK/tr2" || fail "no label saying how it ended"
+dump "$WORK/tr2" >"$WORK/d2"
+assert_eq "thread creations kept (ovnirun)" 51 "$(count OHC "$WORK/d2")"

@@ -21,6 +21,7 @@
 #include "../../writer/log.h"
 #include "ovnirun_collect.h"
 #include "ovnirun_omp.h"
+#include "ovnirun_settle.h"
 
 static const char usage_text[] =
 	"usage: ovnirun [options] [--] PROGRAM [ARGS...]\n"
@@ -465,6 +466,12 @@ int main(int argc, char **argv)
 			die("waitpid:");
 	}
 	const char *rank = launcher_rank();
+	/* Processes that are still finishing their streams get a moment;
+	 * those gone without finishing them are finished now. */
+	if (!contact[0] && !rank) {
+		const char *w = getenv("OVNI_END_WAIT_MS");
+		settle_run(dir, child, status, w && *w ? atoi(w) : 3000, quiet);
+	}
 	/* What the agent said, again, then one line that is true. */
 	char said[96] = "";
 	if (report[0] && !quiet) {

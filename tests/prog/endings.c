@@ -1,0 +1,66 @@
+/* Ways a process ends without libc's exit (issue 30, items 9-11), each with
+ * a second thread alive:
+ *   exit_group   the raw system call (as the Go runtime ends)
+ *   quick_exit   quick_exit(4)
+ *   daemon       daemon(): the parent leaves through glibc's internal _exit
+ *   abort_ret    a SIGABRT handler that returns, then abort()
+ *   overflow     unbounded recursion (no alternate stack): SIGSEGV
+ *   rtsig        killed by SIGRTMIN+2 (fatal by default)
+ *   prof         killed by SIGPROF
+ *   kill9        SIGKILL to itself
+ * Prints one line first, flushed. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static void *idle(void *p)
+{
+	(void)p;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static void on_abrt(int s) { (void)s; }
+
+static int (*volatile again)(volatile char *, int);
+
+__attribute__((noinline)) static int deep(volatile char *up, int n)
+{
+	volatile char buf[4096];
+	buf[0] = (char)n;
+	buf[4095] = up ? up[0] : 0;
+	return again(buf, n + 1) + buf[1];
+}
+
+int main(int argc, char **argv)
+{
+	const char *how = argc > 1 ? argv[1] : "exit_group";
+	pthread_t t;
+	pthread_create(&t, NULL, idle, NULL);
+	printf("ending by %s\n", how);
+	fflush(stdout);
+	if (!strcmp(how, "exit_group"))
+		syscall(SYS_exit_group, 3);
+	else if (!strcmp(how, "quick_exit"))
+		quick_exit(4);
+	else if (!strcmp(how, "daemon")) {
+		if (daemon(1, 1) == 0)
+			_exit(0); /* the daemon (a child) ends at once */
+	} else if (!strcmp(how, "abort_ret")) {
+		signal(SIGABRT, on_abrt);
+		abort();
+	} else if (!strcmp(how, "overflow"))
+		return deep(NULL, 0);
+	else if (!strcmp(how, "rtsig"))
+		raise(SIGRTMIN + 2);
+	else if (!strcmp(how, "prof"))
+		raise(SIGPROF);
+	else if (!strcmp(how, "kill9"))
+		raise(SIGKILL);
+	return 9;
+}

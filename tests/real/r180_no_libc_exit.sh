@@ -1,0 +1,53 @@
+# Programs that end processes without libc's exit (issue 30, items 9-10): a
+# Go program (cgo, so dynamically linked and traced) whose runtime ends with
+# a raw exit_group, running goroutines and a shell through os/exec; GNU
+# parallel, which ends its jobs with signals when they pass --timeout.
+# Output, files and status as untraced; every stream finished when ovnirun
+# returns (same_run checks it).
+. "$(dirname "$0")/lib_real.sh"
+need go
+need parallel
+mkdir -p "$WORK/go"
+cat >"$WORK/go/main.go" <<'GO'
+package main
+
+// #include <stdlib.h>
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+)
+
+func main() {
+	var wg sync.WaitGroup
+	sums := make([]int, 4)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			for j := 0; j < 2000000; j++ {
+				sums[k] += j % (k + 2)
+			}
+		}(i)
+	}
+	wg.Wait()
+	out, err := exec.Command("sh", "-c", "echo from-sh; cat /dev/null").Output()
+	if err != nil {
+		fmt.Println("exec:", err)
+	}
+	fmt.Print(string(out))
+	fmt.Println(sums, C.abs(-3))
+	os.Exit(3)
+}
+GO
+(cd "$WORK/go" && GOCACHE="$WORK/gocache" GOPATH="$WORK/gopath" GO111MODULE=off go build -o gocgo main.go) ||
+	fail "go build"
+file "$WORK/go/gocgo" 2>/dev/null | grep -q static && skip "go built a static program"
+same_run go "$WORK/go/gocgo"
+# The Go process and its child shell are in the trace.
+assert_ge "go: processes" 2 "$(ls -d "$WORK"/go.trace/loom.*/proc.* | wc -l)"
+grep -rq '"exit status 3; streams finished by ovnirun"' "$WORK/go.trace" || fail "go: how it ended is not said"
+same_run parallel sh -c "parallel -j2 --timeout 1 'sleep {}; echo slept {}' ::: 0.1 30 0.2; echo status \$?"

@@ -1,0 +1,293 @@
+/* ovnirun_settle.c: see ovnirun_settle.h. */
+#include "ovnirun_settle.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#define MAX_PROCS 256 /* processes with unfinished streams handled per pass */
+
+struct proc {
+	char dir[PATH_MAX]; /* loom.L/proc.P, relative to the trace */
+	pid_t pid;
+	int alive;
+	int open;       /* has an unfinished stream */
+	uint64_t first; /* clock of its first event */
+};
+
+static int unfinished(const char *json_path)
+{
+	int fd = open(json_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* no stream.json: not a stream (yet) */
+	static char buf[1 << 16];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	return !strstr(buf, "\"finished\": 1");
+}
+
+static uint64_t ns_of(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Is process pid the one that wrote the streams of its directory, still
+ * running?  It is when /proc/PID is a live process (not a zombie) that
+ * started no later than the first event of those streams (a pid taken
+ * again by a new process started after the old one ended, so after its
+ * events).  /proc/PID/stat is readable whatever the process's user, and
+ * does not change when a daemon rewrites its title (as nginx and
+ * PostgreSQL do over their environment). */
+static int alive(pid_t pid, uint64_t first_event)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return 0;
+	char state = p[2];
+	if (state == 'Z' || state == 'X' || state == 'x')
+		return 0;
+	/* Field 22, start time in clock ticks since boot; fields 3.. follow ')'. */
+	p += 2;
+	for (int field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return 1;
+	unsigned long long ticks = strtoull(p, NULL, 10);
+	long hz = sysconf(_SC_CLK_TCK);
+	if (hz <= 0 || !first_event)
+		return 1;
+	/* Boot time to the trace's clock (CLOCK_MONOTONIC, which stops
+	 * during a suspend). */
+	uint64_t start = ticks * (1000000000ull / (uint64_t)hz);
+	uint64_t skew = ns_of(CLOCK_BOOTTIME) - ns_of(CLOCK_MONOTONIC);
+	start = start > skew ? start - skew : 0;
+	return start <= first_event + 2000000000ull / (uint64_t)hz; /* two ticks */
+}
+
+/* The clock of the first event in the streams of process directory pd. */
+static uint64_t first_event_of(const char *pd)
+{
+	uint64_t first = 0;
+	DIR *d = opendir(pd);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (strncmp(e->d_name, "thread.", 7))
+			continue;
+		char obs[PATH_MAX + 64];
+		snprintf(obs, sizeof(obs), "%s/%s/stream.obs", pd, e->d_name);
+		int fd = open(obs, O_RDONLY | O_CLOEXEC);
+		uint8_t ev[20];
+		if (fd >= 0 && pread(fd, ev, sizeof(ev), 0) == (ssize_t)sizeof(ev)) {
+			uint64_t c;
+			memcpy(&c, ev + 12, 8); /* header (8), flags, MCV, clock */
+			if (c && (!first || c < first))
+				first = c;
+		}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+	return first;
+}
+
+/* The processes of the trace that need a look: an unfinished stream, or
+ * still running (a process between an exec and its new image's start has
+ * its streams finished for a moment); at most max. */
+static int scan(const char *trace, struct proc *out, int max, pid_t root)
+{
+	int n = 0;
+	DIR *t = opendir(trace);
+	struct dirent *l, *p, *th;
+	while (t && (l = readdir(t)) && n < max) {
+		if (strncmp(l->d_name, "loom.", 5))
+			continue;
+		char ld[PATH_MAX];
+		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);
+		DIR *ldir = opendir(ld);
+		while (ldir && (p = readdir(ldir)) && n < max) {
+			if (strncmp(p->d_name, "proc.", 5))
+				continue;
+			char pd[PATH_MAX];
+			snprintf(pd, sizeof(pd), "%s/%s", ld, p->d_name);
+			pid_t pid = (pid_t)atoi(p->d_name + 5);
+			char live[64];
+			snprintf(live, sizeof(live), "/proc/%d", (int)pid);
+			int exists = pid != root && access(live, F_OK) == 0;
+			DIR *pdir = opendir(pd);
+			int open_streams = 0;
+			while (pdir && (th = readdir(pdir)) && !open_streams) {
+				if (strncmp(th->d_name, "thread.", 7))
+					continue;
+				char js[PATH_MAX + 64];
+				snprintf(js, sizeof(js), "%s/%s/stream.json", pd, th->d_name);
+				open_streams = unfinished(js);
+			}
+			if (pdir)
+				closedir(pdir);
+			if (!open_streams && !exists)
+				continue;
+			snprintf(out[n].dir, sizeof(out[n].dir), "%s/%s", l->d_name, p->d_name);
+			out[n].pid = pid;
+			out[n].first = first_event_of(pd);
+			/* The tests' skewed clocks (OVNI_TEST_CLOCK_SKEW) back to the real one. */
+			const char *skew = getenv("OVNI_TEST_CLOCK_SKEW");
+			if (skew && out[n].first)
+				out[n].first -= (uint64_t)strtoll(skew, NULL, 10);
+			out[n].alive = exists && alive(pid, out[n].first);
+			out[n].open = open_streams;
+			if (out[n].alive || open_streams)
+				n++;
+		}
+		if (ldir)
+			closedir(ldir);
+	}
+	if (t)
+		closedir(t);
+	return n;
+}
+
+/* ovni-auto next to ovnirun. */
+static void sibling(char *out, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		snprintf(out, size, "ovni-auto");
+		return;
+	}
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(out, size, "%s/ovni-auto", self);
+}
+
+/* `ovni-auto repair --pid PID --how HOW DIR`, its output kept out of the
+ * program's (it goes to /dev/null; failures are said by us). */
+static int repair(const char *trace, pid_t pid, const char *how)
+{
+	char exe[PATH_MAX + 16], pids[16];
+	sibling(exe, sizeof(exe));
+	snprintf(pids, sizeof(pids), "%d", (int)pid);
+	pid_t c = fork();
+	if (c < 0)
+		return -1;
+	if (c == 0) {
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+		if (null >= 0) {
+			dup2(null, 1);
+			dup2(null, 2);
+		}
+		unsetenv("LD_PRELOAD");
+		execl(exe, exe, "repair", "--pid", pids, "--how", how, trace, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void how_root(int status, char *how, size_t size)
+{
+	if (WIFSIGNALED(status)) {
+		const char *name = sigabbrev_np(WTERMSIG(status));
+		if (name)
+			snprintf(how, size, "killed by signal SIG%s; streams finished by ovnirun", name);
+		else
+			snprintf(how, size, "killed by signal %d; streams finished by ovnirun", WTERMSIG(status));
+	} else {
+		snprintf(how, size, "exit status %d; streams finished by ovnirun", WEXITSTATUS(status));
+	}
+}
+
+int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
+{
+	static struct proc procs[MAX_PROCS];
+	uint64_t t0 = now_ms();
+	int finished_by_us = 0, failed = 0, running = 0;
+	for (;;) {
+		int n = scan(dir, procs, MAX_PROCS, root);
+		running = 0;
+		for (int i = 0; i < n; i++)
+			running += procs[i].alive;
+		/* Gone without finishing: finished now, saying how it ended. */
+		for (int i = 0; i < n; i++) {
+			if (procs[i].alive || !procs[i].open)
+				continue;
+			char how[160];
+			if (procs[i].pid == root)
+				how_root(status, how, sizeof(how));
+			else
+				snprintf(how, sizeof(how), "ended without notice; streams finished by ovnirun");
+			if (repair(dir, procs[i].pid, how) == 0) {
+				finished_by_us++;
+				if (!quiet)
+					fprintf(stderr, "ovnirun: %s had not finished its streams: %s\n", procs[i].dir, how);
+			} else {
+				failed++;
+				if (!quiet)
+					fprintf(stderr, "ovnirun: %s ended without finishing its streams, and `ovni-auto "
+							"repair` could not finish them\n", procs[i].dir);
+			}
+		}
+		if (!running || failed || now_ms() - t0 >= (uint64_t)wait_ms)
+			break;
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	if (running && !quiet) {
+		int n = scan(dir, procs, MAX_PROCS, root), shown = 0;
+		fprintf(stderr, "ovnirun: %d process%s of the run still running (their streams finish when they end):\n",
+			running, running > 1 ? "es" : "");
+		for (int i = 0; i < n && shown < 6; i++) {
+			if (procs[i].alive) {
+				char comm[64] = "?", path[64];
+				snprintf(path, sizeof(path), "/proc/%d/comm", (int)procs[i].pid);
+				FILE *f = fopen(path, "r");
+				if (f && fgets(comm, sizeof(comm), f))
+					comm[strcspn(comm, "\n")] = '\0';
+				if (f)
+					fclose(f);
+				fprintf(stderr, "ovnirun:   pid %d (%s)\n", (int)procs[i].pid, comm);
+				shown++;
+			}
+		}
+	}
+	return running;
+}

@@ -1,0 +1,18 @@
+/* ovnirun_settle.h: the end of a run.  `ovnirun APP && ovniemu ovni` must
+ * never see an unfinished trace: after the program ends, ovnirun waits
+ * (bounded) for the processes of the run that are still finishing their
+ * streams, finishes those of processes that are gone without finishing them
+ * (a Go program's raw exit_group, SIGKILL, quick_exit, a stack overflow)
+ * with `ovni-auto repair`, and names the processes it left running. */
+#ifndef OA_OVNIRUN_SETTLE_H
+#define OA_OVNIRUN_SETTLE_H
+
+#include <sys/types.h>
+
+/* `dir`: the trace directory; `root`: the program's pid, `status` its wait
+ * status;
+ * `wait_ms`: how long processes still running may take. Prints what it did
+ * unless quiet; returns the number of processes left running. */
+int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
+
+#endif
