@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../writer/log.h"
@@ -29,9 +30,15 @@ static const char usage_text[] =
 	"\n"
 	"  -n, --dry-run   only say what would be repaired\n"
 	"  -p, --pid PID   only the streams of process PID (may be repeated)\n"
+	"      --looms     only move the processes without an MPI rank out of a loom\n"
+	"                  whose other processes have one (see below)\n"
 	"      --how TEXT  how the process ended (\"exit status 3\", \"signal SIGKILL\",\n"
 	"                  \"ended without notice\"): a labelled process event\n"
 	"                  (mark 80) before the end of its main thread\n"
+	"\n"
+	"A loom where some processes have an MPI rank and others not (the shell of a\n"
+	"job script that ran mpirun) is refused by the emulator: the processes\n"
+	"without a rank move to the loom LOOM.norank (the same host).\n"
 	"\n"
 	"Exit status: 0 when the trace is now complete (or already was), 1 when a\n"
 	"stream could not be repaired (its stream.json is unreadable).\n";
@@ -276,6 +283,24 @@ static int set_finished(const char *dir, int64_t how_value, const char *how, con
 	return r == 0 && rename(tmp, path) == 0 ? 0 : -1;
 }
 
+/* stream.json in the thread directory `dir` names loom `loom`. */
+static int set_loom(const char *dir, const char *loom)
+{
+	char path[4700], tmp[4800];
+	snprintf(path, sizeof(path), "%s/stream.json", dir);
+	snprintf(tmp, sizeof(tmp), "%s/stream.json.tmp", dir);
+	json_t *root = json_load_file(path, 0, NULL);
+	json_t *ovni = root ? json_object_get(root, "ovni") : NULL;
+	if (!json_is_object(ovni)) {
+		json_decref(root);
+		return err("%s: unreadable", path), -1;
+	}
+	json_object_set_new(ovni, "loom", json_string(loom));
+	int r = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
+	json_decref(root);
+	return r == 0 && rename(tmp, path) == 0 ? 0 : -1;
+}
+
 /* A value of the process-event mark for "how it ended", unique in the
  * trace: the agent's values are (pid << 20) + a sequence from 1; this one
  * takes the last of the pid's range. */
@@ -353,12 +378,86 @@ static int repair_stream(struct rd_stream *s, int dry, const char *how)
 	return rc;
 }
 
+/* Processes without a rank in a loom whose other processes have one: moved
+ * to loom L.norank (the emulator wants every process of a loom ranked, or
+ * none; the host, the name before the first '.', stays the same).  Returns
+ * the number moved, -1 on a failure. */
+static int split_looms(struct rd_trace *t, int dry)
+{
+	int moved = 0, failed = 0;
+	for (int i = 0; i < t->n; i++) {
+		struct rd_stream *a = &t->streams[i];
+		if (!a->loom || !a->meta)
+			continue;
+		int ranked = 0, unranked_here = a->rank < 0;
+		/* This process is ranked if any of its streams is. */
+		for (int j = 0; j < t->n && unranked_here; j++)
+			if (t->streams[j].loom && t->streams[j].pid == a->pid && !strcmp(t->streams[j].loom, a->loom) &&
+			    t->streams[j].rank >= 0)
+				unranked_here = 0;
+		if (!unranked_here || strstr(a->loom, ".norank"))
+			continue;
+		for (int j = 0; j < t->n && !ranked; j++)
+			ranked = t->streams[j].loom && !strcmp(t->streams[j].loom, a->loom) && t->streams[j].rank >= 0;
+		if (!ranked)
+			continue;
+		/* The process's directory (the stream's parent) moves whole, once. */
+		char procdir[4200], newloom[600], newdir[4400];
+		snprintf(procdir, sizeof(procdir), "%s", a->dir);
+		char *slash = strrchr(procdir, '/');
+		if (!slash)
+			continue;
+		*slash = '\0';
+		const char *procname = strrchr(procdir, '/');
+		if (!procname || strncmp(procname, "/proc.", 6))
+			continue;
+		snprintf(newloom, sizeof(newloom), "%s.norank", a->loom);
+		snprintf(newdir, sizeof(newdir), "%s/loom.%s", t->dir, newloom);
+		printf("%s %s: no MPI rank in a loom of ranks: to loom %s\n", dry ? "would move" : "moved",
+		       procdir + strlen(t->dir) + 1, newloom);
+		const char *oldloom = a->loom;
+		long long pid = a->pid;
+		if (!dry) {
+			mkdir(newdir, 0755);
+			snprintf(newdir + strlen(newdir), sizeof(newdir) - strlen(newdir), "%s", procname);
+			if (rename(procdir, newdir) != 0) {
+				err("cannot move %s:", procdir);
+				failed++;
+				continue;
+			}
+		}
+		moved++;
+		/* Its streams name their new loom (and are not visited again). */
+		for (int j = 0; j < t->n; j++) {
+			struct rd_stream *b = &t->streams[j];
+			if (!b->loom || b->pid != pid || strcmp(b->loom, oldloom) || b == a)
+				continue;
+			b->loom = NULL;
+			if (!dry && b->dir) {
+				char json[4600];
+				snprintf(json, sizeof(json), "%s%s", newdir, strrchr(b->dir, '/'));
+				if (set_loom(json, newloom) != 0)
+					failed++;
+			}
+		}
+		if (!dry) {
+			char json[4600];
+			snprintf(json, sizeof(json), "%s%s", newdir, strrchr(a->dir, '/'));
+			if (set_loom(json, newloom) != 0)
+				failed++;
+		}
+		a->loom = NULL;
+	}
+	return failed ? -1 : moved;
+}
+
 int cmd_repair(int argc, char **argv)
 {
 	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
 					      { "pid", required_argument, 0, 'p' }, { "how", required_argument, 0, 1 },
+					      { "looms", no_argument, 0, 2 },
 					      { 0, 0, 0, 0 } };
-	int dry = 0, c, npids = 0;
+	int dry = 0, c, npids = 0, looms_only = 0;
 	long long pids[64];
 	const char *how = NULL;
 	while ((c = getopt_long(argc, argv, "np:h", opts, NULL)) != -1) {
@@ -369,6 +468,7 @@ int cmd_repair(int argc, char **argv)
 				pids[npids++] = atoll(optarg);
 			break;
 		case 1: how = optarg; break;
+		case 2: looms_only = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
 		}
@@ -381,6 +481,13 @@ int cmd_repair(int argc, char **argv)
 	rd_open_or_die(&t, argv[optind]);
 	trace_of_repair = &t;
 	int repaired = 0, failed = 0;
+	if (looms_only) {
+		int m = split_looms(&t, dry);
+		if (m == 0)
+			printf("nothing to move: every loom has ranks on all its processes or on none\n");
+		rd_close(&t);
+		return m < 0 ? 1 : 0;
+	}
 	for (int i = 0; i < t.n; i++) {
 		struct rd_stream *s = &t.streams[i];
 		int mine = !npids;
@@ -393,7 +500,9 @@ int cmd_repair(int argc, char **argv)
 		repaired += r > 0;
 		failed += r < 0;
 	}
-	if (!repaired && !failed)
+	int moved = npids ? 0 : split_looms(&t, dry);
+	failed += moved < 0;
+	if (!repaired && !failed && moved <= 0)
 		printf("nothing to repair: %d streams are complete\n", t.n);
 	else
 		printf("%s %d of %d streams%s\n", dry ? "would repair" : "repaired", repaired, t.n,

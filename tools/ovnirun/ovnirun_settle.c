@@ -91,6 +91,64 @@ static int alive(pid_t pid, uint64_t first_event)
 	return start <= first_event + 2000000000ull / (uint64_t)hz; /* two ticks */
 }
 
+/* Processes of the run that may have no directory in the trace yet (forked
+ * a moment before their parent ended): every process whose environment
+ * names the run's root (OVNI_ROOT_PID, inherited, and passed on by the
+ * agent even to children given a new environment).  Their pids, at most
+ * max; the count. */
+static int members(pid_t root, pid_t *out, int max)
+{
+	char want[48];
+	snprintf(want, sizeof(want), "OVNI_ROOT_PID=%d", (int)root);
+	size_t wl = strlen(want);
+	int n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	static char env[1 << 16];
+	while (d && n < max && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		pid_t pid = (pid_t)atoi(e->d_name);
+		if (pid == root || pid == getpid())
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t len = read(fd, env, sizeof(env) - 1);
+		close(fd);
+		for (ssize_t i = 0; i < len;) {
+			const char *v = env + i;
+			size_t l = strnlen(v, (size_t)(len - i));
+			if (l == wl && !memcmp(v, want, wl)) {
+				out[n++] = pid;
+				break;
+			}
+			i += (ssize_t)l + 1;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int zombie(pid_t pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+}
+
 /* The clock of the first event in the streams of process directory pd. */
 static uint64_t first_event_of(const char *pd)
 {
@@ -190,9 +248,10 @@ static void sibling(char *out, size_t size)
 	snprintf(out, size, "%s/ovni-auto", self);
 }
 
-/* `ovni-auto repair --pid PID --how HOW DIR`, its output kept out of the
- * program's (it goes to /dev/null; failures are said by us). */
-static int repair(const char *trace, pid_t pid, const char *how)
+/* `ovni-auto repair --pid PID --how HOW DIR` (or, pid 0, `ovni-auto repair
+ * --looms DIR`, its lines on our stderr unless quiet), its output kept out
+ * of the program's (failures are said by us). */
+static int repair(const char *trace, pid_t pid, const char *how, int show)
 {
 	char exe[PATH_MAX + 16], pids[16];
 	sibling(exe, sizeof(exe));
@@ -202,12 +261,17 @@ static int repair(const char *trace, pid_t pid, const char *how)
 		return -1;
 	if (c == 0) {
 		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (null >= 0) {
+		if (show)
+			dup2(2, 1);
+		else if (null >= 0)
 			dup2(null, 1);
+		if (null >= 0)
 			dup2(null, 2);
-		}
 		unsetenv("LD_PRELOAD");
-		execl(exe, exe, "repair", "--pid", pids, "--how", how, trace, (char *)NULL);
+		if (pid)
+			execl(exe, exe, "repair", "--pid", pids, "--how", how, trace, (char *)NULL);
+		else
+			execl(exe, exe, "repair", "--looms", trace, (char *)NULL);
 		_exit(127);
 	}
 	int st;
@@ -236,16 +300,77 @@ static void how_root(int status, char *how, size_t size)
 	}
 }
 
+/* Is there a loom where some processes have an MPI rank and others not
+ * (the shell of a job script that ran mpirun)?  One stream.json each. */
+static int mixed_ranks(const char *trace)
+{
+	int mixed = 0;
+	DIR *t = opendir(trace);
+	struct dirent *l, *p, *th;
+	while (t && !mixed && (l = readdir(t))) {
+		if (strncmp(l->d_name, "loom.", 5))
+			continue;
+		char ld[PATH_MAX];
+		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);
+		DIR *ldir = opendir(ld);
+		int with = 0, without = 0;
+		while (ldir && (p = readdir(ldir))) {
+			if (strncmp(p->d_name, "proc.", 5))
+				continue;
+			char pd[PATH_MAX];
+			snprintf(pd, sizeof(pd), "%s/%s", ld, p->d_name);
+			DIR *pdir = opendir(pd);
+			int ranked = 0;
+			while (pdir && !ranked && (th = readdir(pdir))) {
+				if (strncmp(th->d_name, "thread.", 7))
+					continue;
+				char js[PATH_MAX + 64];
+				static char buf[1 << 16];
+				snprintf(js, sizeof(js), "%s/%s/stream.json", pd, th->d_name);
+				int fd = open(js, O_RDONLY | O_CLOEXEC);
+				ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+				if (fd >= 0)
+					close(fd);
+				if (n > 0) {
+					buf[n] = '\0';
+					ranked = strstr(buf, "\"rank\":") != NULL;
+				}
+			}
+			if (pdir)
+				closedir(pdir);
+			with += ranked;
+			without += !ranked;
+		}
+		if (ldir)
+			closedir(ldir);
+		mixed = with && without;
+	}
+	if (t)
+		closedir(t);
+	return mixed;
+}
+
 int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 {
 	static struct proc procs[MAX_PROCS];
+	static pid_t late[MAX_PROCS];
 	uint64_t t0 = now_ms();
 	int finished_by_us = 0, failed = 0, running = 0;
+	/* Processes of the run that had no directory yet when the program
+	 * ended (looked for once: the environment of a long-lived daemon may
+	 * be rewritten, its directory says it then). */
+	int nlate = members(root, late, MAX_PROCS);
 	for (;;) {
 		int n = scan(dir, procs, MAX_PROCS, root);
 		running = 0;
 		for (int i = 0; i < n; i++)
 			running += procs[i].alive;
+		for (int k = 0; k < nlate; k++) {
+			int listed = 0;
+			for (int i = 0; i < n && !listed; i++)
+				listed = procs[i].pid == late[k];
+			running += !listed && !zombie(late[k]);
+		}
 		/* Gone without finishing: finished now, saying how it ended. */
 		for (int i = 0; i < n; i++) {
 			if (procs[i].alive || !procs[i].open)
@@ -255,7 +380,7 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 				how_root(status, how, sizeof(how));
 			else
 				snprintf(how, sizeof(how), "ended without notice; streams finished by ovnirun");
-			if (repair(dir, procs[i].pid, how) == 0) {
+			if (repair(dir, procs[i].pid, how, 0) == 0) {
 				finished_by_us++;
 				if (!quiet)
 					fprintf(stderr, "ovnirun: %s had not finished its streams: %s\n", procs[i].dir, how);
@@ -271,10 +396,21 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
+	/* A job script: the shells around mpirun have no rank. */
+	if (mixed_ranks(dir) && repair(dir, 0, NULL, !quiet) != 0 && !quiet)
+		fprintf(stderr, "ovnirun: `ovni-auto repair --looms` could not move the processes without an MPI "
+				"rank out of the looms of the ranks\n");
 	if (running && !quiet) {
 		int n = scan(dir, procs, MAX_PROCS, root), shown = 0;
 		fprintf(stderr, "ovnirun: %d process%s of the run still running (their streams finish when they end):\n",
 			running, running > 1 ? "es" : "");
+		for (int k = 0; k < nlate && shown < 6; k++) {
+			int listed = 0;
+			for (int i = 0; i < n && !listed; i++)
+				listed = procs[i].pid == late[k];
+			if (!listed && !zombie(late[k]))
+				procs[n < MAX_PROCS ? n++ : n - 1] = (struct proc){ .pid = late[k], .alive = 1 };
+		}
 		for (int i = 0; i < n && shown < 6; i++) {
 			if (procs[i].alive) {
 				char comm[64] = "?", path[64];
