@@ -18,11 +18,13 @@ extern char **environ;
 /* End every stream (recording the exec and its program), call the real
  * function with an environment that still loads the agent, and trace on if
  * it fails.  `env` is the environment the call passes (environ if none). */
-#define EXEC_WRAP(what, env, call)                                               \
+#define EXEC_WRAP(what, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, env, call)
+/* The same for a path relative to dirfd (execveat), checked from there. */
+#define EXEC_WRAP_AT(dirfd, flags, what, env, call)                              \
 	do {                                                                     \
 		if (!oa_real.execve)                                             \
 			oa_real_init();                                          \
-		if (!may_exec(AT_FDCWD, what, 0)) {                              \
+		if (!may_exec(dirfd, what, flags)) {                             \
 			char *const *envp = (env);                               \
 			int r_ = (call);                                         \
 			int e_ = errno;                                          \
@@ -95,7 +97,10 @@ OA_EXPORT int fexecve(int fd, char *const argv[], char *const envp_in[])
 
 OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp_in[], int flags)
 {
-	EXEC_WRAP(path, envp_in, oa_real.execveat(dirfd, path, argv, envp, flags));
+	/* Checked from dirfd, not from the current directory: a path that
+	 * works from there was taken for a refused exec, the streams were not
+	 * ended, and the new image wrote after a zeroed window. */
+	EXEC_WRAP_AT(dirfd, flags, path, envp_in, oa_real.execveat(dirfd, path, argv, envp, flags));
 }
 
 /* The list forms: collect the arguments on the stack (no malloc). */

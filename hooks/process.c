@@ -1,5 +1,5 @@
 /* process.c: new processes.
- * Interposes: fork, _Fork, posix_spawn, posix_spawnp.
+ * Interposes: fork, _Fork, posix_spawn, posix_spawnp, clone.
  * fork runs the agent's atfork child handler (the child drops the parent's
  * streams and starts its own process); the parent records the child's pid
  * as a process event.  _Fork runs no atfork handlers, so the child is set up
@@ -8,6 +8,8 @@
  * without the agent.  vfork is not wrapped (its child returns through our
  * frame on the parent's stack); its exec is handled in exec.c. */
 #include <dlfcn.h>
+#include <sched.h>
+#include <stdarg.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <string.h>
@@ -23,6 +25,7 @@ static struct {
 			   char *const[], char *const[]);
 	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
 			    char *const[], char *const[]);
+	int (*clone)(int (*)(void *), void *, int, void *, ...);
 } real;
 
 __attribute__((constructor(102))) static void process_resolve(void)
@@ -31,6 +34,7 @@ __attribute__((constructor(102))) static void process_resolve(void)
 	*(void **)&real._Fork = dlsym(RTLD_NEXT, "_Fork");
 	*(void **)&real.posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
 	*(void **)&real.posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
+	*(void **)&real.clone = dlsym(RTLD_NEXT, "clone");
 }
 
 static void record_child(const char *what, const char *path, pid_t pid)
@@ -64,6 +68,49 @@ OA_EXPORT pid_t _Fork(void)
 		agent_fork_child();
 	else if (pid > 0 && hook_tracing())
 		record_child("fork", NULL, pid);
+	return pid;
+}
+
+/* glibc's clone() without CLONE_VM makes a new process, as fork does, but
+ * runs no fork handler: the child kept the parent's agent state (its waits
+ * went to the parent's streams, its threads into the parent's directory).
+ * Its function now starts behind a trampoline that makes it a process of
+ * its own, as a fork child (the agent's locks are held across the call, as
+ * around fork).  Threads (CLONE_VM) and vfork-like calls are left alone. */
+struct clone_start {
+	int (*fn)(void *);
+	void *arg;
+};
+
+static int clone_child(void *p)
+{
+	struct clone_start st = *(struct clone_start *)p; /* the child's copy */
+	agent_fork_child();
+	return st.fn(st.arg);
+}
+
+OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
+{
+	/* The optional arguments, read whether given or not (registers on
+	 * the ABIs we build for; the kernel looks only at those the flags name). */
+	va_list ap;
+	va_start(ap, arg);
+	pid_t *ptid = va_arg(ap, pid_t *);
+	void *tls = va_arg(ap, void *);
+	pid_t *ctid = va_arg(ap, pid_t *);
+	va_end(ap);
+	if (!real.clone)
+		process_resolve();
+	if ((flags & (CLONE_VM | CLONE_VFORK)) || !hook_tracing() || !fn)
+		return real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+	struct clone_start st = { fn, arg };
+	agent_fork_prepare();
+	int pid = real.clone(clone_child, stack, flags, &st, ptid, tls, ctid);
+	int saved = errno;
+	agent_fork_parent();
+	if (pid > 0)
+		record_child("clone", NULL, pid);
+	errno = saved;
 	return pid;
 }
 

@@ -29,3 +29,13 @@ check_trace "$WORK/bomb"
 assert_eq "bomb processes" 4 "$(proc_count "$WORK/bomb")"
 assert_eq "bomb fork labels" 3 "$(labels "$WORK/bomb" | grep -c '"fork: child')"
 assert_eq "bomb forked-from labels" 3 "$(labels "$WORK/bomb" | grep -c '"forked from')"
+# A child made with glibc's clone() without CLONE_VM (no fork handler runs in
+# it) is a process of its own: its thread and its waits are in its own
+# directory, not on its parent's streams.
+out=$("$OVNIRUN" -q -o "$WORK/clone" "$PROG/clonechild") || fail "clonechild status"
+assert_eq "clonechild output" "child status 7" "$out"
+check_trace "$WORK/clone"
+assert_eq "clone: processes" 2 "$(ls -d "$WORK"/clone/loom.*/proc.* | wc -l)"
+child=$(grep -ho '"clone: child [0-9]*"' -r "$WORK/clone" | grep -o '[0-9]*')
+[ -n "$child" ] || fail "clone: the parent did not record its child"
+assert_eq "clone: the child's threads" 2 "$(ls -d "$WORK"/clone/loom.*/proc.$child/thread.* | wc -l)"

@@ -90,3 +90,10 @@ for f in plainfile nosuchcmd such/program; do
 	assert_eq "mark for $f" 1 "$(awk -v v="value=$v" '$2 == "OM=" && $4 == v && $5 == "type=80"' "$WORK/d" | wc -l)"
 done
 grep -q '"exec /bin/true"' $(find "$WORK/refused" -name stream.json) || fail "the search's exec of /bin/true not recorded"
+# execveat relative to a directory descriptor (not the current directory):
+# taken for an exec that works, the streams end before it and the new image
+# continues them (before: a zeroed window and "clock goes backwards").
+(cd "$WORK" && "$OVNIRUN" -q -o "$WORK/at" "$PROG/execat") >"$WORK/at.out" 2>&1; assert_eq "execveat status" 0 $?
+assert_eq "execveat output" before "$(cat "$WORK/at.out")"
+check_trace "$WORK/at"
+grep -rq '"exec bin/true"' "$WORK/at" || fail "execveat: no exec event"
