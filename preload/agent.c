@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../writer/ev_ovni.h"
@@ -48,9 +49,17 @@ static _Atomic int rt_label_used;
 #define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
 
 static int start_process(int creator_tid);
+/* The pid that makes this process's mark values unique in the trace: its
+ * pid, and in a nested PID namespace (where pids repeat) its namespace too. */
+static long long value_pid;
 static void refused_flush(struct oa_thread *t);
 static _Atomic int64_t proc_seq;
 int oa_exec_generation;
+
+long long oa_value_pid(void)
+{
+	return value_pid ? value_pid : oa_meta.pid;
+}
 
 int agent_active(void)
 {
@@ -88,6 +97,43 @@ static int place_self(int tid)
 	return oa_cpus_place(&set, sizeof(set), tid);
 }
 
+/* PID namespaces: two containers both have a pid 1.  A process in another
+ * PID namespace than the run's first process (OVNI_PIDNS, its namespace's
+ * inode, set by the first traced process) goes to a loom of its own,
+ * LOOM.pidns<inode> (the same host: the part before the first '.'), where
+ * its pid is unique, and its mark values carry the namespace. */
+static long long pidns_bits;
+static char base_loom[sizeof(oa_cfg.loom)]; /* the loom before any namespace suffix */
+
+static void place_in_pidns(int may_setenv)
+{
+	struct stat st;
+	pidns_bits = 0;
+	if (!base_loom[0])
+		memcpy(base_loom, oa_cfg.loom, sizeof(base_loom));
+	memcpy(oa_cfg.loom, base_loom, sizeof(oa_cfg.loom));
+	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
+	if (stat("/proc/self/ns/pid", &st) != 0)
+		return; /* no /proc: nothing to tell */
+	const char *run = getenv("OVNI_PIDNS");
+	if (!run || !*run) {
+		if (may_setenv) {
+			char v[32];
+			oa_snprintf(v, sizeof(v), "%lu", (unsigned long)st.st_ino);
+			setenv("OVNI_PIDNS", v, 1);
+		}
+		return;
+	}
+	if (strtoull(run, NULL, 10) == (unsigned long long)st.st_ino)
+		return;
+	char loom[sizeof(oa_cfg.loom)];
+	oa_snprintf(loom, sizeof(loom), "%s.pidns%lu", base_loom, (unsigned long)st.st_ino);
+	memcpy(oa_cfg.loom, loom, sizeof(oa_cfg.loom));
+	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
+	pidns_bits = (long long)(st.st_ino & 0x1ffff) << 22;
+	value_pid = getpid() | pidns_bits;
+}
+
 static int set_process_dirs(void)
 {
 	int pid = getpid();
@@ -100,6 +146,8 @@ static int set_process_dirs(void)
 	char loomdir[4400];
 	oa_snprintf(loomdir, sizeof(loomdir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
 	oa_meta.pid = pid;
+	if (!pidns_bits)
+		value_pid = pid;
 	oa_cpus_set_dir(loomdir);
 	return 0;
 }
@@ -129,7 +177,7 @@ static void scan_earlier_images(const char *dir)
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
-	long long base = (long long)oa_meta.pid << 20, last = base;
+	long long base = value_pid << 20, last = base;
 	int execs = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -462,7 +510,7 @@ void agent_exec_failed(int was_traced)
  * goes on after the values its predecessors labelled. */
 static int64_t next_proc_value(void)
 {
-	return ((int64_t)oa_meta.pid << 20) | (atomic_fetch_add(&proc_seq, 1) + 1);
+	return ((int64_t)value_pid << 20) | (atomic_fetch_add(&proc_seq, 1) + 1);
 }
 
 /* An exec that failed before anything was ended (the file is missing or
@@ -633,6 +681,7 @@ void agent_process_init(void)
 	oa_meta.rank = oa_cfg.rank;
 	oa_meta.nranks = oa_cfg.nranks;
 	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
+	place_in_pidns(1);
 	oa_meta.lib_version = "ovni-auto " OA_VERSION;
 	oa_meta.lib_commit = OA_COMMIT;
 	oa_meta.ncpus = oa_cpus_discover(&oa_meta.phyids);
@@ -712,6 +761,8 @@ void agent_fork_child(void)
 	atomic_store(&exit_label_used, 0);
 	atomic_store(&rt_label_used, 0);
 	int traced = oa_config_trace_child(program_invocation_short_name);
+	/* unshare(CLONE_NEWPID) then fork: this child is pid 1 of a new one. */
+	place_in_pidns(0);
 	if (oa_collect_after_fork(traced) != 0)
 		traced = 0;
 	if (traced && start_process(parent_tid) == 0) {

@@ -31,6 +31,10 @@ extern struct oa_meta oa_meta;
  * ids that belong to the process (OpenMP task and type ids) must not repeat. */
 extern int oa_exec_generation;
 
+/* The pid that makes the process's mark values unique in the trace (its
+ * pid, mixed with its PID namespace when that is not the run's). */
+long long oa_value_pid(void);
+
 /* The process is traced and not ending. */
 int agent_active(void);
 /* The process is traced (perhaps ending its streams right now). */

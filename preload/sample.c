@@ -51,7 +51,8 @@ static _Atomic int stopped; /* the program took the signal */
 static int64_t value_of(uintptr_t pc)
 {
 	/* pid in bits 40..62, the address's low 40 bits below. */
-	return ((int64_t)(oa_meta.pid & 0x7fffff) << 40) | (int64_t)(pc & 0xffffffffffull);
+	long long v = oa_value_pid(); /* a nested PID namespace's bits folded in */
+	return ((int64_t)((v ^ (v >> 23)) & 0x7fffff) << 40) | (int64_t)(pc & 0xffffffffffull);
 }
 
 static void remember(uintptr_t pc)

@@ -185,7 +185,8 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 	DIR *t = opendir(trace);
 	struct dirent *l, *p, *th;
 	while (t && (l = readdir(t)) && n < max) {
-		if (strncmp(l->d_name, "loom.", 5))
+		/* A nested PID namespace's pids are not ours to look up. */
+		if (strncmp(l->d_name, "loom.", 5) || strstr(l->d_name, ".pidns"))
 			continue;
 		char ld[PATH_MAX];
 		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);

@@ -1,0 +1,23 @@
+# Two PID namespaces at once (issue 30, item 5): `unshare -p -f`, as
+# containers, bubblewrap and Apptainer do, twice in parallel: both children
+# are pid 1.  Each namespace gets a loom of its own (LOOM.pidns<inode>, the
+# same host), so the two pid-1 processes never share a directory (before:
+# one truncated the other's file, SIGBUS killed a sandbox, and the clock
+# went backwards), and their mark values differ.  Root only (CI is root).
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" = 0 ] || skip "PID namespaces need root"
+command -v unshare >/dev/null || skip "no unshare"
+unshare -p -f true 2>/dev/null || skip "unshare -p -f is not allowed here"
+script='for i in 1 2; do unshare -p -f sh -c "echo pid \$\$; '"$PROG"'/threads join 3 | tail -n 1" & done; wait; echo done'
+want=$(sh -c "$script" 2>&1 | sort)
+got=$("$OVNIRUN" -q -o "$WORK/ns" sh -c "$script" 2>&1 | sort); st=$?
+assert_eq "status" 0 "$st"
+assert_eq "output" "$want" "$got"
+check_trace "$WORK/ns"
+assert_eq "looms of the namespaces" 2 "$(ls -d "$WORK"/ns/loom.*.pidns* | wc -l)"
+for l in "$WORK"/ns/loom.*.pidns*; do
+	[ -d "$l/proc.1" ] || fail "$l: no proc.1"
+	grep -q "\"loom\": \"${l##*/loom.}\"" "$l"/proc.1/thread.1/stream.json || fail "$l: stream.json names another loom"
+done
+# The run's own processes stay in the host's loom.
+assert_ge "processes in the host's loom" 1 "$(ls -d "$WORK"/ns/loom.*[0-9a-z]/proc.* 2>/dev/null | grep -vc pidns)"
