@@ -26,6 +26,7 @@
 #include "childenv.h"
 #include "collect.h"
 #include "cpus.h"
+#include "owner.h"
 #include "version.h"
 
 OA_TLS struct oa_thread *oa_self;
@@ -388,6 +389,39 @@ void agent_process_finish(int in_signal, int sig)
 void agent_collect_stop(void)
 {
 	agent_process_end(0);
+}
+
+void agent_user_change(uid_t euid)
+{
+	/* Only a privileged process can hand its files over, and root can
+	 * write anything: nothing to do otherwise. */
+	if (!atomic_load(&active) || foreign_process() || euid == (uid_t)-1 || euid == 0 || geteuid() != 0)
+		return;
+	int saved = errno;
+	oa_guard++;
+	/* The new user may not walk the path to the trace (under /root, say):
+	 * from now on it is reached from a descriptor opened while we can. */
+	oa_stream_anchor(oa_cfg.tracedir);
+	if (oa_cfg.tmpdir[0])
+		oa_stream_anchor(oa_cfg.tmpdir); /* the first one wins: staging is rare */
+	int r = oa_owner_give(procdir, euid, (gid_t)-1);
+	if (stagedir[0])
+		oa_owner_give(stagedir, euid, (gid_t)-1);
+	/* Its children create their directories in the loom's. */
+	char dir[4600];
+	oa_snprintf(dir, sizeof(dir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
+	int g = oa_owner_grant(dir, euid);
+	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/.cpus", oa_cfg.tracedir, oa_cfg.loom);
+	oa_owner_grant(dir, euid);
+	if (stagedir[0]) {
+		oa_snprintf(dir, sizeof(dir), "%s/loom.%s", oa_cfg.tmpdir, oa_cfg.loom);
+		oa_owner_grant(dir, euid);
+	}
+	if ((r || (g && g != -ENOENT)) && !atomic_exchange(&said_open_error, 1))
+		oa_log("the process becomes user %d: cannot hand its trace over (%s)%s", (int)euid,
+		       strerror(r ? -r : -g), g == -EOPNOTSUPP ? ": the file system has no ACLs" : "");
+	oa_guard--;
+	errno = saved;
 }
 
 /* Show the calling thread on the CPU its affinity now pins it to. */

@@ -61,6 +61,12 @@ void agent_thread_end(void);
  * every stream (the calling thread's is rendered again now). */
 void agent_require(unsigned model);
 
+/* The process is about to take effective user euid (setuid and friends,
+ * called while still privileged): its trace directory and files become
+ * that user's, and the loom directory grants it write access. */
+#include <sys/types.h>
+void agent_user_change(uid_t euid);
+
 /* A new OHC/OHx tag, unique in the process. */
 uint64_t agent_next_tag(void);
 

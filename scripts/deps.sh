@@ -9,6 +9,9 @@ pkgs="$pkgs python3 stress-ng openmpi-bin libopenmpi-dev xz-utils bzip2 gzip cor
 pkgs="$pkgs mpich libmpich-dev gfortran python3-mpi4py"
 # Programs that end without libc (issue 30): Go (cgo) and GNU parallel.
 pkgs="$pkgs golang-go parallel"
+# Servers that change user (issue 30): nginx (workers as www-data), PostgreSQL
+# (runuser -u postgres), getfacl to look at the ACL the agent grants.
+pkgs="$pkgs nginx-light postgresql acl util-linux"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -34,22 +34,94 @@ static size_t page_size(void)
 	return v;
 }
 
+/* The anchor: a directory descriptor to the trace's root, held only by a
+ * process that changed user (oa_stream_anchor): the new user may not be
+ * able to walk the absolute path (a trace under /root), but paths below
+ * the anchor are opened relative to it.  Checked to still be ours (device
+ * and inode) before each use; gone (the program closed it), the absolute
+ * paths are used again. */
+static int anchor_fd = -1;
+static size_t anchor_len;
+static char anchor_path[4096];
+static dev_t anchor_dev;
+static ino_t anchor_ino;
+
+int oa_stream_anchor(const char *root)
+{
+	size_t n = strlen(root);
+	if (anchor_fd >= 0 || n == 0 || n >= sizeof(anchor_path))
+		return 0;
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Far from the numbers the program allocates. */
+	struct rlimit rl;
+	int low = 100;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 256)
+		low = (int)(rl.rlim_cur - 64);
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, low);
+	if (high >= 0) {
+		close(fd);
+		fd = high;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -errno;
+	}
+	memcpy(anchor_path, root, n + 1);
+	anchor_len = n;
+	anchor_dev = st.st_dev;
+	anchor_ino = st.st_ino;
+	anchor_fd = fd;
+	return 0;
+}
+
+/* The descriptor to resolve `path` from, and the path relative to it. */
+static int at(const char *path, const char **rel)
+{
+	*rel = path;
+	if (anchor_fd < 0 || strncmp(path, anchor_path, anchor_len) || path[anchor_len] != '/')
+		return AT_FDCWD;
+	struct stat st;
+	if (fstat(anchor_fd, &st) != 0 || st.st_dev != anchor_dev || st.st_ino != anchor_ino) {
+		anchor_fd = -1; /* closed or replaced by the program: not ours */
+		return AT_FDCWD;
+	}
+	*rel = path + anchor_len + 1;
+	return anchor_fd;
+}
+
+static int mkdir_at(const char *path, mode_t mode)
+{
+	const char *rel;
+	int d = at(path, &rel);
+	return mkdirat(d, rel, mode);
+}
+
+static int open_at(const char *path, int flags, mode_t mode)
+{
+	const char *rel;
+	int d = at(path, &rel);
+	return openat(d, rel, flags, mode);
+}
+
 /* mkdir -p on a path buffer we own (each '/' is cut for a moment):
  * signal-safe, no stack copy. */
 static int mkdir_p(char *path)
 {
 	/* Usually only the last one or two are missing: try from the end. */
-	if (mkdir(path, 0755) == 0 || errno == EEXIST)
+	if (mkdir_at(path, 0755) == 0 || errno == EEXIST)
 		return 0;
 	if (errno != ENOENT)
 		return -errno;
 	char *slash = strrchr(path, '/');
 	if (slash && slash != path) {
 		*slash = '\0';
-		int r = mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+		int r = mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
 		*slash = '/';
 		if (r == 0)
-			return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+			return mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
 	}
 	size_t n = strlen(path);
 	for (size_t i = 1; i <= n; i++) {
@@ -57,7 +129,7 @@ static int mkdir_p(char *path)
 			continue;
 		char c = path[i];
 		path[i] = '\0';
-		int r = mkdir(path, 0755) != 0 && errno != EEXIST ? -errno : 0;
+		int r = mkdir_at(path, 0755) != 0 && errno != EEXIST ? -errno : 0;
 		path[i] = c;
 		if (r)
 			return r;
@@ -68,7 +140,7 @@ static int mkdir_p(char *path)
 /* The stream's directory, opened a moment before use (never kept). */
 static int open_dir(const char *path)
 {
-	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = open_at(path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -95,7 +167,7 @@ static int dir_open(char *dir, const char *name, int flags, mode_t mode)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	int fd = open(dir, flags | O_CLOEXEC, mode);
+	int fd = open_at(dir, flags | O_CLOEXEC, mode);
 	int e = errno;
 	dir[n] = '\0';
 	errno = e;
@@ -450,18 +522,20 @@ static int move_file(char *from, char *to, const char *name)
 		r = -ENAMETOOLONG;
 		goto out;
 	}
-	if (rename(from, to) == 0)
+	const char *rf, *rt;
+	int df = at(from, &rf), dt = at(to, &rt);
+	if (renameat(df, rf, dt, rt) == 0)
 		goto out;
 	if (errno != EXDEV) {
 		r = -errno;
 		goto out;
 	}
-	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int in = open_at(from, O_RDONLY | O_CLOEXEC, 0);
 	if (in < 0) {
 		r = -errno;
 		goto out;
 	}
-	int outfd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int outfd = open_at(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (outfd < 0) {
 		r = -errno;
 		close(in);
@@ -481,7 +555,7 @@ static int move_file(char *from, char *to, const char *name)
 	close(in);
 	close(outfd);
 	if (r == 0)
-		unlink(from);
+		unlinkat(df, rf, 0);
 out:
 	if (nf >= 0)
 		from[nf] = '\0';
@@ -508,7 +582,9 @@ static int finish_files(struct oa_stream *s, uint64_t len)
 		int b = move_file(s->path, s->final_path, "stream.json");
 		if (!r)
 			r = a ? a : b;
-		rmdir(s->path);
+		const char *rel;
+		int d = at(s->path, &rel);
+		unlinkat(d, rel, AT_REMOVEDIR);
 	}
 	return r;
 }

@@ -193,6 +193,13 @@ int oa_stream_close(struct oa_stream *s);
 /* Forget the stream without writing anything (inherited across fork). */
 void oa_stream_drop(struct oa_stream *s);
 
+/* From now on, resolve the paths below `root` (the trace's directory) from
+ * a descriptor to it opened now: the process is about to become a user
+ * who may not be able to walk the absolute path.  The one descriptor the
+ * agent holds, near the descriptor limit, close-on-exec, checked before
+ * each use.  0 or -errno. */
+int oa_stream_anchor(const char *root);
+
 /* The stream cannot grow (disk full...): say so once and accept no more
  * events; oa_stream_end() still fits the OHe in the reserved room. */
 void oa_stream_fail(struct oa_stream *s);

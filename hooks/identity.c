@@ -1,0 +1,53 @@
+/* identity.c: user changes.
+ * Interposes: setuid, seteuid, setreuid, setresuid.
+ * A daemon that drops root (nginx's workers, PostgreSQL under runuser, a
+ * server calling setuid(65534)) must still be able to finish the streams
+ * it began as root and to start new ones: before the real call, while the
+ * process is still privileged, the agent hands its directory and files to
+ * the new effective user (agent_user_change).  glibc applies the change to
+ * every thread (SIGSETXID), so one call covers the process. */
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include "hooks.h"
+
+static struct {
+	int (*setuid)(uid_t);
+	int (*seteuid)(uid_t);
+	int (*setreuid)(uid_t, uid_t);
+	int (*setresuid)(uid_t, uid_t, uid_t);
+} real;
+
+__attribute__((constructor(102))) static void identity_init(void)
+{
+	*(void **)&real.setuid = dlsym(RTLD_NEXT, "setuid");
+	*(void **)&real.seteuid = dlsym(RTLD_NEXT, "seteuid");
+	*(void **)&real.setreuid = dlsym(RTLD_NEXT, "setreuid");
+	*(void **)&real.setresuid = dlsym(RTLD_NEXT, "setresuid");
+}
+
+#define RESOLVED(f) (real.f ? real.f : (identity_init(), real.f))
+
+OA_EXPORT int setuid(uid_t uid)
+{
+	agent_user_change(uid);
+	return RESOLVED(setuid)(uid);
+}
+
+OA_EXPORT int seteuid(uid_t euid)
+{
+	agent_user_change(euid);
+	return RESOLVED(seteuid)(euid);
+}
+
+OA_EXPORT int setreuid(uid_t ruid, uid_t euid)
+{
+	agent_user_change(euid);
+	return RESOLVED(setreuid)(ruid, euid);
+}
+
+OA_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
+{
+	agent_user_change(euid);
+	return RESOLVED(setresuid)(ruid, euid, suid);
+}
