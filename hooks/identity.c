@@ -1,11 +1,13 @@
 /* identity.c: user changes.
- * Interposes: setuid, seteuid, setreuid, setresuid.
+ * Interposes: setuid, seteuid, setreuid, setresuid, chroot.
  * A daemon that drops root (nginx's workers, PostgreSQL under runuser, a
  * server calling setuid(65534)) must still be able to finish the streams
  * it began as root and to start new ones: before the real call, while the
  * process is still privileged, the agent hands its directory and files to
  * the new effective user (agent_user_change).  glibc applies the change to
- * every thread (SIGSETXID), so one call covers the process. */
+ * every thread (SIGSETXID), so one call covers the process.  chroot: the
+ * trace's absolute paths would lead into the jail; from then on they are
+ * resolved from a descriptor to the trace directory opened before it. */
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@ static struct {
 	int (*seteuid)(uid_t);
 	int (*setreuid)(uid_t, uid_t);
 	int (*setresuid)(uid_t, uid_t, uid_t);
+	int (*chroot)(const char *);
 } real;
 
 __attribute__((constructor(102))) static void identity_init(void)
@@ -24,6 +27,7 @@ __attribute__((constructor(102))) static void identity_init(void)
 	*(void **)&real.seteuid = dlsym(RTLD_NEXT, "seteuid");
 	*(void **)&real.setreuid = dlsym(RTLD_NEXT, "setreuid");
 	*(void **)&real.setresuid = dlsym(RTLD_NEXT, "setresuid");
+	*(void **)&real.chroot = dlsym(RTLD_NEXT, "chroot");
 }
 
 #define RESOLVED(f) (real.f ? real.f : (identity_init(), real.f))
@@ -50,4 +54,10 @@ OA_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
 	agent_user_change(euid);
 	return RESOLVED(setresuid)(ruid, euid, suid);
+}
+
+OA_EXPORT int chroot(const char *path)
+{
+	agent_root_change();
+	return RESOLVED(chroot)(path);
 }

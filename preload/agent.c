@@ -135,6 +135,58 @@ static void place_in_pidns(int may_setenv)
 	value_pid = getpid() | pidns_bits;
 }
 
+/* Is the trace directory this process reaches by its path the run's?  The
+ * first traced process notes its device and inode (OVNI_TRACEDIR_ID); a
+ * process that reaches another directory there, or none (a chroot, a
+ * sandbox's own /tmp, another mount namespace), must never write
+ * elsewhere: it runs untraced, and says so.  1 yes, 0 no (said). */
+static unsigned long path_hash(const char *p)
+{
+	unsigned long h = 5381;
+	while (*p)
+		h = h * 33 + (unsigned char)*p++;
+	return h & 0xffffffffu;
+}
+
+static int tracedir_is_the_runs(void)
+{
+	const char *id = getenv("OVNI_TRACEDIR_ID");
+	char mine[64];
+	/* "dev:ino:hash of the path": another path is another run's (a traced
+	 * script that runs a command with its own OVNI_TRACEDIR). */
+	oa_snprintf(mine, sizeof(mine), ":%lu", path_hash(oa_cfg.tracedir));
+	const char *tail = id ? strrchr(id, ':') : NULL;
+	if (!id || !*id || !tail || strcmp(tail, mine))
+		return 1; /* the first process of its run: it notes it (note_tracedir) */
+	const char *rel;
+	int d = oa_path_at(oa_cfg.tracedir, &rel);
+	struct stat st;
+	if (fstatat(d, rel, &st, 0) == 0) {
+		oa_snprintf(mine, sizeof(mine), "%lu:%lu:%lu", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+			    path_hash(oa_cfg.tracedir));
+		if (!strcmp(mine, id))
+			return 1;
+	}
+	if (!atomic_exchange(&said_open_error, 1))
+		oa_log("%s is not the run's trace directory here (a chroot, a sandbox's own file system, another mount "
+		       "namespace): process %d runs untraced", oa_cfg.tracedir, (int)getpid());
+	return 0;
+}
+
+static void note_tracedir(void)
+{
+	const char *id = getenv("OVNI_TRACEDIR_ID");
+	char mine[64];
+	oa_snprintf(mine, sizeof(mine), ":%lu", path_hash(oa_cfg.tracedir));
+	const char *tail = id ? strrchr(id, ':') : NULL;
+	struct stat st;
+	if ((tail && !strcmp(tail, mine)) || stat(oa_cfg.tracedir, &st) != 0)
+		return;
+	oa_snprintf(mine, sizeof(mine), "%lu:%lu:%lu", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+		    path_hash(oa_cfg.tracedir));
+	setenv("OVNI_TRACEDIR_ID", mine, 1);
+}
+
 static int set_process_dirs(void)
 {
 	int pid = getpid();
@@ -389,6 +441,17 @@ void agent_process_finish(int in_signal, int sig)
 void agent_collect_stop(void)
 {
 	agent_process_end(0);
+}
+
+void agent_root_change(void)
+{
+	if (!atomic_load(&active) || foreign_process())
+		return;
+	int saved = errno;
+	oa_guard++;
+	oa_stream_anchor(oa_cfg.tracedir);
+	oa_guard--;
+	errno = saved;
 }
 
 void agent_user_change(uid_t euid)
@@ -734,7 +797,8 @@ void agent_process_init(void)
 	}
 	if (oa_collect_init() != 0)
 		goto out;
-	start_process(-1);
+	if (tracedir_is_the_runs() && start_process(-1) == 0)
+		note_tracedir();
 	if (oa_cfg.debug && atomic_load(&active))
 		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
 out:
@@ -799,7 +863,7 @@ void agent_fork_child(void)
 	place_in_pidns(0);
 	if (oa_collect_after_fork(traced) != 0)
 		traced = 0;
-	if (traced && start_process(parent_tid) == 0) {
+	if (traced && tracedir_is_the_runs() && start_process(parent_tid) == 0) {
 		char label[64];
 		snprintf(label, sizeof(label), "forked from %d", (int)getppid());
 		agent_proc_event(label);

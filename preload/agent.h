@@ -66,6 +66,8 @@ void agent_require(unsigned model);
  * that user's, and the loom directory grants it write access. */
 #include <sys/types.h>
 void agent_user_change(uid_t euid);
+/* The process is about to chroot: the trace stays reached from outside. */
+void agent_root_change(void);
 
 /* A new OHC/OHx tag, unique in the process. */
 uint64_t agent_next_tag(void);

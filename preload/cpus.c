@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../writer/log.h"
+#include "../writer/stream.h"
 
 static int ncpus;
 static int *phyid_of; /* index -> OS CPU number */
@@ -85,14 +86,17 @@ static void make_claimdir(void)
 	if (claimdir_made)
 		return;
 	memcpy(buf, claimdir, sizeof(buf));
+	const char *rel;
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		mkdir(buf, 0755);
+		int d = oa_path_at(buf, &rel); /* the anchor once the process changed user or root */
+		mkdirat(d, rel, 0755);
 		*p = '/';
 	}
-	mkdir(buf, 0755);
+	int d = oa_path_at(buf, &rel);
+	mkdirat(d, rel, 0755);
 	claimdir_made = 1;
 }
 
@@ -126,7 +130,9 @@ int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
 	char path[4300];
 	make_claimdir();
 	claim_path(path, sizeof(path), cpu);
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	int fd = openat(d, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1; /* held by another running thread: ambiguous */
 	char text[32];
@@ -143,7 +149,9 @@ void oa_cpus_release(int cpu, int tid)
 		return;
 	char path[4300], text[32];
 	claim_path(path, sizeof(path), cpu);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	int fd = openat(d, rel, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	ssize_t n = read(fd, text, sizeof(text) - 1);
@@ -152,5 +160,5 @@ void oa_cpus_release(int cpu, int tid)
 		return;
 	text[n] = '\0';
 	if (atoi(text) == tid)
-		unlink(path);
+		unlinkat(d, rel, 0);
 }

@@ -77,8 +77,7 @@ int oa_stream_anchor(const char *root)
 	return 0;
 }
 
-/* The descriptor to resolve `path` from, and the path relative to it. */
-static int at(const char *path, const char **rel)
+int oa_path_at(const char *path, const char **rel)
 {
 	*rel = path;
 	if (anchor_fd < 0 || strncmp(path, anchor_path, anchor_len) || path[anchor_len] != '/')
@@ -91,6 +90,8 @@ static int at(const char *path, const char **rel)
 	*rel = path + anchor_len + 1;
 	return anchor_fd;
 }
+
+#define at oa_path_at
 
 static int mkdir_at(const char *path, mode_t mode)
 {

@@ -199,6 +199,10 @@ void oa_stream_drop(struct oa_stream *s);
  * agent holds, near the descriptor limit, close-on-exec, checked before
  * each use.  0 or -errno. */
 int oa_stream_anchor(const char *root);
+/* The descriptor to resolve the absolute `path` from (the anchor, or
+ * AT_FDCWD) and, in *rel, the path relative to it: for every *at() call on
+ * a path of the trace. */
+int oa_path_at(const char *path, const char **rel);
 
 /* The stream cannot grow (disk full...): say so once and accept no more
  * events; oa_stream_end() still fits the OHe in the reserved room. */

@@ -431,6 +431,10 @@ int main(int argc, char **argv)
 		setenv("LD_PRELOAD", preload, 1);
 		omp_setup_env(prog, lib, libomp, quiet);
 		setenv("OVNI_TRACEDIR", absdir, 1);
+		/* A run of its own (ovnirun inside a traced run): its first
+		 * process notes the trace directory and the PID namespace. */
+		unsetenv("OVNI_TRACEDIR_ID");
+		unsetenv("OVNI_PIDNS");
 		/* Every rank of this launch runs ovnirun: the agent is in all of
 		 * them (MPI clock offsets may be measured, hooks/mpi.c). */
 		if (launcher_rank())

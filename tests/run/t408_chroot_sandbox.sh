@@ -1,0 +1,31 @@
+# chroot and sandboxes (issue 30, item 4), root only (CI is root):
+# - a program that chroots into an empty directory and then starts a
+#   thread: the trace stays outside (reached from a descriptor opened before
+#   the chroot), the jail stays empty, every stream is finished;
+# - a sandbox with a /tmp of its own (a mount namespace with a tmpfs on
+#   /tmp, as bubblewrap's --tmpfs /tmp and many CI sandboxes do) while the
+#   trace is under /tmp: the processes started inside cannot reach the run's
+#   trace directory, so they write nothing anywhere (the sandbox's /tmp stays
+#   empty) and say so once each; the trace is valid.
+. "$(dirname "$0")/../lib.sh"
+[ "$(id -u)" = 0 ] || skip "chroot and mount namespaces need root"
+mkdir "$WORK/jail"
+out=$("$OVNIRUN" -q -o "$WORK/j" "$PROG/jail" "$WORK/jail" 2>"$WORK/j.err"); st=$?
+assert_eq "chroot: status" 0 "$st"
+assert_eq "chroot: output" jailed "$out"
+assert_eq "chroot: messages" "" "$(cat "$WORK/j.err")"
+assert_eq "chroot: the jail stays empty" "" "$(ls -A "$WORK/jail")"
+check_trace "$WORK/j"
+assert_eq "chroot: streams" 2 "$(find "$WORK/j" -name stream.json | wc -l)"
+assert_eq "chroot: unfinished" 0 "$(grep -L '"finished": 1' $(find "$WORK/j" -name stream.json) | wc -l)"
+
+unshare -m true 2>/dev/null || skip "unshare -m is not allowed here"
+T=$(mktemp -d /tmp/oa-sandbox.XXXXXX) || fail mktemp
+trap 'rm -rf "$T"' EXIT
+script='unshare -m sh -c "mount -t tmpfs none /tmp && '"$PROG"'/threads join 2 | tail -n 1; ls -A /tmp | wc -l"'
+want=$(sh -c "$script" 2>&1)
+got=$("$OVNIRUN" -q -o "$T/trace" sh -c "$script" 2>"$T/err"); st=$?
+assert_eq "sandbox: status" 0 "$st"
+assert_eq "sandbox: output (the sandbox's /tmp stays empty)" "$want" "$got"
+grep -q "is not the run's trace directory here" "$T/err" || fail "sandbox: the loss is not said: $(cat "$T/err")"
+check_trace "$T/trace"
