@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -230,7 +231,7 @@ static void scan_earlier_images(const char *dir)
 	DIR *d = opendir(dir);
 	if (!d)
 		return;
-	long long base = value_pid << 20, last = base;
+	uint32_t last = 0;
 	int execs = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
@@ -249,12 +250,12 @@ static void scan_earlier_images(const char *dir)
 		const char *key;
 		json_t *val;
 		json_object_foreach(labels, key, val) {
-			long long v = atoll(key);
+			uint32_t seq = oa_proc_value_seq(oa_cfg.loom, oa_meta.pid, atoll(key));
 			const char *text = json_string_value(val);
-			if (v < base || v >= base + (1 << 20) || !text)
+			if (!seq || !text)
 				continue;
-			if (v > last)
-				last = v;
+			if (seq > last)
+				last = seq;
 			/* Every exec labelled "exec PATH"; one that failed also
 			 * "exec failed PATH". A label is in one stream only. */
 			if (!strncmp(text, "exec failed ", 12))
@@ -265,8 +266,8 @@ static void scan_earlier_images(const char *dir)
 		json_decref(root);
 	}
 	closedir(d);
-	if (last - base > atomic_load(&proc_seq))
-		atomic_store(&proc_seq, last - base);
+	if ((int64_t)last > atomic_load(&proc_seq))
+		atomic_store(&proc_seq, (int64_t)last);
 	if (execs > oa_exec_generation)
 		oa_exec_generation = execs;
 }
@@ -476,6 +477,8 @@ void agent_user_change(uid_t euid)
 	int g = oa_owner_grant(dir, euid);
 	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/.cpus", oa_cfg.tracedir, oa_cfg.loom);
 	oa_owner_grant(dir, euid);
+	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);
+	oa_owner_grant(dir, euid);
 	if (stagedir[0]) {
 		oa_snprintf(dir, sizeof(dir), "%s/loom.%s", oa_cfg.tmpdir, oa_cfg.loom);
 		oa_owner_grant(dir, euid);
@@ -603,11 +606,56 @@ void agent_exec_failed(int was_traced)
  * fork, exec and exit values are made unique per process and labelled then. */
 #define PROC_SIGNAL_BASE OA_PROC_SIGNAL_BASE
 
-/* Unique in the whole trace: the pid in the high bits; an image after exec
- * goes on after the values its predecessors labelled. */
+/* Unique in the whole trace, also in their low 32 bits (oa_proc_value: the
+ * pid, the loom, a sequence); an image after exec goes on after the values
+ * its predecessors labelled. */
+/* The loom's counter of process-event values: a page of the file
+ * loom.L/.values, mapped shared by the first process of an image that
+ * needs a value (a fork child keeps its parent's mapping).  Every process
+ * of the loom draws from it, so no two values of the loom agree in their
+ * low 32 bits; each loom's range starts at a place of its own (its name's
+ * hash).  No file (a read-only directory, descriptors near the limit): the
+ * pid-based values (oa_proc_value), unique across processes of a loom for
+ * the first 1023 events of each.  Async-signal-safe (system calls only). */
+static _Atomic(_Atomic uint32_t *) value_counter;
+static _Atomic int value_counter_tried;
+
+static _Atomic uint32_t *loom_counter(void)
+{
+	_Atomic uint32_t *c = atomic_load(&value_counter);
+	if (c || atomic_exchange(&value_counter_tried, 1))
+		return c;
+	static char path[4400]; /* once per image (value_counter_tried) */
+	oa_snprintf(path, sizeof(path), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);
+	if (!oa_fd_room())
+		return NULL;
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	int fd = openat(d, rel, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && (st.st_size >= 4096 || ftruncate(fd, 4096) == 0))
+		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	atomic_store(&value_counter, (_Atomic uint32_t *)m);
+	return m;
+}
+
 static int64_t next_proc_value(void)
 {
-	return ((int64_t)value_pid << 20) | (atomic_fetch_add(&proc_seq, 1) + 1);
+	_Atomic uint32_t *c = loom_counter();
+	if (!c)
+		return oa_proc_value(oa_cfg.loom, oa_meta.pid, (uint32_t)(atomic_fetch_add(&proc_seq, 1) + 1));
+	uint64_t h = oa_loom_hash(oa_cfg.loom);
+	uint32_t low;
+	do /* not the fixed values (99, 100 + signal) */
+		low = atomic_fetch_add(c, 1) + (uint32_t)h;
+	while (low < 256);
+	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low);
 }
 
 /* An exec that failed before anything was ended (the file is missing or

@@ -276,8 +276,10 @@ void ck_free(struct ck *c)
 		free(l->running);
 		free(l);
 	}
-	for (int k = 0; k < CK_MARK_TYPES; k++)
+	for (int k = 0; k < CK_MARK_TYPES; k++) {
 		ck_map_free(&c->marks[k].labels);
+		ck_map_free(&c->marks[k].low32);
+	}
 	free(c->procs);
 	free(c->looms);
 	free(c->labelstr);

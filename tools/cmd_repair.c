@@ -16,7 +16,10 @@
 
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
+#include "trace/check.h"
 #include "trace/reader.h"
+
+static const struct rd_trace *trace_of_repair; /* the trace being repaired */
 
 static const char usage_text[] =
 	"usage: ovni-auto repair [-n] DIR\n"
@@ -220,7 +223,6 @@ static void add_label(json_t *ovni, int64_t value, const char *text)
 /* A mark type that the events use but the metadata never declared (the
  * process died before it wrote stream.json again): declared now, or the
  * emulator refuses the stream ("cannot find mark with type"). */
-static const struct rd_trace *trace_of_repair; /* the streams to copy declarations from */
 
 static json_t *declared_elsewhere(const char *key)
 {
@@ -302,11 +304,34 @@ static int set_loom(const char *dir, const char *loom)
 }
 
 /* A value of the process-event mark for "how it ended", unique in the
- * trace: the agent's values are (pid << 20) + a sequence from 1; this one
- * takes the last of the pid's range. */
-static int64_t how_value_of(long long pid)
+ * trace: the agent's values are the pid's and loom's with a sequence from
+ * 1 (oa_proc_value); this one takes the last of the sequence's range. */
+/* A value whose low 32 bits no label of mark 80 in the trace has (the
+ * emulator keeps only those). */
+static int64_t how_value_of(const char *loom, long long pid)
 {
-	return ((int64_t)pid << 20) | 0xfffff;
+	const struct rd_trace *t = trace_of_repair;
+	uint64_t h = oa_loom_hash(loom ? loom : "");
+	uint32_t low = ((uint32_t)h ^ 0xa5a5a5a5u ^ (uint32_t)pid) | 256;
+	for (int tries = 0; t && tries < 1000; tries++, low += 257) {
+		int used = low < 256;
+		for (int i = 0; i < t->n && !used; i++) {
+			json_t *labels = t->streams[i].marks
+						 ? json_object_get(json_object_get(t->streams[i].marks, "80"), "labels")
+						 : NULL;
+			const char *key;
+			json_t *v;
+			json_object_foreach(labels, key, v) {
+				if ((uint32_t)strtoull(key, NULL, 10) == low) {
+					used = 1;
+					break;
+				}
+			}
+		}
+		if (!used)
+			break;
+	}
+	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low) ^ (int64_t)((uint64_t)0x40000000 << 32);
 }
 
 /* Returns 1 repaired, 0 nothing to do, -1 failed.  `how`: the label of the
@@ -334,7 +359,7 @@ static int repair_stream(struct rd_stream *s, int dry, const char *how)
 		return -1;
 	}
 	struct out *o = calloc(1, sizeof(*o));
-	int64_t hv = how_value_of(s->pid);
+	int64_t hv = how_value_of(s->loom, s->pid);
 	if (how && nev > 0 && r->state != 0 && r->state != 5) {
 		uint8_t p[12];
 		int32_t type = OA_MARK_PROC;
@@ -382,25 +407,34 @@ static int repair_stream(struct rd_stream *s, int dry, const char *how)
  * to loom L.norank (the emulator wants every process of a loom ranked, or
  * none; the host, the name before the first '.', stays the same).  Returns
  * the number moved, -1 on a failure. */
+static uint64_t proc_key(const char *loom, long long pid)
+{
+	uint64_t k = (oa_loom_hash(loom) ^ ((uint64_t)pid * 0x9E3779B97F4A7C15ull)) | 1;
+	return k;
+}
+
 static int split_looms(struct rd_trace *t, int dry)
 {
-	int moved = 0, failed = 0;
+	/* Which looms have a ranked process, which processes are ranked: one
+	 * pass (a trace of 70 000 processes has no time for pairs). */
+	struct ck_map ranked_looms = { 0 }, ranked_procs = { 0 }, moved_procs = { 0 };
 	for (int i = 0; i < t->n; i++) {
 		struct rd_stream *a = &t->streams[i];
-		if (!a->loom || !a->meta)
+		if (!a->loom || a->rank < 0)
 			continue;
-		int ranked = 0, unranked_here = a->rank < 0;
-		/* This process is ranked if any of its streams is. */
-		for (int j = 0; j < t->n && unranked_here; j++)
-			if (t->streams[j].loom && t->streams[j].pid == a->pid && !strcmp(t->streams[j].loom, a->loom) &&
-			    t->streams[j].rank >= 0)
-				unranked_here = 0;
-		if (!unranked_here || strstr(a->loom, ".norank"))
+		ck_map_put(&ranked_looms, oa_loom_hash(a->loom) | 1, 1);
+		ck_map_put(&ranked_procs, proc_key(a->loom, a->pid), 1);
+	}
+	int moved = 0, failed = 0;
+	uint64_t v;
+	for (int i = 0; i < t->n && ranked_looms.n; i++) {
+		struct rd_stream *a = &t->streams[i];
+		if (!a->loom || !a->meta || strstr(a->loom, ".norank") ||
+		    !ck_map_get(&ranked_looms, oa_loom_hash(a->loom) | 1, &v) ||
+		    ck_map_get(&ranked_procs, proc_key(a->loom, a->pid), &v) ||
+		    ck_map_get(&moved_procs, proc_key(a->loom, a->pid), &v))
 			continue;
-		for (int j = 0; j < t->n && !ranked; j++)
-			ranked = t->streams[j].loom && !strcmp(t->streams[j].loom, a->loom) && t->streams[j].rank >= 0;
-		if (!ranked)
-			continue;
+		ck_map_put(&moved_procs, proc_key(a->loom, a->pid), 1);
 		/* The process's directory (the stream's parent) moves whole, once. */
 		char procdir[4200], newloom[600], newdir[4400];
 		snprintf(procdir, sizeof(procdir), "%s", a->dir);
@@ -415,39 +449,32 @@ static int split_looms(struct rd_trace *t, int dry)
 		snprintf(newdir, sizeof(newdir), "%s/loom.%s", t->dir, newloom);
 		printf("%s %s: no MPI rank in a loom of ranks: to loom %s\n", dry ? "would move" : "moved",
 		       procdir + strlen(t->dir) + 1, newloom);
+		moved++;
+		if (dry)
+			continue;
+		mkdir(newdir, 0755);
+		snprintf(newdir + strlen(newdir), sizeof(newdir) - strlen(newdir), "%s", procname);
+		if (rename(procdir, newdir) != 0) {
+			err("cannot move %s:", procdir);
+			failed++;
+			continue;
+		}
+		/* Its streams name their new loom. */
 		const char *oldloom = a->loom;
 		long long pid = a->pid;
-		if (!dry) {
-			mkdir(newdir, 0755);
-			snprintf(newdir + strlen(newdir), sizeof(newdir) - strlen(newdir), "%s", procname);
-			if (rename(procdir, newdir) != 0) {
-				err("cannot move %s:", procdir);
-				failed++;
-				continue;
-			}
-		}
-		moved++;
-		/* Its streams name their new loom (and are not visited again). */
-		for (int j = 0; j < t->n; j++) {
+		for (int j = i; j < t->n; j++) {
 			struct rd_stream *b = &t->streams[j];
-			if (!b->loom || b->pid != pid || strcmp(b->loom, oldloom) || b == a)
+			if (!b->loom || b->pid != pid || strcmp(b->loom, oldloom) || !b->dir)
 				continue;
-			b->loom = NULL;
-			if (!dry && b->dir) {
-				char json[4600];
-				snprintf(json, sizeof(json), "%s%s", newdir, strrchr(b->dir, '/'));
-				if (set_loom(json, newloom) != 0)
-					failed++;
-			}
-		}
-		if (!dry) {
 			char json[4600];
-			snprintf(json, sizeof(json), "%s%s", newdir, strrchr(a->dir, '/'));
+			snprintf(json, sizeof(json), "%s%s", newdir, strrchr(b->dir, '/'));
 			if (set_loom(json, newloom) != 0)
 				failed++;
 		}
-		a->loom = NULL;
 	}
+	ck_map_free(&ranked_looms);
+	ck_map_free(&ranked_procs);
+	ck_map_free(&moved_procs);
 	return failed ? -1 : moved;
 }
 

@@ -59,6 +59,39 @@ static inline uint8_t ovni_flags_for_payload(unsigned n)
 /* Fixed values of OA_MARK_PROC (the others carry the pid in high bits). */
 #define OA_PROC_SAMPLING_STOPPED 99 /* the program took the sampling signal */
 #define OA_PROC_SIGNAL_BASE 100     /* + signal number: a fatal signal */
+
+/* The other process-event values are unique in the whole trace, and so are
+ * their low 32 bits, which are all the emulator keeps for Paraver (two
+ * values that agree there stop it: "PCF value ... already in type 180").
+ * Low 32 bits: the pid mixed with the loom's hash (22 bits: pid_max is at
+ * most 2^22, so two processes of a loom never agree) and the low 10 bits
+ * of the process's sequence (from 1); above: the sequence's next 10 bits
+ * and 21 more bits of the loom's hash (the loom holds the PID namespace:
+ * a process whose loom changes across exec has values of its own there). */
+static inline uint64_t oa_loom_hash(const char *loom)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)loom; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h;
+}
+
+static inline int64_t oa_proc_value(const char *loom, long long pid, uint32_t seq)
+{
+	uint64_t h = oa_loom_hash(loom);
+	uint64_t low = ((uint64_t)(seq & 0x3ff) << 22) | (((uint64_t)pid ^ h) & 0x3fffff);
+	uint64_t high = ((h >> 22) & 0x1fffff) << 10 | ((seq >> 10) & 0x3ff);
+	return (int64_t)(high << 32 | low);
+}
+
+/* The sequence number of v if v is a value of process pid in loom, else 0. */
+static inline uint32_t oa_proc_value_seq(const char *loom, long long pid, int64_t v)
+{
+	uint64_t u = (uint64_t)v, h = oa_loom_hash(loom);
+	if ((u & 0x3fffff) != (((uint64_t)pid ^ h) & 0x3fffff) || ((u >> 42) & 0x1fffff) != ((h >> 22) & 0x1fffff))
+		return 0;
+	return (uint32_t)(((u >> 32) & 0x3ff) << 10 | ((u >> 22) & 0x3ff));
+}
 #define OA_MARK_SYNC 81     /* blocking pthread calls */
 #define OA_MARK_CALLSITE 82 /* caller of a creation / blocking call */
 #define OA_MARK_SAMPLE 83   /* sampled current function */

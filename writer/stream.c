@@ -80,14 +80,14 @@ int oa_stream_anchor(const char *root)
 int oa_path_at(const char *path, const char **rel)
 {
 	*rel = path;
-	if (anchor_fd < 0 || strncmp(path, anchor_path, anchor_len) || path[anchor_len] != '/')
+	if (anchor_fd < 0 || strncmp(path, anchor_path, anchor_len) || (path[anchor_len] != '/' && path[anchor_len]))
 		return AT_FDCWD;
 	struct stat st;
 	if (fstat(anchor_fd, &st) != 0 || st.st_dev != anchor_dev || st.st_ino != anchor_ino) {
 		anchor_fd = -1; /* closed or replaced by the program: not ours */
 		return AT_FDCWD;
 	}
-	*rel = path + anchor_len + 1;
+	*rel = path[anchor_len] ? path + anchor_len + 1 : ".";
 	return anchor_fd;
 }
 

@@ -111,6 +111,7 @@ struct ck_marktype {
 	int stack;
 	const char *title;
 	struct ck_map labels; /* value -> index into c->labelstr + 1 */
+	struct ck_map low32;  /* the low 32 bits of a labelled value -> the value */
 };
 
 struct ck_kind {

@@ -44,6 +44,17 @@ static void add_label(struct ck *c, struct ck_thread *th, long type, const char 
 	c->labelstr[c->nlabelstr++] = text;
 	if (value)
 		ck_map_put(&mt->labels, (uint64_t)value, c->nlabelstr);
+	/* The emulator writes Paraver's 32-bit values: two labelled values that
+	 * agree in their low 32 bits stop it ("pcf_add_value: PCF value ...
+	 * already in type"). */
+	uint64_t other;
+	uint32_t low = (uint32_t)(uint64_t)value;
+	if (ck_map_get(&mt->low32, low, &other) && (long long)other != value)
+		ck_problem(c, th, NULL, "meta-mark",
+			   "mark values %lld and %lld (type %ld) agree in their low 32 bits, all the emulator keeps",
+			   (long long)other, value, type);
+	else if (value)
+		ck_map_put(&mt->low32, low, (uint64_t)value);
 }
 
 void ck_marks_meta(struct ck *c, struct ck_thread *th, json_t *m)
