@@ -11,7 +11,7 @@ pkgs="$pkgs mpich libmpich-dev gfortran python3-mpi4py"
 pkgs="$pkgs golang-go parallel"
 # Servers that change user (issue 30): nginx (workers as www-data), PostgreSQL
 # (runuser -u postgres), getfacl to look at the ACL the agent grants.
-pkgs="$pkgs nginx-light postgresql acl util-linux"
+pkgs="$pkgs nginx-light postgresql acl util-linux bubblewrap"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -29,3 +29,15 @@ assert_eq "sandbox: status" 0 "$st"
 assert_eq "sandbox: output (the sandbox's /tmp stays empty)" "$want" "$got"
 grep -q "is not the run's trace directory here" "$T/err" || fail "sandbox: the loss is not said: $(cat "$T/err")"
 check_trace "$T/trace"
+# The same with bubblewrap itself (--tmpfs /tmp, as Flatpak and CI sandboxes).
+if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev true 2>/dev/null; then
+	script='bwrap --ro-bind / / --tmpfs /tmp --dev /dev --proc /proc --unshare-pid sh -c "'"$PROG"'/threads join 2 | tail -n 1; ls -A /tmp | wc -l"'
+	want=$(sh -c "$script" 2>&1)
+	got=$("$OVNIRUN" -q -o "$T/bw" sh -c "$script" 2>"$T/bw.err"); st=$?
+	assert_eq "bwrap: status" 0 "$st"
+	assert_eq "bwrap: output (the sandbox's /tmp stays empty)" "$want" "$got"
+	grep -q "is not the run's trace directory here" "$T/bw.err" || fail "bwrap: the loss is not said: $(cat "$T/bw.err")"
+	check_trace "$T/bw"
+else
+	info "bubblewrap not installed or not allowed: its case skipped (scripts/deps.sh installs it)"
+fi
