@@ -126,6 +126,7 @@ void oa_log(const char *fmt, ...)
 	n = strlen(buf);
 	if (n == 0 || buf[n - 1] != '\n')
 		buf[n++] = '\n';
+	buf[n] = '\0'; /* the report below reads it as a string */
 	if (oa_log_fd >= 0) {
 		ssize_t r = write(oa_log_fd, buf, n);
 		(void)r;
