@@ -250,9 +250,12 @@ static void scan_earlier_images(const char *dir)
 		const char *key;
 		json_t *val;
 		json_object_foreach(labels, key, val) {
-			uint32_t seq = oa_proc_value_seq(oa_cfg.loom, oa_meta.pid, atoll(key));
+			long long v = atoll(key);
+			uint32_t seq = oa_proc_value_seq(oa_cfg.loom, oa_meta.pid, v);
 			const char *text = json_string_value(val);
-			if (!seq || !text)
+			/* Not the fixed values (signals), written in every stream;
+			 * every other label here is this process's (its directory). */
+			if ((v >= 0 && v < 256) || !text)
 				continue;
 			if (seq > last)
 				last = seq;
