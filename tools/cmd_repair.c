@@ -338,8 +338,21 @@ static int64_t how_value_of(const char *loom, long long pid)
  * mark that says how the process ended, on this (its main) thread, or NULL. */
 static int repair_stream(struct rd_stream *s, int dry, const char *how)
 {
-	if (!s->meta)
+	if (!s->meta) {
+		/* Killed between creating stream.json and writing it (SIGKILL at a
+		 * thread's or process's very start): an empty file, nothing to
+		 * keep; set aside like a stream with no event. */
+		char from[4200], to[4300];
+		struct stat st;
+		snprintf(from, sizeof(from), "%s/stream.json", s->dir);
+		if (stat(from, &st) == 0 && st.st_size == 0) {
+			printf("repaired %s: empty stream.json (killed as it started), set aside (stream.json.empty)\n",
+			       s->relpath);
+			snprintf(to, sizeof(to), "%s/stream.json.empty", s->dir);
+			return dry || rename(from, to) == 0 ? 1 : -1;
+		}
 		return err("%s: stream.json unreadable (%s): cannot repair", s->relpath, s->meta_error), -1;
+	}
 	if (s->part && strcmp(s->part, "thread"))
 		return 0;
 	struct replay *r = calloc(1, sizeof(*r));
