@@ -28,6 +28,7 @@
 
 #include "../writer/clock.h"
 #include "../writer/collect_fmt.h"
+#include "../writer/fdroom.h"
 #include "../writer/log.h"
 #include "../writer/sigblock.h"
 #include "config.h"
@@ -331,16 +332,7 @@ static int watch_connect(void)
 		close(fd);
 		return -1;
 	}
-	/* Far from the numbers the program allocates. */
-	struct rlimit rl;
-	int low = 100;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 256)
-		low = (int)(rl.rlim_cur - 64);
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, low);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
+	fd = oa_fd_move_high(fd);
 	watch_local_len = sizeof(watch_local);
 	watch_peer_len = sizeof(watch_peer);
 	getsockname(fd, (struct sockaddr *)&watch_local, &watch_local_len);

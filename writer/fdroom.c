@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #define FD_TOP 8 /* slots below the limit the agent leaves to the program */
 
@@ -20,4 +21,17 @@ int oa_fd_room(void)
 	}
 	errno = saved;
 	return room;
+}
+
+int oa_fd_move_high(int fd)
+{
+	struct rlimit rl;
+	int low = 100;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 256)
+		low = (int)(rl.rlim_cur - 64);
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, low);
+	if (high < 0)
+		return fd;
+	close(fd);
+	return high;
 }

@@ -12,4 +12,9 @@
  * Two system calls; async-signal-safe. */
 int oa_fd_room(void);
 
+/* fd moved to a number far from those the program allocates (64 below the
+ * descriptor limit, or 100 and up), close-on-exec; the old number is
+ * closed.  The new number, or fd itself when it cannot move. */
+int oa_fd_move_high(int fd);
+
 #endif

@@ -54,16 +54,7 @@ int oa_stream_anchor(const char *root)
 	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* Far from the numbers the program allocates. */
-	struct rlimit rl;
-	int low = 100;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 256)
-		low = (int)(rl.rlim_cur - 64);
-	int high = fcntl(fd, F_DUPFD_CLOEXEC, low);
-	if (high >= 0) {
-		close(fd);
-		fd = high;
-	}
+	fd = oa_fd_move_high(fd);
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		close(fd);

@@ -52,26 +52,33 @@ static uint64_t ns_of(clockid_t id)
  * events).  /proc/PID/stat is readable whatever the process's user, and
  * does not change when a daemon rewrites its title (as nginx and
  * PostgreSQL do over their environment). */
-static int alive(pid_t pid, uint64_t first_event)
+/* /proc/PID/stat after the command's name (from the state on) into buf,
+ * or NULL when there is no such process. */
+static char *proc_stat(pid_t pid, char *buf, size_t size)
 {
-	char path[64], buf[1024];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		return NULL;
+	ssize_t n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return NULL;
 	buf[n] = '\0';
 	char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ')
+	return p && p[1] == ' ' ? p + 2 : NULL;
+}
+
+static int alive(pid_t pid, uint64_t first_event)
+{
+	char buf[1024], *p = proc_stat(pid, buf, sizeof(buf));
+	if (!p)
 		return 0;
-	char state = p[2];
+	char state = p[0];
 	if (state == 'Z' || state == 'X' || state == 'x')
 		return 0;
-	/* Field 22, start time in clock ticks since boot; fields 3.. follow ')'. */
-	p += 2;
+	/* Field 22, start time in clock ticks since boot; p is field 3. */
 	for (int field = 3; field < 22 && p; field++) {
 		p = strchr(p, ' ');
 		if (p)
@@ -135,18 +142,8 @@ static int members(pid_t root, pid_t *out, int max)
 
 static int zombie(pid_t pid)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 1;
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	return !p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X';
+	char buf[1024], *p = proc_stat(pid, buf, sizeof(buf));
+	return !p || p[0] == 'Z' || p[0] == 'X';
 }
 
 /* The clock of the first event in the streams of process directory pd. */
