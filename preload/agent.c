@@ -13,9 +13,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../writer/ev_ovni.h"
+#include "../writer/finish.h"
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
@@ -318,6 +320,53 @@ static void end_stream(struct oa_thread *t, int in_signal)
 		oa_log("could not finish the stream of thread %d: %s", t->tid, strerror(-r));
 }
 
+/* An alternate signal stack for each traced thread that has none: the
+ * crash handler asks for one (SA_ONSTACK), and without it a stack overflow
+ * kills the process before the handler can finish the streams.  One
+ * mapping per registry slot, made when the slot is and kept as slots are
+ * reused (its pages cost only once touched): two sigaltstack calls per
+ * thread.  A stack the program set stays its own; a program that sets
+ * one later replaces ours. */
+#define ALTSTACK_SIZE (64 * 1024)
+static OA_TLS void *my_altstack; /* this thread's alternate stack, while ours */
+
+static void altstack_on(struct oa_thread *t)
+{
+	if (!t->altstack) {
+		void *m = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (m == MAP_FAILED)
+			return;
+		t->altstack = m;
+	}
+	stack_t ss = { .ss_sp = t->altstack, .ss_size = ALTSTACK_SIZE, .ss_flags = 0 }, old;
+	if (sigaltstack(&ss, &old) != 0)
+		return; /* running on one now (a thread started in a handler) */
+	/* The program's own (not one of ours a fork child inherited): back. */
+	if (!(old.ss_flags & SS_DISABLE) && old.ss_sp != my_altstack) {
+		sigaltstack(&old, NULL);
+		my_altstack = NULL;
+		return;
+	}
+	my_altstack = t->altstack;
+}
+
+static void altstack_off(struct oa_thread *t)
+{
+	if (!my_altstack)
+		return;
+	stack_t off = { .ss_flags = SS_DISABLE }, cur;
+	if (sigaltstack(&off, &cur) != 0) {
+		/* On it now (ending in a handler): the slot's next thread
+		 * gets a mapping of its own. */
+		if (my_altstack == t->altstack)
+			t->altstack = NULL;
+	} else if (!(cur.ss_flags & SS_DISABLE) && cur.ss_sp != my_altstack) {
+		sigaltstack(&cur, NULL); /* the program replaced ours: keep it */
+	}
+	my_altstack = NULL;
+}
+
 struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock)
 {
 	if (!agent_active() || oa_self)
@@ -360,6 +409,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		goto out;
 	}
 	ev_ovni_thread_execute_setup(&t->s, cpu, creator_tid, tag, t0 > min_clock ? t0 : min_clock);
+	altstack_on(t);
 	oa_self = t;
 	pthread_setspecific(thread_key, t);
 	if (oa_registry_publish(&t->s) != 0) {
@@ -392,6 +442,7 @@ void agent_thread_end(void)
 	oa_self = NULL;
 	if (oa_registry_claim_self(&t->s) == 0) {
 		end_stream(t, 0);
+		altstack_off(t);
 		oa_registry_release(&t->s);
 	}
 	oa_guard--;
@@ -752,6 +803,40 @@ void agent_exit_event(int status)
 		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, exit_label, OA_MARK_PROC, value, text);
 	if (t && !oa_emitting(&t->s))
 		ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
+}
+
+/* A value for the "how it ended" event of a child the parent finishes:
+ * the loom's counter, else one of the child's pid-based ones (the last of
+ * its first 1023). */
+static long gone_pid;
+
+static int64_t gone_value(void)
+{
+	if (loom_counter())
+		return next_proc_value();
+	return oa_proc_value(oa_cfg.loom, gone_pid, 1023);
+}
+
+void agent_child_gone(pid_t pid, int status)
+{
+	if (!atomic_load(&active) || foreign_process() || oa_cfg.tmpdir[0] || pid <= 0)
+		return;
+	if (!WIFEXITED(status) && !WIFSIGNALED(status))
+		return;
+	char dir[4600], how[128];
+	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, (int)pid);
+	if (WIFEXITED(status)) {
+		oa_snprintf(how, sizeof(how), "exit status %d; streams finished by its parent", WEXITSTATUS(status));
+	} else {
+		const char *name = sigabbrev_np(WTERMSIG(status));
+		if (name)
+			oa_snprintf(how, sizeof(how), "killed by signal SIG%s; streams finished by its parent", name);
+		else
+			oa_snprintf(how, sizeof(how), "killed by signal %d; streams finished by its parent",
+				    WTERMSIG(status));
+	}
+	gone_pid = pid;
+	oa_finish_process(dir, pid, how, gone_value);
 }
 
 void agent_signal_event(int sig)

@@ -19,6 +19,7 @@ struct oa_thread {
 	_Atomic int aff_dirty; /* affinity changed by another thread before we were visible */
 	timer_t sample_timer;  /* the sampling timer, while has_timer */
 	_Atomic int has_timer; /* whoever clears it deletes the timer */
+	void *altstack;        /* the slot's alternate signal stack (mapped once) */
 };
 
 /* The calling thread's traced state, NULL when it is not traced. */
@@ -88,6 +89,12 @@ void agent_exec_failed(int was_traced);
  * exec PATH: reason" when no directory had it. */
 void agent_exec_refused(const char *path, int err);
 void agent_exec_attempt(const char *path);
+
+/* The parent reaped its child pid, which ended with `status` (as wait
+ * gives it): when the child was traced in our loom and left its streams
+ * unfinished (SIGKILL, no libc exit), they are finished now, with an
+ * event saying how it ended.  Async-signal-safe (a SIGCHLD handler reaps). */
+void agent_child_gone(pid_t pid, int status);
 
 /* A fatal signal arrived: mark it on the calling thread (async-signal-safe). */
 void agent_signal_event(int sig);

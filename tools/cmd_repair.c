@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../writer/finish.h"
 #include "../writer/log.h"
 #include "../writer/ovni_fmt.h"
 #include "trace/check.h"
@@ -46,155 +49,15 @@ static const char usage_text[] =
 	"Exit status: 0 when the trace is now complete (or already was), 1 when a\n"
 	"stream could not be repaired (its stream.json is unreadable).\n";
 
-struct replay {
-	int state; /* 0 unknown, 1 running, 2 paused, 3 cooling, 4 warming, 5 dead */
-	int flushing;
-	int64_t marks[4096][2]; /* open stack marks: value, type */
-	int nmarks;
-	uint16_t sub[512];      /* open openmp subsystem states */
-	int nsub;
-	uint32_t labels[1024];  /* open PPx (high bit) and PQx */
-	int nlabels;
-	uint16_t mpi[64];       /* open MPI calls: category << 8 | enter value */
-	int nmpi;
-	uint64_t last;          /* last clock */
-	int32_t mtypes[64];     /* mark types the events use */
-	char mstack[64];        /* ... with OM[ / OM] (a stack channel) */
-	int nmtypes;
-};
-
-static void mark_used(struct replay *r, int32_t type, int stack)
-{
-	for (int i = 0; i < r->nmtypes; i++)
-		if (r->mtypes[i] == type) {
-			r->mstack[i] |= (char)stack;
-			return;
-		}
-	if (r->nmtypes < 64) {
-		r->mtypes[r->nmtypes] = type;
-		r->mstack[r->nmtypes++] = (char)stack;
-	}
-}
-
-static const char pairs[][3] = {
-	{ 'B', 'b', 'B' }, { 'B', 'j', 'J' }, { 'B', 'f', 'F' }, { 'B', 't', 'T' }, { 'I', 'a', 'A' },
-	{ 'I', 'r', 'R' }, { 'I', '[', ']' }, { 'W', 'd', 'D' }, { 'W', 'y', 'Y' }, { 'W', 'c', 'C' },
-	{ 'W', 's', 'S' }, { 'W', 'e', 'E' }, { 'W', 'i', 'I' }, { 'T', 'a', 'A' }, { 'T', 'c', 'C' },
-	{ 'T', 'd', 'D' }, { 'T', 'r', 'R' }, { 'T', '[', ']' }, { 'T', 'i', 'I' }, { 'T', 's', 'S' },
-	{ 'T', 'g', 'G' }, { 'T', 't', 'T' }, { 'T', 'w', 'W' }, { 'T', 'y', 'Y' }, { 'A', '[', ']' },
-	{ 'C', 'f', 'F' }, { 'C', 'i', 'I' }, { 'M', 'i', 'I' }, { 'M', 'u', 'U' }, { 'H', '[', ']' },
-};
-
-static void replay_event(struct replay *r, const struct rd_event *ev)
-{
-	const char *m = ev->mcv;
-	r->last = ev->clock;
-	if (m[0] == 'O') {
-		if (m[1] == 'H') {
-			switch (m[2]) {
-			case 'x': r->state = 1; break;
-			case 'e': r->state = 5; break;
-			case 'p': r->state = 2; break;
-			case 'r': r->state = 1; break;
-			case 'c': r->state = 3; break;
-			case 'w': r->state = 4; break;
-			}
-		} else if (m[1] == 'F') {
-			r->flushing = m[2] == '[';
-		} else if (m[1] == 'M' && ev->size == 12) {
-			mark_used(r, rd_i32(ev->payload + 8), m[2] != '=');
-			if (m[2] == '[' && r->nmarks < 4096) {
-				r->marks[r->nmarks][0] = rd_i64(ev->payload);
-				r->marks[r->nmarks++][1] = rd_i32(ev->payload + 8);
-			} else if (m[2] == ']' && r->nmarks) {
-				r->nmarks--;
-			}
-		}
-		return;
-	}
-	if (m[0] == 'M') {
-		char v = m[2];
-		if (ovni_pair_enters(v) && r->nmpi < 64)
-			r->mpi[r->nmpi++] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)v);
-		else if (ovni_pair_leaves(v) && r->nmpi)
-			r->nmpi--;
-		return;
-	}
-	if (m[0] != 'P')
-		return;
-	if ((m[1] == 'P' || m[1] == 'Q') && ev->size >= 4) {
-		uint32_t v = rd_u32(ev->payload) | (m[1] == 'P' ? 0x80000000u : 0);
-		if (m[2] == 'x' && r->nlabels < 1024)
-			r->labels[r->nlabels++] = v;
-		else if (m[2] == 'e' && r->nlabels)
-			r->nlabels--;
-		return;
-	}
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		if (pairs[i][0] != m[1])
-			continue;
-		if (m[2] == pairs[i][1] && r->nsub < 512)
-			r->sub[r->nsub++] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)pairs[i][1]);
-		else if (m[2] == pairs[i][2] && r->nsub)
-			r->nsub--;
-	}
-}
-
 struct out {
-	uint8_t buf[65536];
+	uint8_t buf[1 << 17];
 	size_t len;
 	int n;
 };
 
 static void put(struct out *o, const char *mcv, uint64_t clock, const void *payload, unsigned n)
 {
-	if (o->len + OVNI_EV_HEADER_SIZE + n > sizeof(o->buf))
-		return;
-	uint8_t *p = o->buf + o->len;
-	p[0] = ovni_flags_for_payload(n);
-	memcpy(p + 1, mcv, 3);
-	memcpy(p + 4, &clock, 8);
-	if (n)
-		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
-	o->len += OVNI_EV_HEADER_SIZE + n;
-	o->n++;
-}
-
-/* The events that close everything the thread left open, in a valid order. */
-static void closing_events(const struct replay *r, struct out *o)
-{
-	uint64_t c = r->last;
-	if (r->state == 0 || r->state == 5)
-		goto marks;
-	if (r->state == 2 || r->state == 4)
-		put(o, "OHr", c, NULL, 0); /* openmp events need a running thread */
-	for (int i = r->nsub - 1; i >= 0; i--) {
-		char cat = (char)(r->sub[i] >> 8), open = (char)(r->sub[i] & 0xff), mcv[3] = { 'P', cat, 0 };
-		for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
-			if (pairs[k][0] == cat && pairs[k][1] == open)
-				mcv[2] = pairs[k][2];
-		put(o, mcv, c, NULL, 0);
-	}
-	for (int i = r->nlabels - 1; i >= 0; i--) {
-		uint32_t id = r->labels[i] & 0x7fffffffu;
-		put(o, r->labels[i] & 0x80000000u ? "PPe" : "PQe", c, &id, 4);
-	}
-	for (int i = r->nmpi - 1; i >= 0; i--) {
-		char mcv[3] = { 'M', (char)(r->mpi[i] >> 8), ovni_pair_leave_of((char)(r->mpi[i] & 0xff)) };
-		put(o, mcv, c, NULL, 0);
-	}
-marks:
-	for (int i = r->nmarks - 1; i >= 0; i--) {
-		uint8_t p[12];
-		int32_t type = (int32_t)r->marks[i][1];
-		memcpy(p, &r->marks[i][0], 8);
-		memcpy(p + 8, &type, 4);
-		put(o, "OM]", c, p, 12);
-	}
-	if (r->flushing)
-		put(o, "OF]", c, NULL, 0);
-	if (r->state != 0 && r->state != 5)
-		put(o, "OHe", c, NULL, 0);
+	o->n += oa_put_event(o->buf, sizeof(o->buf), &o->len, mcv, clock, payload, n) == 0;
 }
 
 /* The label of the "how it ended" mark: ovni.mark."80".labels. */
@@ -235,7 +98,7 @@ static json_t *declared_elsewhere(const char *key)
 	return NULL;
 }
 
-static void declare_types(json_t *ovni, const struct replay *r)
+static void declare_types(json_t *ovni, const struct oa_replay *r)
 {
 	json_t *mark = json_object_get(ovni, "mark");
 	if (!json_is_object(mark)) {
@@ -265,7 +128,7 @@ static void declare_types(json_t *ovni, const struct replay *r)
 	}
 }
 
-static int set_finished(const char *dir, int64_t how_value, const char *how, const struct replay *rp)
+static int set_finished(const char *dir, int64_t how_value, const char *how, const struct oa_replay *rp)
 {
 	char path[4200], tmp[4300];
 	snprintf(path, sizeof(path), "%s/stream.json", dir);
@@ -355,13 +218,13 @@ static int repair_stream(struct rd_stream *s, int dry, const char *how)
 	}
 	if (s->part && strcmp(s->part, "thread"))
 		return 0;
-	struct replay *r = calloc(1, sizeof(*r));
+	struct oa_replay *r = calloc(1, sizeof(*r));
 	struct rd_event ev;
 	int res, nev = 0;
 	rd_rewind(s);
 	size_t good = OVNI_HEADER_SIZE;
 	while ((res = rd_next(s, &ev)) == 1) {
-		replay_event(r, &ev);
+		oa_replay_event(r, ev.mcv, ev.clock, ev.payload, ev.size);
 		good = s->off;
 		nev++;
 	}
@@ -380,7 +243,7 @@ static int repair_stream(struct rd_stream *s, int dry, const char *how)
 		memcpy(p + 8, &type, 4);
 		put(o, "OM=", r->last, p, 12);
 	}
-	closing_events(r, o);
+	o->n += oa_replay_closers(r, o->buf, sizeof(o->buf), &o->len);
 	int rc = 0;
 	if (nev == 0) {
 		printf("repaired %s: no event, set aside (stream.json.empty)\n", s->relpath);
@@ -491,6 +354,32 @@ static int split_looms(struct rd_trace *t, int dry)
 	return failed ? -1 : moved;
 }
 
+/* The directories of process pid in every loom of the trace, locked
+ * (flock, as a parent that reaps the process and finishes its streams
+ * does): the repair reads them once that one is done.  Their descriptors
+ * (held until exit) go to fds; their number. */
+static int lock_process(const char *trace, long long pid, int *fds, int max)
+{
+	int n = 0;
+	DIR *d = opendir(trace);
+	struct dirent *e;
+	while (d && n < max && (e = readdir(d))) {
+		if (strncmp(e->d_name, "loom.", 5))
+			continue;
+		char path[4400];
+		snprintf(path, sizeof(path), "%s/%s/proc.%lld", trace, e->d_name, pid);
+		int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+			;
+		fds[n++] = fd;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int cmd_repair(int argc, char **argv)
 {
 	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
@@ -517,6 +406,9 @@ int cmd_repair(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	int locks[64];
+	for (int k = 0; k < npids; k++)
+		lock_process(argv[optind], pids[k], locks, 64);
 	struct rd_trace t;
 	rd_open_or_die(&t, argv[optind]);
 	trace_of_repair = &t;

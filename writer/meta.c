@@ -312,7 +312,8 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 	jw_raw(w, ",\n \"ovni\": {\n");
 	jw_key(w, "  ", "part");
 	jw_str(w, "thread");
-	jw_raw(w, ",\n");
+	/* Early, where a parent that reaps the process looks for it. */
+	jw_raw(w, finished ? ",\n  \"finished\": 1,\n" : ",\n");
 	jw_key(w, "  ", "tid");
 	jw_int(w, tid);
 	jw_raw(w, ",\n");
@@ -385,8 +386,6 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 	const char *ovni_attrs = own ? atomic_load_explicit(&own->ovni_attrs, memory_order_acquire) : NULL;
 	if (ovni_attrs)
 		jw_raw(w, ovni_attrs);
-	if (finished)
-		jw_raw(w, ",\n  \"finished\": 1");
 	jw_raw(w, "\n }");
 	const char *attrs = own ? atomic_load_explicit(&own->attrs, memory_order_acquire) : NULL;
 	if (attrs)

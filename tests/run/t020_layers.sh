@@ -1,6 +1,7 @@
 # The architecture as the includes show it: writer <- preload <- hooks, and
-# tools read only the trace format (and the collector's wire format) and the
-# log helpers of writer/.  Each
+# tools read only the trace format (and the collector's wire format), the
+# log helpers of writer/, and its finisher of streams left open (repair writes
+# what the agent's parent-side finisher writes).  Each
 # folder includes only folders to its left; nothing includes upward.
 . "$(dirname "$0")/../lib.sh"
 cd "$OA_TOP" || fail "cd"
@@ -12,7 +13,7 @@ bad=$(incs preload/*.c preload/*.h | grep '#include "\.\./' | grep -v '#include 
 bad=$(incs hooks/*.c hooks/*.h | grep '#include "\.\./' | grep -v '#include "\.\./\(writer\|preload\)/')
 [ -z "$bad" ] || fail "hooks/ includes beyond writer/ and preload/: $bad"
 bad=$(incs tools/*.c tools/*.h tools/*/*.c tools/*/*.h | grep '#include "\.\./' |
-	grep -v '#include "\(\.\./\)\{1,2\}writer/\(log\|ovni_fmt\|mpi_fmt\|collect_fmt\|compiler\)\.h"')
+	grep -v '#include "\(\.\./\)\{1,2\}writer/\(log\|ovni_fmt\|mpi_fmt\|collect_fmt\|compiler\|finish\)\.h"')
 [ -z "$bad" ] || fail "tools/ includes more of writer/ than the format and log headers, or includes upward: $bad"
 # The families under tools/ stand alone: trace/ needs no back-end.
 bad=$(incs tools/trace/* | grep '#include "\(\.\./\)\?\(export\|linktest\|ovnirun\)/')

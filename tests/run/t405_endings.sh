@@ -21,19 +21,26 @@ for how in exit_group quick_exit daemon abort_ret overflow rtsig prof kill9; do
 done
 # Who finished what: the processes that could not say it themselves are
 # marked by ovnirun, with what it knows.
-labels() { grep -ho '"[^"]*; streams finished by ovnirun"' -r "$WORK/$1" --include=stream.json | sort -u | tr '\n' ' '; }
+labels() { grep -ho '"[^"]*; streams finished by [a-z ]*"' -r "$WORK/$1" --include=stream.json | sort -u | tr '\n' ' '; }
 assert_eq "exit_group (program)" '"exit status 3; streams finished by ovnirun" ' "$(labels exit_group.root)"
-assert_eq "exit_group (child)" '"ended without notice; streams finished by ovnirun" ' "$(labels exit_group.child)"
+# A child is finished by the shell that reaps it, which knows its status.
+assert_eq "exit_group (child)" '"exit status 3; streams finished by its parent" ' "$(labels exit_group.child)"
 assert_eq "kill9 (program)" '"killed by signal SIGKILL; streams finished by ovnirun" ' "$(labels kill9.root)"
-assert_eq "daemon (child)" '"ended without notice; streams finished by ovnirun" ' "$(labels daemon.child)"
+assert_eq "kill9 (child)" '"killed by signal SIGKILL; streams finished by its parent" ' "$(labels kill9.child)"
+assert_eq "daemon (child)" '"exit status 0; streams finished by its parent" ' "$(labels daemon.child)"
 # quick_exit, the default-fatal signals the agent now handles, and a SIGABRT
 # handler that returns end their own streams, saying how.
-for t in quick_exit.child abort_ret.child rtsig.child prof.child; do
+# A stack overflow too: the agent gives each thread an alternate signal
+# stack, where its crash handler runs.
+for t in quick_exit.child abort_ret.child rtsig.child prof.child overflow.root overflow.child; do
 	assert_eq "$t: finished by itself" "" "$(labels $t)"
 done
 grep -rq '"exit status 4"' "$WORK/quick_exit.child" || fail "quick_exit: no exit status 4"
 grep -rq '"signal SIGRTMIN+2"' "$WORK/rtsig.child" || fail "rtsig: no signal label"
 grep -rq '"signal SIGPROF"' "$WORK/prof.child" || fail "prof: no signal label"
+for t in overflow.root overflow.child; do
+	"$OA" dump "$WORK/$t" | grep -q "OM=.*value=111 type=80" || fail "$t: no SIGSEGV event"
+done
 
 # A Python spawn pool: the trace is complete when ovnirun returns.
 for i in 1 2 3; do
