@@ -422,9 +422,15 @@ int cmd_repair(int argc, char **argv)
 	}
 	for (int i = 0; i < t.n; i++) {
 		struct rd_stream *s = &t.streams[i];
+		/* A stream whose stream.json is unreadable (a thread killed as it
+		 * created it) has no pid of its own: its directory's. */
+		long long pid = s->pid;
+		const char *pd = s->meta || !s->dir ? NULL : strstr(s->dir, "/proc.");
+		if (pd)
+			pid = atoll(pd + 6);
 		int mine = !npids;
 		for (int k = 0; k < npids; k++)
-			mine |= s->pid == pids[k];
+			mine |= pid == pids[k];
 		if (!mine)
 			continue;
 		/* The label goes on the main thread (tid == pid) only. */

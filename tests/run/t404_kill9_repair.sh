@@ -36,3 +36,13 @@ check_trace "$WORK/tr2"
 grep -rq '"killed by signal SIGKILL; streams finished by ovnirun"' "$WORK/tr2" || fail "no label saying how it ended"
 dump "$WORK/tr2" >"$WORK/d2"
 assert_eq "thread creations kept (ovnirun)" 51 "$(count OHC "$WORK/d2")"
+
+# A thread killed as it created its stream.json leaves it empty: `repair
+# --pid` (ovnirun's) finds it by its directory and sets it aside.
+"$OVNIRUN" -q -o "$WORK/tr3" "$PROG/threads" join 1 >/dev/null || fail "threads join 1"
+pd=$(ls -d "$WORK"/tr3/loom.*/proc.*)
+th=$(ls -d "$pd"/thread.* | tail -n 1)
+: >"$th/stream.json"
+"$OA" repair --pid "${pd##*proc.}" --how "test" "$WORK/tr3" >"$WORK/out3" || fail "repair --pid: $(cat "$WORK/out3")"
+grep -q "empty stream.json (killed as it started), set aside" "$WORK/out3" || fail "not set aside: $(cat "$WORK/out3")"
+check_trace "$WORK/tr3"
