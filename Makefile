@@ -41,7 +41,7 @@ PROG_BIN := $(patsubst tests/prog/%.c,$(B)/prog/%,$(PROG_SRC))
 # Preloads for tests (so_*.c): shared objects, loaded after the agent.
 PROG_BIN += $(patsubst tests/prog/%.c,$(B)/prog/%.so,$(wildcard tests/prog/so_*.c))
 
-AGENT_LIBS := -ljansson -ldl -lpthread -lrt
+AGENT_LIBS := -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
 .PHONY: all test test-unit test-run test-san test-real test-truth test-stress test-omp-stress install clean deps bench example format-check fuzz

@@ -26,13 +26,14 @@
  *   would have ended it too.
  * Nothing here runs unless the program calls libovni. */
 #include <dlfcn.h>
-#include <jansson.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "../preload/json.h"
 #include "../writer/ev_ovni.h"
 #include "../writer/log.h"
 #include "hooks.h"
@@ -57,6 +58,24 @@ struct lo_thread {
 	json_t *attrs; /* the program's attributes of this thread */
 	json_t *view;  /* the agent's "ovni" members, as last read through the API */
 };
+
+/* jansson (the attributes' document model) is opened at start when the
+ * program has libovni loaded, as a libovni program has: not on one of its
+ * threads later (see json.h). */
+static int is_libovni(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	base = base ? base + 1 : info->dlpi_name;
+	return base && !strncmp(base, "libovni.so", 10);
+}
+
+__attribute__((constructor(103))) static void libovni_init(void)
+{
+	if (dl_iterate_phdr(is_libovni, NULL))
+		oa_json_load();
+}
 
 static OA_TLS struct lo_thread lo_self;
 static pthread_mutex_t lo_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -108,14 +108,19 @@ static void run_on_own_stack(void (*fn)(void *), void *arg)
 
 static void on_fatal(int sig, siginfo_t *si, void *uc);
 
+static void our_action(struct sigaction *sa)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = on_fatal;
+	sa->sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	/* Finishing the trace is not interrupted by any other signal. */
+	sigfillset(&sa->sa_mask);
+}
+
 static int install_ours(int sig)
 {
 	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_fatal;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	/* Finishing the trace is not interrupted by any other signal. */
-	sigfillset(&sa.sa_mask);
+	our_action(&sa);
 	int r = real_sigaction(sig, &sa, NULL);
 	if (r == 0) {
 		atomic_store(&reset[sig], 0);
@@ -237,14 +242,30 @@ __attribute__((constructor(102))) static void signal_init(void)
 	if (!real_sigaction || !agent_active())
 		return;
 	oa_sample_set_deliver(sample_deliver);
+	/* One call per signal, not a query and an install: ours goes in and
+	 * the old disposition comes back; where that was not the default (an
+	 * ignored signal inherited across exec, a handler of an earlier
+	 * constructor), it is put back.  Signals wait meanwhile, so none meets
+	 * our handler where the program ignores it (a signal pending when its
+	 * action becomes SIG_IGN again is discarded, as it would have been). */
+	sigset_t all, mask;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &mask);
+	struct sigaction sa;
+	our_action(&sa);
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction cur;
-		if (is_fatal(sig) && real_sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_DFL &&
-		    !(cur.sa_flags & SA_SIGINFO)) {
+		if (!is_fatal(sig) || real_sigaction(sig, &sa, &cur) != 0)
+			continue;
+		if (cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO)) {
 			view[sig] = cur;
-			install_ours(sig);
+			atomic_store(&reset[sig], 0);
+			atomic_store(&ours[sig], 1);
+		} else {
+			real_sigaction(sig, &cur, NULL);
 		}
 	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 }
 
 /* The disposition as the program set it; our bookkeeping is checked

@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -224,6 +223,29 @@ static void import_earlier(struct oa_thread *t)
 	(void)r;
 }
 
+struct earlier {
+	uint32_t *last;
+	int *execs;
+};
+
+static void earlier_label(void *arg, int type, int64_t v, const char *text)
+{
+	struct earlier *e = arg;
+	/* Not the fixed values (signals), written in every stream; every
+	 * other label here is this process's (its directory). */
+	if (type != OA_MARK_PROC || (v >= 0 && v < 256))
+		return;
+	uint32_t seq = oa_proc_value_seq(oa_cfg.loom, oa_meta.pid, v);
+	if (seq > *e->last)
+		*e->last = seq;
+	/* Every exec labelled "exec PATH"; one that failed also "exec failed
+	 * PATH". A label is in one stream only. */
+	if (!strncmp(text, "exec failed ", 12))
+		(*e->execs)--;
+	else if (!strncmp(text, "exec ", 5))
+		(*e->execs)++;
+}
+
 /* The process-event labels of every stream an earlier image of this
  * process wrote (each label is in the stream of the thread that made it):
  * process-event values go on after the last one, and the number of images
@@ -245,30 +267,9 @@ static void scan_earlier_images(const char *dir)
 			close(dfd);
 		if (fd < 0)
 			continue;
-		json_t *root = oa_meta_load_fd(fd);
+		struct earlier ea = { &last, &execs };
+		oa_meta_scan_fd(fd, NULL, earlier_label, &ea);
 		close(fd);
-		json_t *labels = json_object_get(
-			json_object_get(json_object_get(json_object_get(root, "ovni"), "mark"), "80"), "labels");
-		const char *key;
-		json_t *val;
-		json_object_foreach(labels, key, val) {
-			long long v = atoll(key);
-			uint32_t seq = oa_proc_value_seq(oa_cfg.loom, oa_meta.pid, v);
-			const char *text = json_string_value(val);
-			/* Not the fixed values (signals), written in every stream;
-			 * every other label here is this process's (its directory). */
-			if ((v >= 0 && v < 256) || !text)
-				continue;
-			if (seq > last)
-				last = seq;
-			/* Every exec labelled "exec PATH"; one that failed also
-			 * "exec failed PATH". A label is in one stream only. */
-			if (!strncmp(text, "exec failed ", 12))
-				execs--;
-			else if (!strncmp(text, "exec ", 5))
-				execs++;
-		}
-		json_decref(root);
 	}
 	closedir(d);
 	if ((int64_t)last > atomic_load(&proc_seq))
@@ -863,16 +864,21 @@ static void declare_marks(void)
 	if (oa_callsites)
 		oa_meta_mark_type(&oa_meta, OA_MARK_CALLSITE, 1, "Called from (ovni-auto)");
 	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
-	/* Written in every stream: a fatal signal cannot add labels. */
-	for (int sig = 1; sig < 32; sig++) {
-		const char *name = sigabbrev_np(sig);
-		char label[64];
-		if (name)
-			snprintf(label, sizeof(label), "signal SIG%s", name);
-		else
-			snprintf(label, sizeof(label), "signal %d", sig);
-		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_PROC, PROC_SIGNAL_BASE + sig, label);
+	/* Written in every stream: a fatal signal cannot add labels.  Fixed
+	 * labels, from a table of ours (nothing allocated or hashed). */
+	static char texts[31][24];
+	static const char *table[31];
+	if (!table[0]) {
+		for (int sig = 1; sig < 32; sig++) {
+			const char *name = sigabbrev_np(sig);
+			if (name)
+				oa_snprintf(texts[sig - 1], sizeof(texts[0]), "signal SIG%s", name);
+			else
+				oa_snprintf(texts[sig - 1], sizeof(texts[0]), "signal %d", sig);
+			table[sig - 1] = texts[sig - 1];
+		}
 	}
+	oa_meta_fixed_labels(&oa_meta, OA_MARK_PROC, PROC_SIGNAL_BASE + 1, table, 31);
 	if (!exit_label)
 		exit_label = oa_meta_label_alloc();
 	if (!rt_label)

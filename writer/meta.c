@@ -1,10 +1,9 @@
 /* meta.c: stream.json metadata (see meta.h): the type table, the lock-free
  * label table, the async-signal-safe JSON writer, and the import of an
- * earlier image's labels (with jansson, at stream open only). */
+ * earlier image's labels (with a JSON reader of its own, at stream open). */
 #include "meta.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,6 +36,8 @@ void oa_meta_fini(struct oa_meta *m)
 	}
 	for (int i = 0; i < OA_META_NTYPES; i++)
 		atomic_store(&m->types[i].declared, 0);
+	for (int i = 0; i < OA_META_NTYPES; i++)
+		atomic_store(&m->types[i].nfixed, 0);
 	atomic_store(&m->global.head, NULL);
 }
 
@@ -86,6 +87,29 @@ int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 	return 0;
 }
 
+int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char *const *texts, int n)
+{
+	if (type < 0 || type >= OA_META_NTYPES || n <= 0 ||
+	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1)
+		return -1;
+	struct oa_meta_type *t = &m->types[type];
+	if (atomic_load(&t->nfixed))
+		return 0;
+	t->fixed_first = first;
+	t->fixed = texts;
+	atomic_store_explicit(&t->nfixed, n, memory_order_release);
+	return 0;
+}
+
+static const char *fixed_label(const struct oa_meta *m, int type, int64_t value)
+{
+	const struct oa_meta_type *t = &m->types[type];
+	int n = atomic_load_explicit(&t->nfixed, memory_order_acquire);
+	if (!n || value < t->fixed_first || value >= t->fixed_first + n)
+		return NULL;
+	return t->fixed[value - t->fixed_first];
+}
+
 static unsigned bucket_of(int type, int64_t value)
 {
 	uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15ull ^ (uint64_t)type * 0xc2b2ae3d27d4eb4full;
@@ -114,6 +138,8 @@ static void push_owner(struct oa_label_list *list, struct oa_label *l)
  * inserted, 1 when it had one. Lock-free: a chain only grows at its head. */
 static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l)
 {
+	if (fixed_label(m, l->type, l->value))
+		return 1;
 	struct oa_label *_Atomic *b = &m->buckets[bucket_of(l->type, l->value)];
 	struct oa_label *head = atomic_load_explicit(b, memory_order_acquire), *seen = NULL;
 	for (;;) {
@@ -139,6 +165,8 @@ int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type,
 	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1 || !label)
 		return -1;
 	/* Cheap check first: most calls label a value that already has one. */
+	if (fixed_label(m, type, value))
+		return 1;
 	struct oa_label *_Atomic *b = &m->buckets[bucket_of(type, value)];
 	if (find_from(atomic_load_explicit(b, memory_order_acquire), NULL, type, value))
 		return 1;
@@ -376,6 +404,17 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 		jw_raw(w, m->types[t].stack ? ", \"chan_type\": \"stack\", \"labels\": {"
 					     : ", \"chan_type\": \"single\", \"labels\": {");
 		int first = 1;
+		int nfixed = atomic_load_explicit(&m->types[t].nfixed, memory_order_acquire);
+		for (int i = 0; i < nfixed; i++) {
+			const char *text = m->types[t].fixed[i];
+			if (!text)
+				continue;
+			jw_raw(w, first ? "\n     \"" : ",\n     \"");
+			first = 0;
+			jw_int(w, m->types[t].fixed_first + i);
+			jw_raw(w, "\": ");
+			jw_str(w, text);
+		}
 		jw_labels(w, atomic_load_explicit(&m->global.head, memory_order_acquire), t, &first);
 		if (own)
 			jw_labels(w, atomic_load_explicit(&own->head, memory_order_acquire), t, &first);
@@ -420,17 +459,185 @@ static void import_label(struct oa_meta *m, struct oa_label_list *owner, int typ
 	push_owner(owner, copy);
 }
 
-json_t *oa_meta_load_fd(int fd)
+/* ---- reading stream.json back: a small JSON reader ---- */
+
+struct rd {
+	const char *p, *end;
+};
+
+static void rd_ws(struct rd *r)
 {
-	/* jansson's json_loadfd reads one byte per read(): thousands of
-	 * system calls for one stream.json.  Read it whole instead. */
+	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r'))
+		r->p++;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static int rd_hex4(struct rd *r, unsigned *out)
+{
+	if (r->end - r->p < 4)
+		return -1;
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval(r->p[i]);
+		if (h < 0)
+			return -1;
+		v = v << 4 | (unsigned)h;
+	}
+	r->p += 4;
+	*out = v;
+	return 0;
+}
+
+/* A string at r->p (its '"'), unescaped into out (cut to cap - 1 bytes,
+ * UTF-8); 0, or -1 when it is not a string. */
+static int rd_string(struct rd *r, char *out, size_t cap)
+{
+	size_t n = 0;
+	if (r->p >= r->end || *r->p != '"')
+		return -1;
+	r->p++;
+	while (r->p < r->end && *r->p != '"') {
+		unsigned c = (unsigned char)*r->p++;
+		char enc[4];
+		size_t len = 1;
+		enc[0] = (char)c;
+		if (c == '\\') {
+			if (r->p >= r->end)
+				return -1;
+			char e = *r->p++;
+			unsigned u;
+			switch (e) {
+			case 'b': enc[0] = '\b'; break;
+			case 'f': enc[0] = '\f'; break;
+			case 'n': enc[0] = '\n'; break;
+			case 'r': enc[0] = '\r'; break;
+			case 't': enc[0] = '\t'; break;
+			case 'u':
+				if (rd_hex4(r, &u))
+					return -1;
+				if (u >= 0xd800 && u < 0xdc00 && r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u') {
+					unsigned lo;
+					r->p += 2;
+					if (rd_hex4(r, &lo) || lo < 0xdc00 || lo > 0xdfff)
+						return -1;
+					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+				}
+				if (u < 0x80) {
+					enc[0] = (char)u;
+				} else if (u < 0x800) {
+					enc[0] = (char)(0xc0 | u >> 6), enc[1] = (char)(0x80 | (u & 63)), len = 2;
+				} else if (u < 0x10000) {
+					enc[0] = (char)(0xe0 | u >> 12), enc[1] = (char)(0x80 | ((u >> 6) & 63));
+					enc[2] = (char)(0x80 | (u & 63)), len = 3;
+				} else {
+					enc[0] = (char)(0xf0 | u >> 18), enc[1] = (char)(0x80 | ((u >> 12) & 63));
+					enc[2] = (char)(0x80 | ((u >> 6) & 63)), enc[3] = (char)(0x80 | (u & 63)), len = 4;
+				}
+				break;
+			default: enc[0] = e; break; /* \" \\ \/ */
+			}
+		}
+		if (n + len < cap) {
+			memcpy(out + n, enc, len);
+			n += len;
+		}
+	}
+	if (r->p >= r->end)
+		return -1;
+	r->p++;
+	if (cap)
+		out[n < cap ? n : cap - 1] = '\0';
+	return 0;
+}
+
+/* Past any value (nested objects and arrays too); 0 or -1. */
+static int rd_skip(struct rd *r)
+{
+	rd_ws(r);
+	if (r->p >= r->end)
+		return -1;
+	if (*r->p == '"')
+		return rd_string(r, NULL, 0);
+	if (*r->p != '{' && *r->p != '[') {
+		while (r->p < r->end && *r->p != ',' && *r->p != '}' && *r->p != ']' && *r->p != ' ' && *r->p != '\n')
+			r->p++;
+		return 0;
+	}
+	int depth = 0;
+	while (r->p < r->end) {
+		char c = *r->p;
+		if (c == '"') {
+			if (rd_string(r, NULL, 0))
+				return -1;
+			continue;
+		}
+		r->p++;
+		if (c == '{' || c == '[')
+			depth++;
+		else if ((c == '}' || c == ']') && --depth == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* The members of the object at r->p, one at a time: 1 with the key in
+ * key (the reader at its value), 0 at the object's end, -1 on an error.
+ * *first: 1 before the first member. */
+static int rd_member(struct rd *r, char *key, size_t cap, int *first)
+{
+	rd_ws(r);
+	if (*first) {
+		if (r->p >= r->end || *r->p != '{')
+			return -1;
+		r->p++;
+		*first = 0;
+		rd_ws(r);
+	} else if (r->p < r->end && *r->p == ',') {
+		r->p++;
+		rd_ws(r);
+	}
+	if (r->p < r->end && *r->p == '}') {
+		r->p++;
+		return 0;
+	}
+	if (rd_string(r, key, cap))
+		return -1;
+	rd_ws(r);
+	if (r->p >= r->end || *r->p != ':')
+		return -1;
+	r->p++;
+	rd_ws(r);
+	return 1;
+}
+
+/* At the value of key `want` of the object at r->p: 0, or -1. */
+static int rd_find(struct rd *r, const char *want)
+{
+	char key[64];
+	int first = 1, k;
+	while ((k = rd_member(r, key, sizeof(key), &first)) == 1) {
+		if (!strcmp(key, want))
+			return 0;
+		if (rd_skip(r))
+			return -1;
+	}
+	return -1;
+}
+
+int oa_meta_scan_fd(int fd, void (*on_type)(void *, int, int, const char *),
+		    void (*on_label)(void *, int, int64_t, const char *), void *arg)
+{
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > (64 << 20))
-		return NULL;
+		return -1;
 	size_t size = (size_t)st.st_size, got = 0;
-	char *buf = malloc(size);
+	char *buf = malloc(size + 1);
 	if (!buf)
-		return NULL;
+		return -1;
 	while (got < size) {
 		ssize_t n = read(fd, buf + got, size - got);
 		if (n < 0 && errno == EINTR)
@@ -439,31 +646,71 @@ json_t *oa_meta_load_fd(int fd)
 			break;
 		got += (size_t)n;
 	}
-	json_t *root = json_loadb(buf, got, 0, NULL);
+	buf[got] = '\0'; /* a byte to look at past the end */
+	struct rd r = { buf, buf + got };
+	char *text = malloc(OA_META_LABEL_MAX * 4 + 1);
+	int ok = text && rd_find(&r, "ovni") == 0 && rd_find(&r, "mark") == 0;
+	char tkey[32], key[64], title[128], kind[16];
+	int first = 1;
+	while (ok && rd_member(&r, tkey, sizeof(tkey), &first) == 1) {
+		/* One type: its title and kind first (they may follow the labels). */
+		struct rd at = r;
+		int f = 1, k;
+		title[0] = kind[0] = '\0';
+		while ((k = rd_member(&r, key, sizeof(key), &f)) == 1) {
+			if (!strcmp(key, "title") && *r.p == '"')
+				ok = !rd_string(&r, title, sizeof(title));
+			else if (!strcmp(key, "chan_type") && *r.p == '"')
+				ok = !rd_string(&r, kind, sizeof(kind));
+			else
+				ok = !rd_skip(&r);
+			if (!ok)
+				break;
+		}
+		if (!ok || k < 0)
+			break;
+		int type = atoi(tkey);
+		if (!title[0] || !kind[0])
+			continue;
+		if (on_type)
+			on_type(arg, type, !strcmp(kind, "stack"), title);
+		struct rd lr = at;
+		if (!on_label || rd_find(&lr, "labels") != 0)
+			continue;
+		int lf = 1;
+		while (rd_member(&lr, key, sizeof(key), &lf) == 1) {
+			if (lr.p < lr.end && *lr.p == '"') {
+				if (rd_string(&lr, text, OA_META_LABEL_MAX * 4 + 1))
+					break;
+				on_label(arg, type, strtoll(key, NULL, 10), text);
+			} else if (rd_skip(&lr)) {
+				break;
+			}
+		}
+	}
+	free(text);
 	free(buf);
-	return root;
+	return ok ? 0 : -1;
+}
+
+struct import {
+	struct oa_meta *m;
+	struct oa_label_list *owner;
+};
+
+static void import_type(void *arg, int type, int stack, const char *title)
+{
+	oa_meta_mark_type(((struct import *)arg)->m, type, stack, title);
+}
+
+static void import_one(void *arg, int type, int64_t value, const char *text)
+{
+	struct import *im = arg;
+	import_label(im->m, im->owner, type, value, text);
 }
 
 int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd)
 {
-	json_t *root = oa_meta_load_fd(fd);
-	if (!root)
-		return -1;
-	json_t *marks = json_object_get(json_object_get(root, "ovni"), "mark");
-	const char *type;
-	json_t *def;
-	json_object_foreach(marks, type, def) {
-		json_t *title = json_object_get(def, "title"), *kind = json_object_get(def, "chan_type");
-		if (!json_is_string(title) || !json_is_string(kind))
-			continue;
-		int t = atoi(type);
-		oa_meta_mark_type(m, t, !strcmp(json_string_value(kind), "stack"), json_string_value(title));
-		const char *value;
-		json_t *label;
-		json_object_foreach(json_object_get(def, "labels"), value, label)
-			if (json_is_string(label))
-				import_label(m, owner, t, atoll(value), json_string_value(label));
-	}
-	json_decref(root);
-	return 0;
+	struct import im = { m, owner };
+	return oa_meta_scan_fd(fd, import_type, import_one, &im);
 }

@@ -57,6 +57,12 @@ struct oa_meta_type {
 	_Atomic int declared;
 	int stack;
 	char title[96];
+	/* Labels every process has (signal names, kinds of wait): values
+	 * fixed_first + i, texts in a table of the caller's that lives as long
+	 * as the process; written first, in no hash (nothing allocated). */
+	int64_t fixed_first;
+	const char *const *fixed;
+	_Atomic int nfixed;
 };
 
 struct oa_meta {
@@ -87,6 +93,10 @@ void oa_meta_fini(struct oa_meta *m);
 /* Declare a mark channel type (stack or single) with a title; the first
  * declaration stays. 0, or -1 for a type out of range. */
 int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title);
+/* Labels of the declared `type` for values first .. first + n - 1: texts[i]
+ * (NULL: none), kept by pointer (static storage).  Once per type; a later
+ * label for one of those values is refused as already labelled. */
+int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char *const *texts, int n);
 
 /* Label a value of a declared mark type; a value keeps its first label.
  * The label is written in the streams that write `owner` (NULL: every
@@ -115,8 +125,13 @@ ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, 
  * from fd (a stream continued after exec keeps what the previous image
  * recorded); the labels go into `owner`. */
 int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd);
-/* A stream.json read from fd, whole (NULL if unreadable or not JSON). */
-struct json_t *oa_meta_load_fd(int fd);
+/* The mark types and labels of the stream.json read from fd, one call
+ * each: on_type(arg, type, stack, title), then on_label(arg, type, value,
+ * text) for each of its labels (either callback may be NULL).  A reader of
+ * JSON of our own (no library: the agent links none); 0, or -1 when fd
+ * holds no stream.json. */
+int oa_meta_scan_fd(int fd, void (*on_type)(void *, int, int, const char *),
+		    void (*on_label)(void *, int, int64_t, const char *), void *arg);
 
 /* Copy src to dst (size bytes) as valid UTF-8 JSON-safe text: invalid
  * bytes become '?'. Returns the length written. */

@@ -69,6 +69,84 @@ static void test_concurrent(void)
 	oa_meta_fini(&cm);
 }
 
+/* Fixed labels (signal names, kinds of wait: a table, nothing hashed)
+ * come first and refuse a second label; a stream.json read back, the way an
+ * exec'd image continues its stream, gives the same types and labels: our
+ * own text, and jansson's (repair), with every escape. */
+static int ntypes, nlabels;
+static char seen[512];
+
+static void on_type(void *arg, int type, int stack, const char *title)
+{
+	(void)arg;
+	ntypes++;
+	if (type == 80)
+		CHECK(!stack && !strcmp(title, "Process events"), "type 80: %d %s", stack, title);
+}
+
+static void on_label(void *arg, int type, int64_t value, const char *text)
+{
+	(void)arg;
+	nlabels++;
+	if (type == 80 && value == 7)
+		snprintf(seen, sizeof(seen), "%s", text);
+}
+
+static void test_fixed_and_import(void)
+{
+	static struct oa_meta m = { .pid = 5, .app_id = 1, .rank = -1, .nranks = -1, .loom = "L" };
+	static const char *const sigs[] = { "signal SIGHUP", NULL, "signal SIGQUIT" };
+	struct oa_label_list mine = { 0 };
+	oa_meta_mark_type(&m, 80, 0, "Process events");
+	CHECK(oa_meta_fixed_labels(&m, 80, 101, sigs, 3) == 0, "fixed labels");
+	CHECK(oa_meta_mark_label(&m, NULL, 80, 101, "again") == 1, "a fixed value is labelled");
+	CHECK(oa_meta_mark_label(&m, NULL, 80, 102, "none in the table") == 0, "a hole of the table is free");
+	CHECK(oa_meta_mark_label(&m, &mine, 80, 7, "q\"uote \\ tab\t \x01 \xc3\xa9 \xf0\x9f\x98\x80") == 0, "label");
+	char *text = render(&m, 5, 1, &mine);
+	json_error_t e;
+	json_t *root = json_loads(text, 0, &e);
+	CHECK(root != NULL, "parses: %s", e.text);
+	CHECK(!strcmp(json_string_value(get(root, "ovni.mark.80.labels.101")), "signal SIGHUP"), "fixed written");
+	CHECK(!strcmp(json_string_value(get(root, "ovni.mark.80.labels.102")), "none in the table"), "hole");
+	CHECK(!strcmp(json_string_value(get(root, "ovni.mark.80.labels.103")), "signal SIGQUIT"), "fixed 103");
+	CHECK(json_object_size(get(root, "ovni.mark.80.labels")) == 4, "4 labels, none twice");
+	/* Read back: ours, then the same through jansson (escapes \uXXXX). */
+	for (int pass = 0; pass < 2; pass++) {
+		char *src = pass ? json_dumps(root, JSON_ENSURE_ASCII | JSON_SORT_KEYS) : strdup(text);
+		int fd = memfd_create("m", 0);
+		CHECK(write(fd, src, strlen(src)) == (ssize_t)strlen(src), "write");
+		lseek(fd, 0, SEEK_SET);
+		ntypes = nlabels = 0;
+		seen[0] = '\0';
+		CHECK(oa_meta_scan_fd(fd, on_type, on_label, NULL) == 0, "scan %d", pass);
+		CHECK(ntypes == 1 && nlabels == 4, "pass %d: %d types, %d labels", pass, ntypes, nlabels);
+		CHECK(!strcmp(seen, "q\"uote \\ tab\t \x01 \xc3\xa9 \xf0\x9f\x98\x80"), "pass %d: label read back: %s", pass, seen);
+		/* Imported into a fresh table: rendered the same. */
+		static struct oa_meta m2;
+		memset(&m2, 0, sizeof(m2));
+		m2 = (struct oa_meta){ .pid = 5, .app_id = 1, .rank = -1, .nranks = -1, .loom = "L" };
+		struct oa_label_list own2 = { 0 };
+		lseek(fd, 0, SEEK_SET);
+		CHECK(oa_meta_import_marks(&m2, &own2, fd) == 0, "import");
+		char *again = render(&m2, 5, 1, &own2);
+		json_t *r2 = json_loads(again, 0, &e);
+		CHECK(r2 && json_equal(get(r2, "ovni.mark"), get(root, "ovni.mark")), "pass %d: same marks", pass);
+		json_decref(r2);
+		free(again);
+		oa_meta_fini(&m2);
+		close(fd);
+		free(src);
+	}
+	int fd = memfd_create("bad", 0);
+	CHECK(write(fd, "{\"ovni\": [1, 2", 14) == 14, "write");
+	lseek(fd, 0, SEEK_SET);
+	CHECK(oa_meta_scan_fd(fd, on_type, on_label, NULL) == -1, "not a stream.json");
+	close(fd);
+	json_decref(root);
+	free(text);
+	oa_meta_fini(&m);
+}
+
 int main(void)
 {
 	struct oa_meta m = { .pid = 42, .app_id = 3, .rank = -1, .nranks = -1 };
@@ -141,5 +219,6 @@ int main(void)
 	free(text);
 	oa_meta_fini(&m);
 	test_concurrent();
+	test_fixed_and_import();
 	TEST_DONE();
 }

@@ -1,0 +1,85 @@
+#!/bin/sh
+# cost.sh: what a process, a thread and a contended lock cost under the agent
+# (issue 32's table), every row in one run, interleaved, median of REPS (7):
+#   - a shell loop of PROCS (300) `/bin/true`: untraced, an empty preloaded
+#     library (the floor of any LD_PRELOAD tool), the agent disabled
+#     (OVNI_DISABLE=1), traced with the trace on /dev/shm, traced on disk
+#     ($TMPDIR or /tmp);
+#   - `seq XARGS | xargs -P NPROC -n1 /bin/true` (XARGS 1000), untraced and
+#     traced on /dev/shm;
+#   - SHORT (2000) threads created and joined one at a time (bench/threads
+#     short), untraced and traced on disk and on /dev/shm;
+#   - bench/sync_lock (20M uncontended lock/unlock pairs, then 2 threads
+#     on one mutex), untraced and traced.
+# Each traced row prints its ratio to the untraced one.  The machine is
+# named on the first line: record many-core numbers apart.  It needs only
+# sh, seq, xargs and the built tree, so a machine without a package
+# registry runs it as it is (carry build/ and bench/).
+# Usage: sh bench/cost.sh      (builds what it needs in bench/)
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+lib="$top/build/lib/libovni-auto.so"
+run="$top/build/bin/ovnirun"
+reps=${REPS:-7}
+procs=${PROCS:-300}
+xn=${XARGS:-1000}
+short=${SHORT:-2000}
+disk=${TMPDIR:-/tmp}
+np=$(nproc)
+[ -x "$lib" ] && [ -x "$run" ] || { echo "build first: make" >&2; exit 1; }
+cc=${CC:-cc}
+[ -f "$here/libempty.so" ] || printf 'void oa_bench_empty(void) {}\n' | $cc -shared -fPIC -O2 -x c -o "$here/libempty.so" - || exit 1
+[ -x "$here/threads" ] || $cc -O2 -D_GNU_SOURCE -o "$here/threads" "$here/threads.c" -lpthread || exit 1
+[ -x "$here/sync_lock" ] || $cc -O2 -D_GNU_SOURCE -o "$here/sync_lock" "$here/sync_lock.c" -lpthread || exit 1
+res=$(mktemp -d)
+trap 'rm -rf "$res"' EXIT
+loop="for i in \$(seq $procs); do /bin/true; done"
+now() { date +%s.%N; }
+# t NAME CMD...: one timed run, appended to NAME's results
+t() {
+	name=$1
+	shift
+	s=$(now)
+	"$@" >/dev/null 2>&1
+	e=$(now)
+	echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }' >>"$res/$name"
+}
+traced() { # NAME DIR CMD...: under ovnirun, trace in a fresh directory under DIR
+	name=$1 dir=$2
+	shift 2
+	w=$(mktemp -d "$dir/.oa-cost.XXXXXX")
+	t "$name" "$run" -q -o "$w/trace" "$@"
+	rm -rf "$w"
+}
+for i in $(seq "$reps"); do
+	t loop.none sh -c "$loop"
+	t loop.empty env LD_PRELOAD="$here/libempty.so" sh -c "$loop"
+	t loop.disabled env LD_PRELOAD="$lib" OVNI_DISABLE=1 sh -c "$loop"
+	traced loop.shm /dev/shm sh -c "$loop"
+	traced loop.disk "$disk" sh -c "$loop"
+	t xargs.none sh -c "seq $xn | xargs -P $np -n1 /bin/true"
+	traced xargs.shm /dev/shm sh -c "seq $xn | xargs -P $np -n1 /bin/true"
+	t thr.none "$here/threads" short "$short"
+	traced thr.disk "$disk" "$here/threads" short "$short"
+	traced thr.shm /dev/shm "$here/threads" short "$short"
+	t lock.none "$here/sync_lock"
+	traced lock.shm /dev/shm "$here/sync_lock"
+done
+med() { sort -n "$res/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+row() { # LABEL NAME BASE
+	m=$(med "$2") b=$(med "$3")
+	printf '%-58s %9.3f s %7.2fx\n' "$1" "$m" "$(echo "$m $b" | awk '{ print $1 / $2 }')"
+}
+echo "== cost.sh on $(uname -n), $np cores, $(date +%F), median of $reps"
+row "loop of $procs /bin/true, untraced" loop.none loop.none
+row "  empty preloaded library" loop.empty loop.none
+row "  agent disabled (OVNI_DISABLE=1)" loop.disabled loop.none
+row "  traced, trace on /dev/shm" loop.shm loop.none
+row "  traced, trace on $disk ($(stat -f -c %T "$disk"))" loop.disk loop.none
+row "seq $xn | xargs -P $np -n1 /bin/true, untraced" xargs.none xargs.none
+row "  traced, trace on /dev/shm" xargs.shm xargs.none
+row "$short short threads one at a time, untraced" thr.none thr.none
+row "  traced, trace on $disk" thr.disk thr.none
+row "  traced, trace on /dev/shm" thr.shm thr.none
+row "sync_lock (mutex, uncontended and 2 threads), untraced" lock.none lock.none
+row "  traced, trace on /dev/shm" lock.shm lock.none
