@@ -15,6 +15,8 @@
 # named on the first line: record many-core numbers apart.  It needs only
 # sh, seq, xargs and the built tree, so a machine without a package
 # registry runs it as it is (carry build/ and bench/).
+# With VS=DIR (another built tree of ovni-auto, an older commit), the
+# agent's rows run with that tree too, in the same run: before and after.
 # Usage: sh bench/cost.sh      (builds what it needs in bench/)
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -49,12 +51,16 @@ traced() { # NAME DIR CMD...: under ovnirun, trace in a fresh directory under DI
 	shift 2
 	w=$(mktemp -d "$dir/.oa-cost.XXXXXX")
 	t "$name" "$run" -q -o "$w/trace" "$@"
+	if [ -n "${VS:-}" ]; then
+		t "$name.vs" "$VS/build/bin/ovnirun" -q -o "$w/vs" "$@"
+	fi
 	rm -rf "$w"
 }
 for i in $(seq "$reps"); do
 	t loop.none sh -c "$loop"
 	t loop.empty env LD_PRELOAD="$here/libempty.so" sh -c "$loop"
 	t loop.disabled env LD_PRELOAD="$lib" OVNI_DISABLE=1 sh -c "$loop"
+	[ -n "${VS:-}" ] && t loop.disabled.vs env LD_PRELOAD="$VS/build/lib/libovni-auto.so" OVNI_DISABLE=1 sh -c "$loop"
 	traced loop.shm /dev/shm sh -c "$loop"
 	traced loop.disk "$disk" sh -c "$loop"
 	t xargs.none sh -c "seq $xn | xargs -P $np -n1 /bin/true"
@@ -69,6 +75,10 @@ med() { sort -n "$res/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)]
 row() { # LABEL NAME BASE
 	m=$(med "$2") b=$(med "$3")
 	printf '%-58s %9.3f s %7.2fx\n' "$1" "$m" "$(echo "$m $b" | awk '{ print $1 / $2 }')"
+	if [ -f "$res/$2.vs" ]; then
+		m=$(med "$2.vs")
+		printf '%-58s %9.3f s %7.2fx\n' "    the same with $VS" "$m" "$(echo "$m $b" | awk '{ print $1 / $2 }')"
+	fi
 }
 echo "== cost.sh on $(uname -n), $np cores, $(date +%F), median of $reps"
 row "loop of $procs /bin/true, untraced" loop.none loop.none
