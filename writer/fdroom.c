@@ -35,3 +35,17 @@ int oa_fd_move_high(int fd)
 	close(fd);
 	return high;
 }
+
+unsigned long oa_read_full(int fd, void *buf, unsigned long cap)
+{
+	unsigned long n = 0;
+	while (n < cap) {
+		ssize_t r = read(fd, (char *)buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (unsigned long)r;
+	}
+	return n;
+}

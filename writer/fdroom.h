@@ -17,4 +17,8 @@ int oa_fd_room(void);
  * closed.  The new number, or fd itself when it cannot move. */
 int oa_fd_move_high(int fd);
 
+/* Up to cap bytes of fd from its current offset, read until the end or
+ * cap (EINTR retried): the count.  Async-signal-safe. */
+unsigned long oa_read_full(int fd, void *buf, unsigned long cap);
+
 #endif

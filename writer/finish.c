@@ -231,15 +231,7 @@ static ssize_t read_at(int dfd, const char *path, char *buf, size_t cap)
 	int fd = openat(dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
-	size_t n = 0;
-	while (n < cap) {
-		ssize_t r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
+	size_t n = oa_read_full(fd, buf, cap);
 	close(fd);
 	return (ssize_t)n;
 }

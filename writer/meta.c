@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdroom.h"
 #include "ovni_fmt.h"
 
 int oa_meta_init(struct oa_meta *m)
@@ -634,18 +635,11 @@ int oa_meta_scan_fd(int fd, void (*on_type)(void *, int, int, const char *),
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > (64 << 20))
 		return -1;
-	size_t size = (size_t)st.st_size, got = 0;
+	size_t size = (size_t)st.st_size;
 	char *buf = malloc(size + 1);
 	if (!buf)
 		return -1;
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	size_t got = oa_read_full(fd, buf, size);
 	buf[got] = '\0'; /* a byte to look at past the end */
 	struct rd r = { buf, buf + got };
 	char *text = malloc(OA_META_LABEL_MAX * 4 + 1);
