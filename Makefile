@@ -44,7 +44,7 @@ PROG_BIN += $(patsubst tests/prog/%.c,$(B)/prog/%.so,$(wildcard tests/prog/so_*.
 AGENT_LIBS := -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
-.PHONY: all test test-unit test-run test-san test-real test-truth test-stress test-omp-stress install clean deps bench example format-check fuzz
+.PHONY: all test test-unit test-run test-san test-real test-truth test-stress test-omp-stress install clean deps bench example format-check format fuzz
 all: $(LIB) $(CLI) $(RUN)
 
 $(B)/gen/version.h: FORCE
@@ -172,7 +172,7 @@ bench: all
 	$(MAKE) -C bench
 
 example: all
-	@sh examples/run-example.sh
+	@sh run-example.sh
 
 deps:
 	@sh scripts/deps.sh
@@ -182,8 +182,12 @@ install: all
 	install -m 755 $(CLI) $(RUN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 
+# The C files of the product and their headers against .clang-format.
+FORMAT_FILES = $(WRITER_SRC) $(AGENT_SRC) $(wildcard writer/*.h preload/*.h hooks/*.h tools/*.c tools/*.h tools/*/*.c tools/*/*.h)
 format-check:
-	clang-format --dry-run --Werror $(WRITER_SRC) $(AGENT_SRC) $(wildcard tools/*.c tools/*/*.c)
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+format:
+	clang-format -i $(FORMAT_FILES)
 
 clean:
 	rm -rf build build-asan build-tsan

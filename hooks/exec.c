@@ -20,33 +20,33 @@ extern char **environ;
  * it fails.  `env` is the environment the call passes (environ if none). */
 #define EXEC_WRAP(what, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, env, call)
 /* The same for a path relative to dirfd (execveat), checked from there. */
-#define EXEC_WRAP_AT(dirfd, flags, what, env, call)                              \
-	do {                                                                     \
-		if (!oa_real.execve)                                             \
-			oa_real_init();                                          \
-		if (!may_exec(dirfd, what, flags)) {                             \
-			char *const *envp = (env);                               \
-			int r_ = (call);                                         \
-			int e_ = errno;                                          \
-			if (hook_tracing())                                      \
-				agent_exec_refused(what, e_);                    \
-			errno = e_;                                              \
-			return r_;                                               \
-		}                                                                \
-		if (hook_tracing())                                              \
-			agent_exec_attempt(what);                                \
-		char *const *env_ = (env);                                       \
-		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];     \
-		char text_[oa_childenv_text_size(env_)];                         \
+#define EXEC_WRAP_AT(dirfd, flags, what, env, call)                                         \
+	do {                                                                                \
+		if (!oa_real.execve)                                                        \
+			oa_real_init();                                                     \
+		if (!may_exec(dirfd, what, flags)) {                                        \
+			char *const *envp = (env);                                          \
+			int r_ = (call);                                                    \
+			int e_ = errno;                                                     \
+			if (hook_tracing())                                                 \
+				agent_exec_refused(what, e_);                               \
+			errno = e_;                                                         \
+			return r_;                                                          \
+		}                                                                           \
+		if (hook_tracing())                                                         \
+			agent_exec_attempt(what);                                           \
+		char *const *env_ = (env);                                                  \
+		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];                \
+		char text_[oa_childenv_text_size(env_)];                                    \
 		char *const *envp = hook_tracing() ? oa_childenv(env_, out_, text_) : env_; \
-		exec_event("exec", what, 0);                                     \
-		int traced = agent_exec_begin();                                 \
-		int r = (call);                                                  \
-		int e = errno;                                                   \
-		agent_exec_failed(traced);                                       \
-		exec_event("exec failed", what, e);                              \
-		errno = e;                                                       \
-		return r;                                                        \
+		exec_event("exec", what, 0);                                                \
+		int traced = agent_exec_begin();                                            \
+		int r = (call);                                                             \
+		int e = errno;                                                              \
+		agent_exec_failed(traced);                                                  \
+		exec_event("exec failed", what, e);                                         \
+		errno = e;                                                                  \
+		return r;                                                                   \
 	} while (0)
 
 /* Shells try execve() on every PATH directory: a target that plainly cannot
@@ -65,7 +65,8 @@ static void exec_event(const char *kind, const char *path, int err)
 		return;
 	int saved = errno;
 	char label[512];
-	snprintf(label, sizeof(label), "%s %s%s%s", kind, path ? path : "(fd)", err ? ": " : "", err ? strerror(err) : "");
+	snprintf(label, sizeof(label), "%s %s%s%s", kind, path ? path : "(fd)", err ? ": " : "",
+		 err ? strerror(err) : "");
 	agent_proc_event(label);
 	errno = saved;
 }
@@ -112,16 +113,16 @@ static int count_args(va_list ap)
 	return n;
 }
 
-#define COLLECT_ARGS(argv, arg0, last)               \
-	va_list ap;                                  \
-	va_start(ap, last);                          \
-	int n_ = count_args(ap);                     \
-	va_end(ap);                                  \
-	char *argv[n_ + 1];                          \
-	argv[0] = (char *)(arg0);                    \
-	va_start(ap, last);                          \
-	for (int i_ = 1; i_ <= n_; i_++)             \
-		argv[i_] = va_arg(ap, char *);       \
+#define COLLECT_ARGS(argv, arg0, last)   \
+	va_list ap;                      \
+	va_start(ap, last);              \
+	int n_ = count_args(ap);         \
+	va_end(ap);                      \
+	char *argv[n_ + 1];              \
+	argv[0] = (char *)(arg0);        \
+	va_start(ap, last);              \
+	for (int i_ = 1; i_ <= n_; i_++) \
+		argv[i_] = va_arg(ap, char *);
 
 OA_EXPORT int execl(const char *path, const char *arg, ...)
 {

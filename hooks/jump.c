@@ -44,12 +44,12 @@ static void before_jump(struct __jmp_buf_tag *env)
 #endif
 }
 
-#define JUMP(f, env, val)                            \
-	do {                                         \
-		before_jump(env);                    \
-		if (!real.f)                         \
-			jump_init();                 \
-		real.f(env, val);                    \
+#define JUMP(f, env, val)            \
+	do {                         \
+		before_jump(env);    \
+		if (!real.f)         \
+			jump_init(); \
+		real.f(env, val);    \
 	} while (0)
 
 OA_EXPORT __attribute__((noreturn)) void longjmp(struct __jmp_buf_tag env[1], int val)

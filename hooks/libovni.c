@@ -53,8 +53,8 @@ struct lo_ev {
 enum lo_tstate { LO_RUNNING, LO_PAUSED, LO_COOLING, LO_WARMING };
 
 struct lo_thread {
-	int ready; /* 1 between ovni_thread_init and ovni_thread_free, 2 after */
-	int state; /* enum lo_tstate, as the program's events left it */
+	int ready;     /* 1 between ovni_thread_init and ovni_thread_free, 2 after */
+	int state;     /* enum lo_tstate, as the program's events left it */
 	json_t *attrs; /* the program's attributes of this thread */
 	json_t *view;  /* the agent's "ovni" members, as last read through the API */
 };
@@ -127,14 +127,16 @@ OA_EXPORT void ovni_version_check_str(const char *version)
 {
 	int major = 0, minor = 0;
 	if (!version || sscanf(version, "%d.%d", &major, &minor) != 2) {
-		oa_log("libovni API: cannot parse the version \"%s\" the program was built for", version ? version : "(null)");
+		oa_log("libovni API: cannot parse the version \"%s\" the program was built for",
+		       version ? version : "(null)");
 		abort();
 	}
 	if (major == 1 && minor <= 14)
 		return;
 	const char *theirs = NULL, *commit = NULL;
 	int tmajor = 0, tminor = 0;
-	void (*get)(const char **, const char **) = (void (*)(const char **, const char **))dlsym(RTLD_NEXT, "ovni_version_get");
+	void (*get)(const char **, const char **) =
+		(void (*)(const char **, const char **))dlsym(RTLD_NEXT, "ovni_version_get");
 	if (get)
 		get(&theirs, &commit);
 	if (major == 1 && theirs && sscanf(theirs, "%d.%d", &tmajor, &tminor) == 2 && tmajor == 1 && tminor >= minor) {
@@ -169,7 +171,8 @@ OA_EXPORT void ovni_proc_init(int app, const char *loom, int pid)
 		if (app > 0)
 			oa_meta.app_id = app;
 		if (loom && strcmp(loom, oa_meta.loom) != 0)
-			oa_log("libovni API: the program names its loom \"%s\"; the trace keeps \"%s\"", loom, oa_meta.loom);
+			oa_log("libovni API: the program names its loom \"%s\"; the trace keeps \"%s\"", loom,
+			       oa_meta.loom);
 		if (pid != getpid())
 			misuse("ovni_proc_init with another pid than the process's");
 	}
@@ -413,7 +416,10 @@ static void thread_state(struct oa_thread *t, const char *mcv, uint64_t clock, c
 	case 'w':
 	case 'r':
 	case 'c':
-		lo_self.state = mcv[2] == 'p' ? LO_PAUSED : mcv[2] == 'w' ? LO_WARMING : mcv[2] == 'c' ? LO_COOLING : LO_RUNNING;
+		lo_self.state = mcv[2] == 'p'   ? LO_PAUSED
+				: mcv[2] == 'w' ? LO_WARMING
+				: mcv[2] == 'c' ? LO_COOLING
+						: LO_RUNNING;
 		/* paused: Paused or Warming, which OHr ends (the agent's end of
 		 * the stream writes it before OHe) */
 		oa_emit_state_at(&t->s, mcv, mcv[2] == 'p' || mcv[2] == 'w', clock);
@@ -437,9 +443,7 @@ static void thread_state(struct oa_thread *t, const char *mcv, uint64_t clock, c
 			oa_emit_at(&t->s, "OAs", clock, &cpu, 4);
 		}
 		return;
-	default: /* OHC and anything else of the category */
-		oa_emit_raw_at(&t->s, mcv, clock, p, (unsigned)n);
-		return;
+	default: /* OHC and anything else of the category */ oa_emit_raw_at(&t->s, mcv, clock, p, (unsigned)n); return;
 	}
 }
 
@@ -619,8 +623,8 @@ static json_t *attr_parent(const char *key, const char **leaf, int create)
 
 /* Members of "ovni" that the agent writes: the program reads them (libovni
  * keeps its metadata in the same tree) but cannot set them. */
-static const char *const agent_keys[] = { "part", "tid", "pid", "loom", "app_id", "rank", "nranks", "loom_cpus",
-					  "require", "lib", "mark", "finished", NULL };
+static const char *const agent_keys[] = { "part",      "tid",     "pid", "loom", "app_id",   "rank", "nranks",
+					  "loom_cpus", "require", "lib", "mark", "finished", NULL };
 
 /* The agent's member that a key "ovni.NAME..." names, or NULL. */
 static const char *agent_key(const char *key)

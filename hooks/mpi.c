@@ -38,7 +38,7 @@ enum {
 #define MPI_IX(name, lname, n, fn, en, lv) IX_##name,
 	OA_MPI_FUNCS(MPI_IX)
 #undef MPI_IX
-	IX_Init,
+		IX_Init,
 	IX_Init_thread,
 	IX_Finalize,
 	IX_N
@@ -48,7 +48,7 @@ static const char *const names[IX_N][2] = {
 #define MPI_NAME(name, lname, n, fn, en, lv) { #name, #lname },
 	OA_MPI_FUNCS(MPI_NAME)
 #undef MPI_NAME
-	{ "Init", "init" },
+		{ "Init", "init" },
 	{ "Init_thread", "init_thread" },
 	{ "Finalize", "finalize" },
 };
@@ -220,27 +220,27 @@ static inline void mpi_leave(struct oa_thread *t, const char *mcv)
 #define A12 A11, a11
 #define A13 A12, a12
 
-#define WRAP_F(sym, name, fn, en, lv, lang)                                                                         \
-	OA_EXPORT void sym(P##fn)                                                                                  \
-	{                                                                                                          \
-		void (*f)(P##fn) = (void (*)(P##fn))real(IX_##name, lang);                                         \
-		struct oa_thread *t = mpi_enter(en, lv);                                                           \
-		if (f)                                                                                             \
-			f(A##fn);                                                                                  \
-		else                                                                                               \
-			*(int *)a##fn##_last = NOT_FOUND;                                                          \
-		mpi_leave(t, lv);                                                                                  \
+#define WRAP_F(sym, name, fn, en, lv, lang)                                \
+	OA_EXPORT void sym(P##fn)                                          \
+	{                                                                  \
+		void (*f)(P##fn) = (void (*)(P##fn))real(IX_##name, lang); \
+		struct oa_thread *t = mpi_enter(en, lv);                   \
+		if (f)                                                     \
+			f(A##fn);                                          \
+		else                                                       \
+			*(int *)a##fn##_last = NOT_FOUND;                  \
+		mpi_leave(t, lv);                                          \
 	}
-#define WRAP(name, lname, n, fn, en, lv)                                                                           \
-	OA_EXPORT int MPI_##name(P##n)                                                                             \
-	{                                                                                                          \
-		int (*f)(P##n) = (int (*)(P##n))real(IX_##name, LANG_C);                                           \
-		struct oa_thread *t = mpi_enter(en, lv);                                                           \
-		int r = f ? f(A##n) : NOT_FOUND;                                                                   \
-		mpi_leave(t, lv);                                                                                  \
-		return r;                                                                                          \
-	}                                                                                                          \
-	WRAP_F(mpi_##lname##_, name, fn, en, lv, LANG_F)                                                           \
+#define WRAP(name, lname, n, fn, en, lv)                                 \
+	OA_EXPORT int MPI_##name(P##n)                                   \
+	{                                                                \
+		int (*f)(P##n) = (int (*)(P##n))real(IX_##name, LANG_C); \
+		struct oa_thread *t = mpi_enter(en, lv);                 \
+		int r = f ? f(A##n) : NOT_FOUND;                         \
+		mpi_leave(t, lv);                                        \
+		return r;                                                \
+	}                                                                \
+	WRAP_F(mpi_##lname##_, name, fn, en, lv, LANG_F)                 \
 	WRAP_F(mpi_##lname, name, fn, en, lv, LANG_F0)
 
 /* The Fortran ierror argument: the last one. */

@@ -165,7 +165,9 @@ static void write_offsets(struct loom_offset *o, int n, int at_end)
 		if (at_end && i < nfirst && first[i].rank == o[i].rank) {
 			/* The middle of the two, unless one series had much longer
 			 * round trips: then the better one alone. */
-			double w = o[i].rtt > 2 * first[i].rtt + 2000 ? 0 : first[i].rtt > 2 * o[i].rtt + 2000 ? 1 : 0.5;
+			double w = o[i].rtt > 2 * first[i].rtt + 2000   ? 0
+				   : first[i].rtt > 2 * o[i].rtt + 2000 ? 1
+									: 0.5;
 			med = (1 - w) * first[i].median + w * o[i].median;
 			mean = (1 - w) * first[i].mean + w * o[i].mean;
 			dlen += (size_t)snprintf(drift + dlen, size - dlen, "%s %.0f %.0f %.0f %.3f\n", o[i].host,

@@ -23,7 +23,7 @@
 uint64_t omp_merge_ns = 5000;
 int omp_debug;
 
-static _Atomic int started;    /* ompt_start_tool answered once */
+static _Atomic int started;     /* ompt_start_tool answered once */
 static _Atomic int initialized; /* initialize returned 1 */
 static _Atomic int finalized;
 

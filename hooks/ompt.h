@@ -30,14 +30,14 @@
 
 /* Values of OA_MARK_OMP_TASK (single channel). */
 enum omp_task_mark {
-	TM_SUSPENDED = 1, /* segment ends, the task is not complete (task switch) */
-	TM_YIELDED,       /* segment ends at a taskyield */
-	TM_MIGRATED,      /* resumed on another thread than the one it stopped on */
-	TM_DETACHED,      /* body ended, completion waits for its event */
-	TM_EARLY_FULFILL, /* its event was fulfilled while it ran */
-	TM_LATE_FULFILL,  /* its event was fulfilled after its body: completed now */
-	TM_CANCELLED,     /* ended by cancellation */
-	TM_DISCARDED,     /* discarded by cancellation before it ever ran */
+	TM_SUSPENDED = 1,     /* segment ends, the task is not complete (task switch) */
+	TM_YIELDED,           /* segment ends at a taskyield */
+	TM_MIGRATED,          /* resumed on another thread than the one it stopped on */
+	TM_DETACHED,          /* body ended, completion waits for its event */
+	TM_EARLY_FULFILL,     /* its event was fulfilled while it ran */
+	TM_LATE_FULFILL,      /* its event was fulfilled after its body: completed now */
+	TM_CANCELLED,         /* ended by cancellation */
+	TM_DISCARDED,         /* discarded by cancellation before it ever ran */
 	TM_CANCEL_BASE = 100, /* + ompt_cancel_flag_t bits: cancel callback */
 };
 
@@ -105,12 +105,12 @@ struct otask {
 	uint8_t if0;    /* undeferred: PTi instead of PT[ */
 	uint8_t master; /* implicit task of the primary thread of its team */
 	uint16_t nreg, capreg;
-	uint8_t early;  /* early_fulfill seen */
-	uint8_t untied; /* created untied: the compiler may split it in parts */
-	uint8_t nested; /* untied, paused inside one of its own scheduling points
+	uint8_t early;     /* early_fulfill seen */
+	uint8_t untied;    /* created untied: the compiler may split it in parts */
+	uint8_t nested;    /* untied, paused inside one of its own scheduling points
 			 * (it resumes on this thread, where it paused) */
-	uint32_t type;  /* its type id (PPc), 0: none */
-	uint64_t clock; /* of its PPc or last PPe: a PPx must be later */
+	uint32_t type;     /* its type id (PPc), 0: none */
+	uint64_t clock;    /* of its PPc or last PPe: a PPx must be later */
 	struct othr *last; /* thread of its last written segment */
 	/* Untied: the task its thread ran before it (where the current part
 	 * returns when it ends without completing the task). */
@@ -118,7 +118,7 @@ struct otask {
 	/* Untied: who is done with it when its last part ends unreported
 	 * (FIN_*, ompt_task.c); the second of the two frees it. */
 	_Atomic uint8_t fin;
-	uintptr_t par_ra;  /* implicit: code address of its parallel region */
+	uintptr_t par_ra;    /* implicit: code address of its parallel region */
 	struct otask *owner; /* TK_TWDEPS: the task that waits */
 	struct oreg *regs;
 	struct oreg inl[OTASK_INLINE_REGS];
@@ -165,8 +165,8 @@ struct othr {
 	uint64_t lazy_clock;
 	struct otask *ret[OTHR_MAX_RET]; /* tasks to resume when an implicit task ends */
 	int nret;
-	int attached; /* PA[ written */
-	int initial;  /* the initial thread of the runtime */
+	int attached;             /* PA[ written */
+	int initial;              /* the initial thread of the runtime */
 	uint32_t id_next, id_end; /* block of task ids */
 	struct otask *free;
 	unsigned nfree;

@@ -30,9 +30,9 @@ void omp_note_slow(struct othr *th, const char *cb, const void *a, long arg, con
 static const char *const kind_names[] = { "explicit", "implicit", "hidden", "taskwait-deps" };
 static const char *const state_names[] = { "free", "created", "running", "paused", "detached" };
 static const char rk_names[RK_NKINDS][4] = {
-	[RK_FORK_CALL] = "Cf", [RK_BAR_PLAIN] = "Bb", [RK_BAR_JOIN] = "Bj", [RK_BAR_FORK] = "Bf",
-	[RK_TASKWAIT] = "Tt", [RK_TASKGROUP] = "Tg", [RK_TW_DEPS] = "Tw", [RK_TASKLOOP] = "Td",
-	[RK_ACQUIRING] = "Ia", [RK_HOLDING] = "I[", [RK_WS_STATIC] = "Ws", [RK_WS_DYNAMIC] = "Wc",
+	[RK_FORK_CALL] = "Cf",   [RK_BAR_PLAIN] = "Bb", [RK_BAR_JOIN] = "Bj",      [RK_BAR_FORK] = "Bf",
+	[RK_TASKWAIT] = "Tt",    [RK_TASKGROUP] = "Tg", [RK_TW_DEPS] = "Tw",       [RK_TASKLOOP] = "Td",
+	[RK_ACQUIRING] = "Ia",   [RK_HOLDING] = "I[",   [RK_WS_STATIC] = "Ws",     [RK_WS_DYNAMIC] = "Wc",
 	[RK_WS_SECTIONS] = "We", [RK_WS_SINGLE] = "Wi", [RK_WS_DISTRIBUTE] = "Wd", [RK_MARK] = "M",
 };
 
@@ -47,7 +47,8 @@ static void describe(char *buf, size_t len, const struct otask *t)
 			 t->kind < 4 ? kind_names[t->kind] : "?", t->id, (const void *)t,
 			 t->state < 5 ? state_names[t->state] : "?", t->last ? t->last->tid : 0);
 	for (int i = 0; i < t->nreg && i < 12 && n > 0 && (size_t)n < len; i++)
-		n += snprintf(buf + n, len - (size_t)n, " %s%s", t->regs[i].kind < RK_NKINDS ? rk_names[t->regs[i].kind] : "?",
+		n += snprintf(buf + n, len - (size_t)n, " %s%s",
+			      t->regs[i].kind < RK_NKINDS ? rk_names[t->regs[i].kind] : "?",
 			      (t->regs[i].flags & RF_LAZY) ? "(lazy)" : "");
 	if (n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "%s)", t->nreg ? "" : " none");
@@ -60,7 +61,7 @@ static void brief(char *buf, size_t len, const void *p)
 	if (!t)
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%c%u@%d", "eihw"[t->kind & 3], t->id, t->last ? t->last->tid : 0);
+		snprintf(buf, len, "%c%u@%d", "eihw"[t->kind & 3], t -> id, t -> last ? t -> last -> tid : 0);
 }
 
 void omp_anomaly_slow(struct othr *th, const char *what, const struct otask *a, const struct otask *b)

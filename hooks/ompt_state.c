@@ -181,15 +181,15 @@ void omp_thread_release(struct othr *th)
 /* ---- regions ---- */
 
 static const char sub_open[RK_NKINDS][4] = {
-	[RK_FORK_CALL] = "PCf", [RK_BAR_PLAIN] = "PBb", [RK_BAR_JOIN] = "PBj", [RK_BAR_FORK] = "PBf",
-	[RK_TASKWAIT] = "PTt", [RK_TASKGROUP] = "PTg", [RK_TW_DEPS] = "PTw", [RK_TASKLOOP] = "PTd",
-	[RK_ACQUIRING] = "PIa", [RK_HOLDING] = "PI[", [RK_WS_STATIC] = "PWs", [RK_WS_DYNAMIC] = "PWc",
+	[RK_FORK_CALL] = "PCf",   [RK_BAR_PLAIN] = "PBb", [RK_BAR_JOIN] = "PBj",      [RK_BAR_FORK] = "PBf",
+	[RK_TASKWAIT] = "PTt",    [RK_TASKGROUP] = "PTg", [RK_TW_DEPS] = "PTw",       [RK_TASKLOOP] = "PTd",
+	[RK_ACQUIRING] = "PIa",   [RK_HOLDING] = "PI[",   [RK_WS_STATIC] = "PWs",     [RK_WS_DYNAMIC] = "PWc",
 	[RK_WS_SECTIONS] = "PWe", [RK_WS_SINGLE] = "PWi", [RK_WS_DISTRIBUTE] = "PWd",
 };
 static const char sub_close[RK_NKINDS][4] = {
-	[RK_FORK_CALL] = "PCF", [RK_BAR_PLAIN] = "PBB", [RK_BAR_JOIN] = "PBJ", [RK_BAR_FORK] = "PBF",
-	[RK_TASKWAIT] = "PTT", [RK_TASKGROUP] = "PTG", [RK_TW_DEPS] = "PTW", [RK_TASKLOOP] = "PTD",
-	[RK_ACQUIRING] = "PIA", [RK_HOLDING] = "PI]", [RK_WS_STATIC] = "PWS", [RK_WS_DYNAMIC] = "PWC",
+	[RK_FORK_CALL] = "PCF",   [RK_BAR_PLAIN] = "PBB", [RK_BAR_JOIN] = "PBJ",      [RK_BAR_FORK] = "PBF",
+	[RK_TASKWAIT] = "PTT",    [RK_TASKGROUP] = "PTG", [RK_TW_DEPS] = "PTW",       [RK_TASKLOOP] = "PTD",
+	[RK_ACQUIRING] = "PIA",   [RK_HOLDING] = "PI]",   [RK_WS_STATIC] = "PWS",     [RK_WS_DYNAMIC] = "PWC",
 	[RK_WS_SECTIONS] = "PWE", [RK_WS_SINGLE] = "PWI", [RK_WS_DISTRIBUTE] = "PWD",
 };
 
@@ -274,11 +274,8 @@ void omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t)
 		else
 			ev_omp_state(b, "PT[");
 		break;
-	case TK_IMPLICIT:
-		ev_omp_state(b, "PMu");
-		break;
-	default:
-		break;
+	case TK_IMPLICIT: ev_omp_state(b, "PMu"); break;
+	default: break;
 	}
 	for (int i = 0; i < t->nreg; i++)
 		omp_reg_open(b, &t->regs[i]);
@@ -303,11 +300,8 @@ void omp_seg_close(struct ev_batch *b, struct otask *t)
 		if (t->id)
 			ev_omp_task_end(b, t->id);
 		break;
-	case TK_IMPLICIT:
-		ev_omp_state(b, "PMU");
-		break;
-	default:
-		break;
+	case TK_IMPLICIT: ev_omp_state(b, "PMU"); break;
+	default: break;
 	}
 }
 
@@ -377,7 +371,10 @@ void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind
 	    !(t->nreg && t->regs[t->nreg - 1].kind == RK_ACQUIRING)) {
 		struct oreg *r = omp_reg_push(t);
 		if (r) {
-			*r = (struct oreg){ .key = key, .type = type, .kind = (uint8_t)kind, .mark = mark,
+			*r = (struct oreg){ .key = key,
+					    .type = type,
+					    .kind = (uint8_t)kind,
+					    .mark = mark,
 					    .flags = (uint8_t)(flags | RF_LAZY) };
 			th->lazy = 1;
 			th->lazy_clock = clock ? clock : omp_now();
@@ -437,8 +434,7 @@ int omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsig
 		t = task_data ? task_data->ptr : th->cur;
 	if (t && t == th->cur && th->cur_pending == PEND_WAIT && t->nreg) {
 		struct oreg *r = &t->regs[t->nreg - 1];
-		if ((kinds >> r->kind & 1u) && (!key || r->key == key) &&
-		    omp_now() - th->resume_clock < omp_merge_ns) {
+		if ((kinds >> r->kind & 1u) && (!key || r->key == key) && omp_now() - th->resume_clock < omp_merge_ns) {
 			t->nreg--;
 			if (t->untied && t->nested)
 				th->cur_pending = PEND_PART; /* the part may end at once */

@@ -17,10 +17,8 @@ static int is_barrier(int kind)
 	case ompt_sync_region_barrier_implementation:
 	case ompt_sync_region_barrier_implicit_workshare:
 	case ompt_sync_region_barrier_implicit_parallel:
-	case ompt_sync_region_barrier_teams:
-		return 1;
-	default:
-		return 0;
+	case ompt_sync_region_barrier_teams: return 1;
+	default: return 0;
 	}
 }
 
@@ -75,9 +73,7 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 		return;
 	}
 	switch ((int)kind) {
-	case ompt_sync_region_taskwait:
-		omp_region_begin(th, t, 0, RK_TASKWAIT, 0, 0, RF_WAIT, 0);
-		break;
+	case ompt_sync_region_taskwait: omp_region_begin(th, t, 0, RK_TASKWAIT, 0, 0, RF_WAIT, 0); break;
 	case ompt_sync_region_reduction:
 		if (begin)
 			omp_region_begin(th, t, 0, RK_MARK, 0, CM_REDUCTION, 0, CM_REDUCTION);
@@ -90,8 +86,8 @@ static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
 	}
 }
 
-static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-				ompt_data_t *parallel_data, ompt_data_t *task_data, const void *codeptr)
+static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+				ompt_data_t *task_data, const void *codeptr)
 {
 	(void)parallel_data;
 	(void)codeptr;
@@ -114,8 +110,8 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 static void on_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
 			 ompt_data_t *task_data, const void *codeptr)
 {
-	on_sync_region(kind == ompt_sync_region_reduction ? kind : ompt_sync_region_reduction, endpoint,
-		       parallel_data, task_data, codeptr);
+	on_sync_region(kind == ompt_sync_region_reduction ? kind : ompt_sync_region_reduction, endpoint, parallel_data,
+		       task_data, codeptr);
 }
 
 /* ---- worksharing ---- */
@@ -129,8 +125,8 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 	(void)count;
 	struct othr *th = omp_thread();
 	if (th)
-		omp_note(th, endpoint == ompt_scope_begin ? "work begin" : "work end", task_data ? task_data->ptr : NULL,
-			 (long)wstype, NULL);
+		omp_note(th, endpoint == ompt_scope_begin ? "work begin" : "work end",
+			 task_data ? task_data->ptr : NULL, (long)wstype, NULL);
 	struct otask *t = th ? omp_owner(th, task_data) : NULL;
 	if (!t)
 		return;
@@ -173,8 +169,7 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 		rk = RK_TASKLOOP;
 		mask = RK_BIT(RK_TASKLOOP);
 		break;
-	default:
-		return; /* scope and later kinds: no state */
+	default: return; /* scope and later kinds: no state */
 	}
 	if (endpoint != ompt_scope_begin) {
 		if (rk == RK_TASKLOOP)
@@ -213,8 +208,8 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
 	(void)codeptr;
 	struct othr *th = omp_thread();
 	if (th)
-		omp_note(th, endpoint == ompt_scope_begin ? "masked begin" : "masked end", task_data ? task_data->ptr : NULL,
-			 0, NULL);
+		omp_note(th, endpoint == ompt_scope_begin ? "masked begin" : "masked end",
+			 task_data ? task_data->ptr : NULL, 0, NULL);
 	struct otask *t = th ? omp_owner(th, task_data) : NULL;
 	if (!t)
 		return;
@@ -229,20 +224,14 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
 static uint8_t mutex_mark(int kind)
 {
 	switch (kind) {
-	case ompt_mutex_critical:
-		return 0; /* the Critical states say it all */
+	case ompt_mutex_critical: return 0; /* the Critical states say it all */
 	case ompt_mutex_lock:
-	case ompt_mutex_test_lock:
-		return CM_LOCK;
+	case ompt_mutex_test_lock: return CM_LOCK;
 	case ompt_mutex_nest_lock:
-	case ompt_mutex_test_nest_lock:
-		return CM_NEST_LOCK;
-	case ompt_mutex_ordered:
-		return CM_ORDERED;
-	case ompt_mutex_atomic:
-		return CM_ATOMIC;
-	default:
-		return CM_OTHER_MUTEX;
+	case ompt_mutex_test_nest_lock: return CM_NEST_LOCK;
+	case ompt_mutex_ordered: return CM_ORDERED;
+	case ompt_mutex_atomic: return CM_ATOMIC;
+	default: return CM_OTHER_MUTEX;
 	}
 }
 

@@ -323,8 +323,7 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 		omp_task_free(th, p);
 		prior_data->ptr = NULL;
 		return;
-	default:
-		break;
+	default: break;
 	}
 	if (switch_fast(th, p, (int)status, n)) {
 		if (status == ompt_task_complete)
@@ -348,8 +347,8 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 		prior_data->ptr = NULL; /* p may be freed by another thread */
 }
 
-static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *new_data, int flags,
-			   int has_deps, const void *codeptr)
+static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_data_t *new_data, int flags, int has_deps,
+			   const void *codeptr)
 {
 	(void)frame;
 	(void)has_deps;

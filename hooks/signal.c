@@ -34,17 +34,17 @@
 /* Every signal whose default action ends the process (signal(7)), the
  * real-time ones included (is_fatal); not the sampling signal, which
  * sample.c owns. */
-static const int fatal[] = { SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGTRAP, SIGABRT, SIGBUS,    SIGFPE,
-			     SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU,
-			     SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSYS };
+static const int fatal[] = { SIGHUP,  SIGINT,    SIGQUIT, SIGILL,  SIGTRAP, SIGABRT, SIGBUS,    SIGFPE,
+			     SIGUSR1, SIGSEGV,   SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU,
+			     SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSYS };
 
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
-static _Atomic int ours[NSIG];   /* our handler stands for the program's SIG_DFL */
-static _Atomic int reset[NSIG];  /* the program's SA_RESETHAND handler is behind on_reset */
+static _Atomic int ours[NSIG];      /* our handler stands for the program's SIG_DFL */
+static _Atomic int reset[NSIG];     /* the program's SA_RESETHAND handler is behind on_reset */
 static struct sigaction view[NSIG]; /* what the program set, where ours[] or reset[] */
 static _Atomic int interrupt[NSIG]; /* siginterrupt(sig, 1): signal() without SA_RESTART */
-static _Atomic int dying;        /* a fatal signal is ending the streams */
-static _Atomic int ended;        /* ... and has finished */
+static _Atomic int dying;           /* a fatal signal is ending the streams */
+static _Atomic int ended;           /* ... and has finished */
 
 static int is_sample(int sig)
 {
@@ -91,16 +91,17 @@ static void run_on_own_stack(void (*fn)(void *), void *arg)
 {
 #if defined(__x86_64__)
 	void *top = fatal_stack + sizeof(fatal_stack);
-	__asm__ volatile("mov %%rsp, %%rbx\n\t"
-			 "mov %[top], %%rsp\n\t"
-			 "mov %[arg], %%rdi\n\t"
-			 "call *%[fn]\n\t"
-			 "mov %%rbx, %%rsp\n\t"
-			 :
-			 : [top] "r"(top), [fn] "r"(fn), [arg] "r"(arg)
-			 : "rbx", "rdi", "rsi", "rdx", "rcx", "rax", "r8", "r9", "r10", "r11", "memory", "cc",
-			   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-			   "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+	__asm__ volatile(
+		"mov %%rsp, %%rbx\n\t"
+		"mov %[top], %%rsp\n\t"
+		"mov %[arg], %%rdi\n\t"
+		"call *%[fn]\n\t"
+		"mov %%rbx, %%rsp\n\t"
+		:
+		: [top] "r"(top), [fn] "r"(fn), [arg] "r"(arg)
+		: "rbx", "rdi", "rsi", "rdx", "rcx", "rax", "r8", "r9", "r10", "r11", "memory", "cc", "xmm0", "xmm1",
+		  "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13",
+		  "xmm14", "xmm15");
 #else
 	fn(arg); /* the end path needs ~2 KiB of stack */
 #endif
@@ -310,8 +311,8 @@ static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction
 		if (act->sa_handler == SIG_DFL && tracing) {
 			view[sig] = *act;
 			r = install_ours(sig);
-		} else if ((act->sa_flags & SA_RESETHAND) && act->sa_handler != SIG_IGN &&
-			   act->sa_handler != SIG_DFL && tracing) {
+		} else if ((act->sa_flags & SA_RESETHAND) && act->sa_handler != SIG_IGN && act->sa_handler != SIG_DFL &&
+			   tracing) {
 			struct sigaction tr = *act;
 			tr.sa_sigaction = on_reset;
 			tr.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;

@@ -39,9 +39,11 @@ static struct {
 } real;
 
 static const char *const labels[SYNC_NKINDS] = {
-	[SYNC_MUTEX] = "mutex lock", [SYNC_COND] = "condition wait", [SYNC_RWLOCK_RD] = "rwlock read",
-	[SYNC_RWLOCK_WR] = "rwlock write", [SYNC_BARRIER] = "barrier", [SYNC_JOIN] = "join",
-	[SYNC_SEM] = "semaphore wait", [SYNC_ONCE] = "once", [SYNC_SLEEP] = "sleep", [SYNC_YIELD] = "yield",
+	[SYNC_MUTEX] = "mutex lock",      [SYNC_COND] = "condition wait",
+	[SYNC_RWLOCK_RD] = "rwlock read", [SYNC_RWLOCK_WR] = "rwlock write",
+	[SYNC_BARRIER] = "barrier",       [SYNC_JOIN] = "join",
+	[SYNC_SEM] = "semaphore wait",    [SYNC_ONCE] = "once",
+	[SYNC_SLEEP] = "sleep",           [SYNC_YIELD] = "yield",
 };
 
 __attribute__((constructor(102))) static void sync_init(void)
@@ -73,7 +75,7 @@ __attribute__((constructor(102))) static void sync_init(void)
 		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_SYNC, k, labels[k]);
 }
 
-static OA_TLS int blocked;         /* depth of waits on this thread */
+static OA_TLS int blocked;          /* depth of waits on this thread */
 static OA_TLS int64_t site[8];      /* call site pushed by each nested wait, or 0 */
 static OA_TLS unsigned push_gen[8]; /* stream incarnation each wait's marks went to */
 static OA_TLS uintptr_t frame[8];   /* a stack address inside each wait's frames */
@@ -156,16 +158,16 @@ void sync_bracket_cancel(void *bracket)
 #define RESOLVED(f) (real.f ? real.f : (sync_init(), real.f))
 
 /* Try first; only a call that would block is recorded. */
-#define TRY_THEN_BLOCK(kind, trycall, call)                   \
-	do {                                                  \
-		struct oa_thread *t_ = sync_self();           \
-		if (!t_)                                      \
-			return call;                          \
-		int r_ = trycall;                             \
-		if (r_ != EBUSY)                              \
-			return r_;                            \
-		SYNC_WAIT(r_, t_, kind, call);                \
-		return r_;                                    \
+#define TRY_THEN_BLOCK(kind, trycall, call)         \
+	do {                                        \
+		struct oa_thread *t_ = sync_self(); \
+		if (!t_)                            \
+			return call;                \
+		int r_ = trycall;                   \
+		if (r_ != EBUSY)                    \
+			return r_;                  \
+		SYNC_WAIT(r_, t_, kind, call);      \
+		return r_;                          \
 	} while (0)
 
 OA_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)

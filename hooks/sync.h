@@ -55,14 +55,14 @@ struct sync_bracket {
 	enum sync_kind kind;
 };
 void sync_bracket_cancel(void *bracket);
-#define SYNC_WAIT(r, thread, kind_, call)                            \
-	do {                                                         \
-		struct sync_bracket b_ = { thread, kind_ };          \
-		sync_block(b_.t, b_.kind);                           \
-		pthread_cleanup_push(sync_bracket_cancel, &b_);      \
-		r = call;                                            \
-		pthread_cleanup_pop(0);                              \
-		sync_unblock(b_.t, b_.kind);                         \
+#define SYNC_WAIT(r, thread, kind_, call)                       \
+	do {                                                    \
+		struct sync_bracket b_ = { thread, kind_ };     \
+		sync_block(b_.t, b_.kind);                      \
+		pthread_cleanup_push(sync_bracket_cancel, &b_); \
+		r = call;                                       \
+		pthread_cleanup_pop(0);                         \
+		sync_unblock(b_.t, b_.kind);                    \
 	} while (0)
 
 /* A non-local jump to stack pointer sp: the waits whose frames lie below it

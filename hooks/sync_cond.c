@@ -93,22 +93,22 @@ OA_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 }
 
 /* Semaphores return -1 with errno: try first, keep the real call's errno. */
-#define SEM_TRY_THEN_BLOCK(trycall, call)                            \
-	do {                                                         \
-		struct oa_thread *t_ = sync_self();                  \
-		if (!t_)                                             \
-			return call;                                 \
-		int saved_ = errno;                                  \
-		if (trycall == 0) {                                  \
-			errno = saved_;                              \
-			return 0;                                    \
-		}                                                    \
-		if (errno != EAGAIN)                                 \
+#define SEM_TRY_THEN_BLOCK(trycall, call)                              \
+	do {                                                           \
+		struct oa_thread *t_ = sync_self();                    \
+		if (!t_)                                               \
+			return call;                                   \
+		int saved_ = errno;                                    \
+		if (trycall == 0) {                                    \
+			errno = saved_;                                \
+			return 0;                                      \
+		}                                                      \
+		if (errno != EAGAIN)                                   \
 			return -1; /* EINVAL...: what the wait says */ \
-		errno = saved_;                                      \
-		int r_;                                              \
-		SYNC_WAIT(r_, t_, SYNC_SEM, call);                   \
-		return r_;                                           \
+		errno = saved_;                                        \
+		int r_;                                                \
+		SYNC_WAIT(r_, t_, SYNC_SEM, call);                     \
+		return r_;                                             \
 	} while (0)
 
 OA_EXPORT int sem_wait(sem_t *s)

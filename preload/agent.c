@@ -35,7 +35,7 @@ OA_TLS struct oa_thread *oa_self;
 OA_TLS int oa_guard;
 struct oa_meta oa_meta;
 
-static _Atomic int active;      /* tracing this process */
+static _Atomic int active; /* tracing this process */
 static _Atomic uint64_t next_tag = 1;
 static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
@@ -171,7 +171,8 @@ static int tracedir_is_the_runs(void)
 	}
 	if (!atomic_exchange(&said_open_error, 1))
 		oa_log("%s is not the run's trace directory here (a chroot, a sandbox's own file system, another mount "
-		       "namespace): process %d runs untraced", oa_cfg.tracedir, (int)getpid());
+		       "namespace): process %d runs untraced",
+		       oa_cfg.tracedir, (int)getpid());
 	return 0;
 }
 

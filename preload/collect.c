@@ -34,15 +34,15 @@
 #include "config.h"
 #include "real.h"
 
-#define CONNECT_MS 2000 /* a collector that does not answer in this time is unreachable */
-#define IO_SECONDS 10   /* the whole start-up exchange, and a transfer's base time */
+#define CONNECT_MS 2000          /* a collector that does not answer in this time is unreachable */
+#define IO_SECONDS 10            /* the whole start-up exchange, and a transfer's base time */
 #define IO_BYTES_PER_S (1 << 20) /* a transfer's deadline grows with its size at this rate */
 
-static int active;     /* OVNI_COLLECT in effect */
-static int failstop;   /* the collector asked for a watch connection */
+static int active;      /* OVNI_COLLECT in effect */
+static int failstop;    /* the collector asked for a watch connection */
 static int streams = 1; /* the collector takes the streams (else: clocks only) */
-static int reachable;  /* joined */
-static int denied;     /* the collector said no (a fail-stop run that is stopping): trace nothing */
+static int reachable;   /* joined */
+static int denied;      /* the collector said no (a fail-stop run that is stopping): trace nothing */
 static struct sockaddr_storage addr;
 static socklen_t addrlen;
 static char where[300]; /* "host:port", for messages */
@@ -74,7 +74,8 @@ static const char *err_text(int e)
 	case EHOSTUNREACH: return "host unreachable";
 	case ENETUNREACH: return "network unreachable";
 	case EAGAIN: return "timed out";
-	case EMFILE: case ENFILE: return "no descriptor free";
+	case EMFILE:
+	case ENFILE: return "no descriptor free";
 	case EPROTO: return "the collector broke off";
 	case EACCES: return "it could not prove it knows the run's secret";
 	default: return "error";

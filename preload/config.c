@@ -21,9 +21,21 @@ size_t oa_config_parse_size(const char *s)
 	if (errno || end == s)
 		return 0;
 	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
+	case 'k':
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
 	}
 	if (*end == 'B' || *end == 'b')
 		end++;
@@ -77,10 +89,10 @@ static int first_env_int(const char *const *names)
 
 static void detect_rank(void)
 {
-	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
-						 "MV2_COMM_WORLD_RANK", "SLURM_PROCID", NULL };
-	static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE",
-						 "SLURM_NTASKS", "SLURM_NPROCS", NULL };
+	static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",    "PMI_RANK",
+						 "MV2_COMM_WORLD_RANK",  "SLURM_PROCID", NULL };
+	static const char *const size_vars[] = { "OMPI_COMM_WORLD_SIZE", "PMI_SIZE",     "MV2_COMM_WORLD_SIZE",
+						 "SLURM_NTASKS",         "SLURM_NPROCS", NULL };
 	int r = first_env_int(rank_vars);
 	int n = first_env_int(size_vars);
 	oa_cfg.rank = oa_cfg.nranks = -1;
@@ -167,10 +179,22 @@ int oa_config_load(void)
  * Their children (the ranks) are traced as usual. */
 static int is_launcher(const char *name)
 {
-	static const char *const launchers[] = { "mpirun", "mpiexec", "orterun", "prterun", "orted", "prted",
-						  "prte", "hydra_pmi_proxy", "mpiexec.hydra", "mpirun.openmpi",
-						  "mpiexec.openmpi", "mpirun.mpich", "mpiexec.mpich", "srun", "slurmstepd",
-						  NULL };
+	static const char *const launchers[] = { "mpirun",
+						 "mpiexec",
+						 "orterun",
+						 "prterun",
+						 "orted",
+						 "prted",
+						 "prte",
+						 "hydra_pmi_proxy",
+						 "mpiexec.hydra",
+						 "mpirun.openmpi",
+						 "mpiexec.openmpi",
+						 "mpirun.mpich",
+						 "mpiexec.mpich",
+						 "srun",
+						 "slurmstepd",
+						 NULL };
 	for (const char *const *l = launchers; *l; l++)
 		if (!strcmp(name, *l))
 			return 1;

@@ -7,14 +7,14 @@
 enum oa_children { OA_CHILDREN_ALL, OA_CHILDREN_NONE, OA_CHILDREN_MATCH };
 
 struct oa_config {
-	int disabled;        /* OVNI_DISABLE=1 */
-	int debug;           /* OVNI_DEBUG=1 */
-	char tracedir[4096]; /* OVNI_TRACEDIR, made absolute */
-	char tmpdir[4096];   /* OVNI_TMPDIR, absolute, "" if unset */
-	char loom[256];      /* OVNI_LOOM or the host name */
-	int app_id;          /* OVNI_APPID */
-	int rank, nranks;    /* from the MPI launcher, -1 if none */
-	size_t bufsize;      /* OVNI_BUFSIZE: largest mapped window per thread */
+	int disabled;              /* OVNI_DISABLE=1 */
+	int debug;                 /* OVNI_DEBUG=1 */
+	char tracedir[4096];       /* OVNI_TRACEDIR, made absolute */
+	char tmpdir[4096];         /* OVNI_TMPDIR, absolute, "" if unset */
+	char loom[256];            /* OVNI_LOOM or the host name */
+	int app_id;                /* OVNI_APPID */
+	int rank, nranks;          /* from the MPI launcher, -1 if none */
+	size_t bufsize;            /* OVNI_BUFSIZE: largest mapped window per thread */
 	enum oa_children children; /* OVNI_CHILDREN: all, none, or a name pattern */
 	char children_pattern[256];
 	int root_pid;        /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */

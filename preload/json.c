@@ -14,27 +14,27 @@
 #include "../writer/log.h"
 
 /* The functions that return a value; json_delete apart. */
-#define JSON_FUNCS_RET(X)                                                                        \
-	X(json_t *, json_object, (void), ())                                                   \
-	X(json_t *, json_array, (void), ())                                                    \
-	X(json_t *, json_string, (const char *v), (v))                                         \
-	X(json_t *, json_integer, (json_int_t v), (v))                                         \
-	X(json_t *, json_real, (double v), (v))                                                \
-	X(json_t *, json_true, (void), ())                                                     \
-	X(json_t *, json_false, (void), ())                                                    \
-	X(size_t, json_object_size, (const json_t *o), (o))                                     \
-	X(json_t *, json_object_get, (const json_t *o, const char *k), (o, k))                  \
-	X(int, json_object_set_new, (json_t * o, const char *k, json_t *v), (o, k, v))          \
-	X(int, json_object_del, (json_t * o, const char *k), (o, k))                            \
-	X(json_t *, json_array_get, (const json_t *a, size_t i), (a, i))                        \
-	X(int, json_array_append_new, (json_t * a, json_t *v), (a, v))                          \
-	X(const char *, json_string_value, (const json_t *s), (s))                              \
-	X(double, json_number_value, (const json_t *j), (j))                                    \
-	X(int, json_equal, (const json_t *a, const json_t *b), (a, b))                         \
-	X(json_t *, json_copy, (json_t * v), (v))                                              \
-	X(json_t *, json_loads, (const char *in, size_t f, json_error_t *e), (in, f, e))        \
+#define JSON_FUNCS_RET(X)                                                                           \
+	X(json_t *, json_object, (void), ())                                                        \
+	X(json_t *, json_array, (void), ())                                                         \
+	X(json_t *, json_string, (const char *v), (v))                                              \
+	X(json_t *, json_integer, (json_int_t v), (v))                                              \
+	X(json_t *, json_real, (double v), (v))                                                     \
+	X(json_t *, json_true, (void), ())                                                          \
+	X(json_t *, json_false, (void), ())                                                         \
+	X(size_t, json_object_size, (const json_t *o), (o))                                         \
+	X(json_t *, json_object_get, (const json_t *o, const char *k), (o, k))                      \
+	X(int, json_object_set_new, (json_t * o, const char *k, json_t *v), (o, k, v))              \
+	X(int, json_object_del, (json_t * o, const char *k), (o, k))                                \
+	X(json_t *, json_array_get, (const json_t *a, size_t i), (a, i))                            \
+	X(int, json_array_append_new, (json_t * a, json_t * v), (a, v))                             \
+	X(const char *, json_string_value, (const json_t *s), (s))                                  \
+	X(double, json_number_value, (const json_t *j), (j))                                        \
+	X(int, json_equal, (const json_t *a, const json_t *b), (a, b))                              \
+	X(json_t *, json_copy, (json_t * v), (v))                                                   \
+	X(json_t *, json_loads, (const char *in, size_t f, json_error_t *e), (in, f, e))            \
 	X(json_t *, json_loadb, (const char *b, size_t n, size_t f, json_error_t *e), (b, n, f, e)) \
-	X(char *, json_dumps, (const json_t *j, size_t f), (j, f))                              \
+	X(char *, json_dumps, (const json_t *j, size_t f), (j, f))                                  \
 	X(json_t *, json_vpack_ex, (json_error_t * e, size_t f, const char *fmt, va_list ap), (e, f, fmt, ap))
 #define JSON_FUNCS(X) JSON_FUNCS_RET(X) X(void, json_delete, (json_t * j), (j))
 
@@ -53,7 +53,7 @@ int oa_json_load(void)
 		return s > 0 ? 0 : -1;
 	void *h = dlopen("libjansson.so.4", RTLD_NOW | RTLD_LOCAL);
 	int ok = h != NULL;
-#define RESOLVE(ret, name, params, args) \
+#define RESOLVE(ret, name, params, args)                  \
 	if (ok && !(*(void **)&J.name = dlsym(h, #name))) \
 		ok = 0;
 	JSON_FUNCS(RESOLVE)
@@ -71,12 +71,12 @@ int oa_json_ready(void)
 
 /* Each function: the library's (loaded at first use if it was not yet);
  * without it, what jansson returns on failure (NULL, -1, 0). */
-#define FORWARD(ret, name, params, args)            \
-	ret name params                             \
-	{                                           \
-		if (oa_json_load() != 0)            \
-			return (ret)0;              \
-		return J.name args;                 \
+#define FORWARD(ret, name, params, args) \
+	ret name params                  \
+	{                                \
+		if (oa_json_load() != 0) \
+			return (ret)0;   \
+		return J.name args;      \
 	}
 JSON_FUNCS_RET(FORWARD)
 

@@ -9,14 +9,14 @@
 struct oa_real oa_real;
 static _Atomic int resolved;
 
-#define RESOLVE(name)                                                          \
-	do {                                                                   \
-		if (!oa_real.name)                                             \
-			*(void **)&oa_real.name = dlsym(RTLD_NEXT, #name);     \
-		if (!oa_real.name) {                                           \
-			oa_log("cannot find the real %s", #name);               \
-			missing++;                                             \
-		}                                                              \
+#define RESOLVE(name)                                                      \
+	do {                                                               \
+		if (!oa_real.name)                                         \
+			*(void **)&oa_real.name = dlsym(RTLD_NEXT, #name); \
+		if (!oa_real.name) {                                       \
+			oa_log("cannot find the real %s", #name);          \
+			missing++;                                         \
+		}                                                          \
 	} while (0)
 
 int oa_real_init(void)

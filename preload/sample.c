@@ -46,7 +46,7 @@ static int signo;
 static _Atomic uintptr_t seen[SET_SIZE];
 static _Atomic uintptr_t labelled[SET_SIZE];
 static _Atomic int stopped; /* the program took the signal */
-#define COOKIE 0x6f766e69 /* "ovni": the sigev_value of our timers */
+#define COOKIE 0x6f766e69   /* "ovni": the sigev_value of our timers */
 
 static int64_t value_of(uintptr_t pc)
 {

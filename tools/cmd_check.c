@@ -51,8 +51,7 @@ static void count_problem(struct ck *c, struct ck_thread *th, const char *kind, 
 	*listed = ++c->kinds[k].n <= CK_LIST_MAX;
 }
 
-void ck_problem(struct ck *c, struct ck_thread *th, const struct rd_event *ev, const char *kind, const char *fmt,
-		...)
+void ck_problem(struct ck *c, struct ck_thread *th, const struct rd_event *ev, const char *kind, const char *fmt, ...)
 {
 	int listed;
 	count_problem(c, th, kind, &listed);
@@ -176,8 +175,9 @@ static void walk(struct ck *c)
 		c->events++;
 		if (__builtin_expect(th->ignored, 0)) {
 			if (s->part && strcmp(s->part, "thread") && th->nevents++ == 0)
-				ck_problem(c, th, &ev, "part", "set_current: event from unknown stream: %s (ovni.part \"%s\")",
-					   s->relpath, s->part);
+				ck_problem(c, th, &ev, "part",
+					   "set_current: event from unknown stream: %s (ovni.part \"%s\")", s->relpath,
+					   s->part);
 			continue;
 		}
 		event(c, th, &ev, gate);
@@ -205,8 +205,8 @@ static void summary(struct ck *c)
 {
 	for (size_t k = 0; k < 64 && c->kinds[k].kind; k++)
 		if (c->kinds[k].n > CK_LIST_MAX)
-			fprintf(c->out, "... and %ld more problems of the same kind (%s)\n", c->kinds[k].n - CK_LIST_MAX,
-				c->kinds[k].kind);
+			fprintf(c->out, "... and %ld more problems of the same kind (%s)\n",
+				c->kinds[k].n - CK_LIST_MAX, c->kinds[k].kind);
 	if (c->problems && c->streams_with_problems)
 		fprintf(c->out, "%ld problem%s in %d stream%s (%d streams, %ld events)\n", c->problems,
 			c->problems == 1 ? "" : "s", c->streams_with_problems, c->streams_with_problems == 1 ? "" : "s",
@@ -257,7 +257,7 @@ void ck_free(struct ck *c)
 	}
 	for (int i = 0; i < c->nprocs; i++) {
 		struct ck_proc *p = c->procs[i];
-		struct ck_map *maps[] = { &p->tids, &p->types, &p->tasks, &p->missing, &p->missing_by,
+		struct ck_map *maps[] = { &p->tids,     &p->types,  &p->tasks,    &p->missing, &p->missing_by,
 					  &p->ohc_time, &p->ohc_by, &p->ohx_time, &p->ohx_by };
 		for (size_t k = 0; k < sizeof(maps) / sizeof(maps[0]); k++)
 			ck_map_free(maps[k]);
@@ -289,7 +289,8 @@ void ck_free(struct ck *c)
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = { { "quiet", no_argument, 0, 'q' }, { "help", no_argument, 0, 'h' },
+	static const struct option opts[] = { { "quiet", no_argument, 0, 'q' },
+					      { "help", no_argument, 0, 'h' },
 					      { 0, 0, 0, 0 } };
 	int quiet = 0, o;
 	while ((o = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {

@@ -67,8 +67,8 @@ enum stage { ST_HELLO, ST_AUTH, ST_READY, ST_DATA, ST_WATCH };
 enum role { R_NONE, R_JOIN, R_WATCH, R_FINI, R_OVNIRUN };
 
 #define IN_MAX (64 * 1024 + OA_COL_HDR + OA_COL_MAX_CTRL)
-#define MAX_CLIENTS 4096  /* connections at once (fewer if the descriptor limit is lower) */
-#define HELLO_MAX 256     /* of which not yet identified: the oldest goes first */
+#define MAX_CLIENTS 4096    /* connections at once (fewer if the descriptor limit is lower) */
+#define HELLO_MAX 256       /* of which not yet identified: the oldest goes first */
 #define PROCS_MAX (1 << 20) /* processes in one run */
 
 struct client {
@@ -84,7 +84,7 @@ struct client {
 	uint64_t file_left;
 	int file_json;
 	uint64_t bytes, since, last_io;
-	char helo[640];                               /* its HELO, until it proved itself */
+	char helo[640]; /* its HELO, until it proved itself */
 	char nonce[OA_COL_NONCE_HEX + 1], ours[OA_COL_NONCE_HEX + 1];
 	size_t have;
 	uint8_t buf[IN_MAX];
@@ -96,7 +96,7 @@ static int nclients;
 static char secret[OA_COL_SECRET_HEX + 1], run[OA_COL_RUN_HEX + 1];
 static int failstop, clocks_only, quiet;
 static uint64_t max_bytes = 64ull << 30;
-static int stopping;    /* fail-stop triggered */
+static int stopping; /* fail-stop triggered */
 static volatile sig_atomic_t terminate;
 static long sessions_begun, sessions_done; /* ovnirun --collect: started, ended */
 static uint64_t end_deadline;
@@ -149,11 +149,16 @@ static const char *kv(const char *text, const char *key, char *out, size_t size)
 static int is_crash(int sig)
 {
 	switch (sig) {
-	case SIGSEGV: case SIGBUS: case SIGILL: case SIGFPE: case SIGABRT: case SIGSYS: case SIGTRAP:
-	case SIGXCPU: case SIGXFSZ:
-		return 1;
-	default:
-		return 0;
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGILL:
+	case SIGFPE:
+	case SIGABRT:
+	case SIGSYS:
+	case SIGTRAP:
+	case SIGXCPU:
+	case SIGXFSZ: return 1;
+	default: return 0;
 	}
 }
 
@@ -289,8 +294,11 @@ static int hello(struct client *c, const char *text)
 	char v[COL_LOOM_MAX + 1], loom[COL_LOOM_MAX + 1], role[16];
 	if (!kv(text, "role", role, sizeof(role)))
 		return -1;
-	c->role = !strcmp(role, "join") ? R_JOIN : !strcmp(role, "watch") ? R_WATCH : !strcmp(role, "fini") ? R_FINI
-		: !strcmp(role, "ovnirun") ? R_OVNIRUN : R_NONE;
+	c->role = !strcmp(role, "join")      ? R_JOIN
+		  : !strcmp(role, "watch")   ? R_WATCH
+		  : !strcmp(role, "fini")    ? R_FINI
+		  : !strcmp(role, "ovnirun") ? R_OVNIRUN
+					     : R_NONE;
 	if (c->role == R_NONE)
 		return -1;
 	if (c->role == R_OVNIRUN) {
@@ -449,10 +457,8 @@ static int frame(struct client *c, uint32_t type, uint8_t *payload, uint32_t len
 		}
 		return 0;
 	}
-	case OA_COL_FINI:
-		return fini(c, text);
-	default:
-		return -1;
+	case OA_COL_FINI: return fini(c, text);
+	default: return -1;
 	}
 }
 
@@ -506,7 +512,8 @@ static void serve(struct client *c)
 		return;
 	if (n <= 0) {
 		drop(c, c->stage == ST_DATA || (c->role == R_FINI && c->stage == ST_READY)
-				? "the process went away in the middle of sending" : NULL);
+				? "the process went away in the middle of sending"
+				: NULL);
 		return;
 	}
 	c->have += (size_t)n;
@@ -671,9 +678,9 @@ static void finish(void)
 		if (p->state == PROC_FINISHED && !p->crashed && !p->stopped)
 			continue;
 		const char *what = p->state == PROC_RUNNING ? "did not finish (still running or killed)"
-				 : p->state == PROC_LOST	 ? "did not finish (vanished: killed?)"
-				 : p->crashed		 ? "died of a signal; its streams are complete"
-							 : "stopped by fail-stop; its streams are complete";
+				   : p->state == PROC_LOST  ? "did not finish (vanished: killed?)"
+				   : p->crashed             ? "died of a signal; its streams are complete"
+							    : "stopped by fail-stop; its streams are complete";
 		fprintf(f, "  %s/proc.%d (%s): %s", p->host->loom, p->pid, p->prog[0] ? p->prog : "?", what);
 		if (p->crashed)
 			fprintf(f, " (signal %d)", p->crashed);
@@ -693,12 +700,18 @@ static void finish(void)
 int cmd_collect(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, 0, 'o' },	 { "listen", required_argument, 0, 'l' },
-		{ "contact-file", required_argument, 0, 'c' }, { "fail-stop", no_argument, 0, 1 },
-		{ "clocks-only", no_argument, 0, 2 },		 { "grace", required_argument, 0, 3 },
-		{ "idle", required_argument, 0, 4 },		 { "max-bytes", required_argument, 0, 5 },
-		{ "status", required_argument, 0, 6 },	 { "quiet", no_argument, 0, 'q' },
-		{ "help", no_argument, 0, 'h' },		 { "force", no_argument, 0, 'f' },
+		{ "output", required_argument, 0, 'o' },
+		{ "listen", required_argument, 0, 'l' },
+		{ "contact-file", required_argument, 0, 'c' },
+		{ "fail-stop", no_argument, 0, 1 },
+		{ "clocks-only", no_argument, 0, 2 },
+		{ "grace", required_argument, 0, 3 },
+		{ "idle", required_argument, 0, 4 },
+		{ "max-bytes", required_argument, 0, 5 },
+		{ "status", required_argument, 0, 6 },
+		{ "quiet", no_argument, 0, 'q' },
+		{ "help", no_argument, 0, 'h' },
+		{ "force", no_argument, 0, 'f' },
 		{ 0, 0, 0, 0 },
 	};
 	const char *listen_spec = NULL, *contact_file = NULL;
@@ -710,7 +723,10 @@ int cmd_collect(int argc, char **argv)
 		case 'c': contact_file = optarg; break;
 		case 1: failstop = 1; break;
 		case 2: clocks_only = 1; break;
-		case 3: grace_s = atof(optarg); grace_set = 1; break;
+		case 3:
+			grace_s = atof(optarg);
+			grace_set = 1;
+			break;
 		case 4: idle_s = atof(optarg); break;
 		case 5: {
 			char *end;
@@ -739,8 +755,10 @@ int cmd_collect(int argc, char **argv)
 			used = strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
 		closedir(existing);
 		if (used && !force) {
-			fprintf(stderr, "ovni-auto collect: %s holds files; choose a new directory, or -f to write "
-					"into it\n", outdir);
+			fprintf(stderr,
+				"ovni-auto collect: %s holds files; choose a new directory, or -f to write "
+				"into it\n",
+				outdir);
 			return 2;
 		}
 	}

@@ -155,8 +155,7 @@ static void describe(const struct rd_event *ev)
 		put_i64(rd_i32(p));
 		PUTS(" tid=");
 		put_i64(rd_i32(p + 4));
-	} else if (m[0] == 'O' && m[1] == 'M' && (m[2] == '[' || m[2] == ']' || m[2] == '=') && n == 12 &&
-		   !ev->jumbo) {
+	} else if (m[0] == 'O' && m[1] == 'M' && (m[2] == '[' || m[2] == ']' || m[2] == '=') && n == 12 && !ev->jumbo) {
 		PUTS("value=");
 		put_i64(rd_i64(p));
 		PUTS(" type=");
@@ -213,8 +212,10 @@ static void print(const struct rd_stream *s, size_t rellen, const struct rd_even
 
 int cmd_dump(int argc, char **argv)
 {
-	static const struct option opts[] = { { "hex", no_argument, 0, 'x' }, { "no-sort", no_argument, 0, 's' },
-					      { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 } };
+	static const struct option opts[] = { { "hex", no_argument, 0, 'x' },
+					      { "no-sort", no_argument, 0, 's' },
+					      { "help", no_argument, 0, 'h' },
+					      { 0, 0, 0, 0 } };
 	int with_hex = 0, sorted = 1, c;
 	while ((c = getopt_long(argc, argv, "xh", opts, NULL)) != -1) {
 		switch (c) {

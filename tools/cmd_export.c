@@ -63,8 +63,8 @@ struct xproc {
 	const char *loom;
 	long long pid;
 	char name[300];
-	struct ck_map types;  /* type id -> label index + 1 */
-	struct ck_map started;/* task id + 1 -> 1 once executed */
+	struct ck_map types;     /* type id -> label index + 1 */
+	struct ck_map started;   /* task id + 1 -> 1 once executed */
 	struct ck_map slicename; /* (task? 1<<32) | type -> interned name index + 1 */
 	int running;
 	int counter_declared;
@@ -174,7 +174,7 @@ static void set_running(struct xthread *x, int64_t ts, int delta)
  * bit 32 set for tasks, the tag or task id below. */
 static uint64_t flow_id(int proc, int task, uint64_t id)
 {
-	return ((uint64_t)(proc + 1) << 33) | ((uint64_t)!!task << 32) | (id & 0xffffffffu);
+	return ((uint64_t)(proc + 1) << 33) | ((uint64_t) !!task << 32) | (id & 0xffffffffu);
 }
 
 static const char *const state_name[] = { "Unknown", "Running", "Paused", "Cooling", "Warming", "Dead" };
@@ -191,8 +191,7 @@ static void thread_state(struct xthread *x, int64_t ts, int state)
 		set_running(x, ts, is_running ? 1 : -1);
 }
 
-static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s, const struct rd_event *ev,
-		  int64_t ts)
+static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s, const struct rd_event *ev, int64_t ts)
 {
 	const char *m = ev->mcv;
 	struct xproc *p = &procs[x->proc];
@@ -204,7 +203,7 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 				thread_state(x, ts, 1);
 				if (ev->size >= 16 && rd_u64(ev->payload + 8) && flows)
 					flow(&x->track[0], ts, flow_id(x->proc, 0, rd_u64(ev->payload + 8)), 0,
-						  "thread");
+					     "thread");
 				break;
 			case 'e': thread_state(x, ts, 5); break;
 			case 'p': thread_state(x, ts, 2); break;
@@ -214,7 +213,7 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 			case 'C':
 				if (ev->size >= 12 && flows)
 					flow(&x->track[0], ts, flow_id(x->proc, 0, rd_u64(ev->payload + 4)), 1,
-						  "thread");
+					     "thread");
 				break;
 			}
 		} else if (m[1] == 'F') {
@@ -280,7 +279,8 @@ static void event(struct lb_marks *names, struct xthread *x, struct rd_stream *s
 	if (m[0] != 'P')
 		return;
 	if (m[1] == 'O' && m[2] == 'c' && ev->jumbo && ev->size > 4) {
-		const char *label = intern((const char *)ev->payload + 4, strnlen((const char *)ev->payload + 4, ev->size - 4));
+		const char *label =
+			intern((const char *)ev->payload + 4, strnlen((const char *)ev->payload + 4, ev->size - 4));
 		(void)label;
 		ck_map_put(&p->types, rd_u32(ev->payload), ninterned); /* label index + 1 */
 		return;
@@ -471,7 +471,8 @@ int cmd_export(int argc, char **argv)
 			uint64_t done = 0;
 			for (int i = 0; i < t.n; i++)
 				done += t.streams[i].off;
-			fprintf(stderr, "\rexport: %3.0f%% (%ld events)", 100.0 * (double)done / (double)(total ? total : 1), n);
+			fprintf(stderr, "\rexport: %3.0f%% (%ld events)",
+				100.0 * (double)done / (double)(total ? total : 1), n);
 		}
 	}
 	if (tty && n >= 0x100000)

@@ -57,7 +57,9 @@ static int build_matrix(struct lt_run *r, char *err, size_t errlen)
 				uint64_t b = r->rank[a].access[m * (n - 1) + k];
 				if (b >= (uint64_t)n || (int)b == a || (b < sizeof(seen) && seen[b]++)) {
 					snprintf(err, errlen,
-						 "rank %d: unknown layout: its access pattern is not one partner per step", a);
+						 "rank %d: unknown layout: its access pattern is not one partner per "
+						 "step",
+						 a);
 					return -1;
 				}
 				matrix[b * (uint64_t)n + (uint64_t)a] += r->rank[a].timing[m * (n - 1) + k] / r->m;
@@ -117,8 +119,8 @@ static void print_raw(const struct sion_file *s, const struct lt_run *r)
 	       r->start, r->end, fmt_double(r->min, b1), fmt_double(r->avg, b2), fmt_double(r->max, b3));
 	int a2a = r->flags[0] != 0, k = (r->n - 1) * r->m;
 	if (a2a)
-		printf("  a2a min/avg/max %s %s %s own a2a %s\n", fmt_double(r->a2a_min, b1), fmt_double(r->a2a_avg, b2),
-		       fmt_double(r->a2a_max, b3), fmt_double(r->rank[0].a2a[0], b4));
+		printf("  a2a min/avg/max %s %s %s own a2a %s\n", fmt_double(r->a2a_min, b1),
+		       fmt_double(r->a2a_avg, b2), fmt_double(r->a2a_max, b3), fmt_double(r->rank[0].a2a[0], b4));
 	printf("  timings ");
 	double_list(r->rank[0].timing, k);
 	printf(" access ");
@@ -142,10 +144,9 @@ static void print_raw(const struct sion_file *s, const struct lt_run *r)
 
 int cmd_linktest(int argc, char **argv)
 {
-	static const struct option opts[] = { { "csv", no_argument, 0, 'c' }, { "json", no_argument, 0, 'j' },
-					      { "raw", no_argument, 0, 'r' },  { "help", no_argument, 0, 'h' },
-					      { "heatmap", required_argument, 0, 'H' },
-					      { 0, 0, 0, 0 } };
+	static const struct option opts[] = { { "csv", no_argument, 0, 'c' },           { "json", no_argument, 0, 'j' },
+					      { "raw", no_argument, 0, 'r' },           { "help", no_argument, 0, 'h' },
+					      { "heatmap", required_argument, 0, 'H' }, { 0, 0, 0, 0 } };
 	int mode = 0, top = 10, c;
 	const char *heatmap = NULL;
 	while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
@@ -173,8 +174,8 @@ int cmd_linktest(int argc, char **argv)
 		die("%s: %s", path, msg);
 	if (heatmap) {
 		char title[160];
-		snprintf(title, sizeof(title), "LinkTest %u.%u.%u: time per message, %d ranks", r.major, r.minor, r.patch,
-			 r.n);
+		snprintf(title, sizeof(title), "LinkTest %u.%u.%u: time per message, %d ranks", r.major, r.minor,
+			 r.patch, r.n);
 		if (hm_write(heatmap, matrix, n, title) != 0)
 			die("cannot write %s:", heatmap);
 	}
@@ -230,16 +231,18 @@ int cmd_linktest(int argc, char **argv)
 		hostof[k] = h;
 	}
 	double bw = (double)r.u64[1] / 1048576.0;
-	json_t *root = json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "version",
-				 r.patch == 16 ? "2.1.16" : "2.1.17", "mode", r.mode, "ranks", n, "hosts", nhosts,
-				 "messages", (json_int_t)r.u64[0], "message_size", (json_int_t)r.u64[1], "retests",
-				 (json_int_t)r.d, "min_s", vals[0], "median_s", median, "avg_s", r.avg, "max_s", vals[nl - 1]);
+	json_t *root =
+		json_pack("{s:s, s:s, s:i, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:f}", "version",
+			  r.patch == 16 ? "2.1.16" : "2.1.17", "mode", r.mode, "ranks", n, "hosts", nhosts, "messages",
+			  (json_int_t)r.u64[0], "message_size", (json_int_t)r.u64[1], "retests", (json_int_t)r.d,
+			  "min_s", vals[0], "median_s", median, "avg_s", r.avg, "max_s", vals[nl - 1]);
 	if (mode != 'j') {
 		printf("LinkTest %u.%u.%u (%s): %d ranks on %d hosts, %llu messages of %llu bytes, %llu warm-up, %llu "
 		       "serial retests\n",
 		       r.major, r.minor, r.patch, r.mode, n, nhosts, (unsigned long long)r.u64[0],
 		       (unsigned long long)r.u64[1], (unsigned long long)r.u64[2], (unsigned long long)r.d);
-		printf("time per message: min %.3f us (%.1f MiB/s), median %.3f us, avg %.3f us, max %.3f us (%.1f MiB/s)\n",
+		printf("time per message: min %.3f us (%.1f MiB/s), median %.3f us, avg %.3f us, max %.3f us (%.1f "
+		       "MiB/s)\n",
 		       vals[0] * 1e6, bw / vals[0], median * 1e6, r.avg * 1e6, vals[nl - 1] * 1e6, bw / vals[nl - 1]);
 		printf("\nslowest links (A measured with partner B):\n");
 	}
@@ -249,9 +252,9 @@ int cmd_linktest(int argc, char **argv)
 		if (mode != 'j')
 			printf("  %4d (%s) -> %4d (%s): %.3f us, %.2fx the median\n", la[k], r.rank[la[k]].host, lb[k],
 			       r.rank[lb[k]].host, sorted[k] * 1e6, sorted[k] / median);
-		json_array_append_new(jslow, json_pack("{s:i, s:i, s:s, s:s, s:f}", "a", la[k], "b", lb[k], "host_a",
-						       r.rank[la[k]].host, "host_b", r.rank[lb[k]].host, "time_s",
-						       sorted[k]));
+		json_array_append_new(jslow,
+				      json_pack("{s:i, s:i, s:s, s:s, s:f}", "a", la[k], "b", lb[k], "host_a",
+						r.rank[la[k]].host, "host_b", r.rank[lb[k]].host, "time_s", sorted[k]));
 	}
 	json_object_set_new(root, "slowest", jslow);
 	if (mode != 'j')
@@ -268,11 +271,12 @@ int cmd_linktest(int argc, char **argv)
 				qsort(v, (size_t)nv, sizeof(double), cmpd);
 				double med = nv % 2 ? v[nv / 2] : (v[nv / 2 - 1] + v[nv / 2]) / 2;
 				if (mode != 'j')
-					printf("  %s -> %s: %.3f / %.3f / %.3f (%d links)\n", hosts[ha], hosts[hb], v[0] * 1e6,
-					       med * 1e6, v[nv - 1] * 1e6, nv);
-				json_array_append_new(jpairs, json_pack("{s:s, s:s, s:i, s:f, s:f, s:f}", "host_a", hosts[ha],
-									"host_b", hosts[hb], "links", nv, "min_s", v[0],
-									"median_s", med, "max_s", v[nv - 1]));
+					printf("  %s -> %s: %.3f / %.3f / %.3f (%d links)\n", hosts[ha], hosts[hb],
+					       v[0] * 1e6, med * 1e6, v[nv - 1] * 1e6, nv);
+				json_array_append_new(jpairs,
+						      json_pack("{s:s, s:s, s:i, s:f, s:f, s:f}", "host_a", hosts[ha],
+								"host_b", hosts[hb], "links", nv, "min_s", v[0],
+								"median_s", med, "max_s", v[nv - 1]));
 			}
 			free(v);
 		}
@@ -284,9 +288,11 @@ int cmd_linktest(int argc, char **argv)
 		int k = order[i];
 		if (sorted[k] > 2 * median) {
 			if (mode != 'j')
-				printf("%s  %d -> %d: %.3f us (%.2fx the median)\n", nout ? "" : "\noutliers (> 2x the median):\n",
-				       la[k], lb[k], sorted[k] * 1e6, sorted[k] / median);
-			json_array_append_new(jout, json_pack("{s:i, s:i, s:f}", "a", la[k], "b", lb[k], "time_s", sorted[k]));
+				printf("%s  %d -> %d: %.3f us (%.2fx the median)\n",
+				       nout ? "" : "\noutliers (> 2x the median):\n", la[k], lb[k], sorted[k] * 1e6,
+				       sorted[k] / median);
+			json_array_append_new(
+				jout, json_pack("{s:i, s:i, s:f}", "a", la[k], "b", lb[k], "time_s", sorted[k]));
 			nout++;
 		}
 	}
@@ -297,11 +303,11 @@ int cmd_linktest(int argc, char **argv)
 	for (uint64_t i = 0; i < r.d; i++) {
 		if (mode != 'j')
 			printf("%s  %llu -> %llu: %.3f us, retested %.3f us\n", i ? "" : "\nserial retests:\n",
-			       (unsigned long long)r.slow_sender[i], (unsigned long long)r.slow_receiver[i], r.slowest[i] * 1e6,
-			       r.retested[i] * 1e6);
+			       (unsigned long long)r.slow_sender[i], (unsigned long long)r.slow_receiver[i],
+			       r.slowest[i] * 1e6, r.retested[i] * 1e6);
 		json_array_append_new(jre, json_pack("{s:I, s:I, s:f, s:f}", "sender", (json_int_t)r.slow_sender[i],
-						     "receiver", (json_int_t)r.slow_receiver[i], "before_s", r.slowest[i],
-						     "after_s", r.retested[i]));
+						     "receiver", (json_int_t)r.slow_receiver[i], "before_s",
+						     r.slowest[i], "after_s", r.retested[i]));
 	}
 	json_object_set_new(root, "retests", jre);
 	if (mode == 'j') {

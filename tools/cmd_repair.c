@@ -184,7 +184,8 @@ static int64_t how_value_of(const char *loom, long long pid)
 						 : NULL;
 			const char *key;
 			json_t *v;
-			json_object_foreach(labels, key, v) {
+			json_object_foreach(labels, key, v)
+			{
 				if ((uint32_t)strtoull(key, NULL, 10) == low) {
 					used = 1;
 					break;
@@ -256,8 +257,8 @@ static int repair_stream(struct rd_stream *s, int dry, const char *how)
 			rc = 1;
 		}
 	} else if (torn || o->n || s->finished != 1) {
-		printf("repaired %s: %zu events kept, %zu bytes of tail cut, %d closing events added%s%s%s\n", s->relpath,
-		       (size_t)nev, s->size - good, o->n, s->finished != 1 ? ", marked finished" : "",
+		printf("repaired %s: %zu events kept, %zu bytes of tail cut, %d closing events added%s%s%s\n",
+		       s->relpath, (size_t)nev, s->size - good, o->n, s->finished != 1 ? ", marked finished" : "",
 		       how ? "; " : "", how ? how : "");
 		rc = 1;
 		if (!dry) {
@@ -382,10 +383,9 @@ static int lock_process(const char *trace, long long pid, int *fds, int max)
 
 int cmd_repair(int argc, char **argv)
 {
-	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' },
+	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' },   { "help", no_argument, 0, 'h' },
 					      { "pid", required_argument, 0, 'p' }, { "how", required_argument, 0, 1 },
-					      { "looms", no_argument, 0, 2 },
-					      { 0, 0, 0, 0 } };
+					      { "looms", no_argument, 0, 2 },       { 0, 0, 0, 0 } };
 	int dry = 0, c, npids = 0, looms_only = 0;
 	long long pids[64];
 	const char *how = NULL;

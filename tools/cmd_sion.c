@@ -95,8 +95,8 @@ int cmd_sion(int argc, char **argv)
 	long local = task;
 	if (s.nfiles > 1) {
 		if (!s.mapping || task >= s.mapping_size)
-			die("%s: task %ld: no mapping entry (file %d of %d holds the mapping)", path, task, s.filenumber,
-			    s.nfiles);
+			die("%s: task %ld: no mapping entry (file %d of %d holds the mapping)", path, task,
+			    s.filenumber, s.nfiles);
 		int file = s.mapping[2 * task];
 		local = s.mapping[2 * task + 1];
 		if (file != s.filenumber) {

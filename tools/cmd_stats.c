@@ -36,9 +36,9 @@ static const char usage_text[] =
 #define NSTATES 6
 static const char *const state_names[NSTATES] = { "unknown", "running", "paused", "cooling", "warming", "dead" };
 
-struct valtime { /* time per (channel, value) */
-	int type;        /* mark type; 0 for openmp states */
-	int64_t key;     /* mark value; subsystem id for openmp */
+struct valtime {     /* time per (channel, value) */
+	int type;    /* mark type; 0 for openmp states */
+	int64_t key; /* mark value; subsystem id for openmp */
 	int64_t ns;
 	long count;
 };
@@ -73,8 +73,8 @@ struct tstat {
 	long nflush;
 	int64_t flush_ns;
 	long nevents;
-	struct vt_table marks;  /* key: type << 40 | (value & 0xffffffffff) */
-	struct vt_table omp;    /* key: subsystem id */
+	struct vt_table marks; /* key: type << 40 | (value & 0xffffffffff) */
+	struct vt_table omp;   /* key: subsystem id */
 	long segments;
 };
 
@@ -93,8 +93,8 @@ struct pstat {
 	struct task *task;
 	size_t ntask, captask;
 	long threads;
-	int64_t first, last;    /* the process's first and last event */
-	struct vt_table mpi;    /* key: category << 8 | enter value */
+	int64_t first, last;     /* the process's first and last event */
+	struct vt_table mpi;     /* key: category << 8 | enter value */
 	int64_t mpi_ns, wait_ns; /* outermost MPI calls; the blocking ones */
 };
 
@@ -201,8 +201,10 @@ static void count_migrations(struct tstat *ts, int n)
 			if (nv == cap) {
 				cap = cap ? cap * 2 : 1024;
 				v = realloc(v, cap * sizeof(*v));
-				if (!v)
-					{ err("out of memory"); exit(1); }
+				if (!v) {
+					err("out of memory");
+					exit(1);
+				}
 			}
 			v[nv++] = (struct segstart){ t, ev.time, i };
 		}
@@ -327,7 +329,8 @@ static void stream_pass(struct tstat *ts, int thread_index)
 		} else if (m[0] == 'P') {
 			if (m[1] == 'O' && m[2] == 'c' && ev.jumbo && ev.size > 4) {
 				char label[600];
-				snprintf(label, sizeof(label), "%.*s", (int)(ev.size - 4), (const char *)ev.payload + 4);
+				snprintf(label, sizeof(label), "%.*s", (int)(ev.size - 4),
+					 (const char *)ev.payload + 4);
 				ck_map_put(&p->typelabel, rd_u32(ev.payload), add_label(label));
 			} else if (m[1] == 'P' && ev.size >= 4) {
 				/* Any stream may be read first: a task is known from its first event
@@ -450,8 +453,9 @@ static json_t *mpi_summary(int as_json)
 		for (size_t k = 0; k < p->mpi.n; k++) {
 			const struct valtime *f = &p->mpi.v[k];
 			const char *name = lb_mpi_function((char)(f->key >> 8), (char)(f->key & 0xff));
-			json_object_set_new(jf, name ? name : "?",
-					    json_pack("{s:I, s:I}", "count", (json_int_t)f->count, "ns", (json_int_t)f->ns));
+			json_object_set_new(
+				jf, name ? name : "?",
+				json_pack("{s:I, s:I}", "count", (json_int_t)f->count, "ns", (json_int_t)f->ns));
 		}
 		json_array_append_new(jr, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "loom", p->loom, "pid",
 						    (json_int_t)p->pid, "rank", (json_int_t)p->rank, "lifetime_ns",
@@ -464,7 +468,8 @@ static json_t *mpi_summary(int as_json)
 
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option opts[] = { { "json", no_argument, 0, 'j' }, { "help", no_argument, 0, 'h' },
+	static const struct option opts[] = { { "json", no_argument, 0, 'j' },
+					      { "help", no_argument, 0, 'h' },
 					      { 0, 0, 0, 0 } };
 	int as_json = 0, c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -528,7 +533,8 @@ int cmd_stats(int argc, char **argv)
 	json_object_set_new(root, "streams", json_integer(t.n));
 	json_object_set_new(root, "events", json_integer(total_events));
 	json_object_set_new(root, "bytes", json_integer((json_int_t)bytes));
-	json_object_set_new(root, "bytes_per_event", json_real(total_events ? (double)bytes / (double)total_events : 0));
+	json_object_set_new(root, "bytes_per_event",
+			    json_real(total_events ? (double)bytes / (double)total_events : 0));
 	json_object_set_new(root, "span_ns", json_integer(rd_sub(t1, t0)));
 	if (!as_json) {
 		printf("trace %s: %d streams in %d processes, %ld events, %llu bytes (%.1f bytes/event), %.3f ms\n",
@@ -545,9 +551,9 @@ int cmd_stats(int argc, char **argv)
 			printf("%-44s %8.3fms %8.3fms %8.3fms %8ld %9.3f %8ld\n", x->s->relpath, ms(life),
 			       ms(x->state_ns[1]), ms(x->state_ns[2]), x->nflush, ms(x->flush_ns), x->nevents);
 		json_t *jt = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "stream", x->s->relpath, "tid",
-				       (json_int_t)x->s->tid, "pid", (json_int_t)x->s->pid, "lifetime_ns", (json_int_t)life,
-				       "flushes", (json_int_t)x->nflush, "flush_ns", (json_int_t)x->flush_ns, "events",
-				       (json_int_t)x->nevents);
+				       (json_int_t)x->s->tid, "pid", (json_int_t)x->s->pid, "lifetime_ns",
+				       (json_int_t)life, "flushes", (json_int_t)x->nflush, "flush_ns",
+				       (json_int_t)x->flush_ns, "events", (json_int_t)x->nevents);
 		json_t *jst = json_object();
 		for (int k = 1; k < NSTATES - 1; k++)
 			json_object_set_new(jst, state_names[k], json_integer(x->state_ns[k]));
@@ -557,8 +563,8 @@ int cmd_stats(int argc, char **argv)
 			int type = x->marks.v[k].type;
 			int64_t value = x->marks.v[k].key;
 			json_array_append_new(jm, json_pack("{s:i, s:I, s:s, s:I, s:I}", "type", type, "value",
-							    (json_int_t)value, "label", mark_label(&t, type, value), "ns",
-							    (json_int_t)x->marks.v[k].ns, "count",
+							    (json_int_t)value, "label", mark_label(&t, type, value),
+							    "ns", (json_int_t)x->marks.v[k].ns, "count",
 							    (json_int_t)x->marks.v[k].count));
 		}
 		json_object_set_new(jt, "marks", jm);
@@ -579,7 +585,8 @@ int cmd_stats(int argc, char **argv)
 		for (int i = 0; i < t.n; i++) {
 			for (size_t k = 0; k < ts[i].marks.n; k++) {
 				if (!header++)
-					printf("\n%-44s %-56s %10s %7s\n", "marks (time in each value)", "value", "time", "count");
+					printf("\n%-44s %-56s %10s %7s\n", "marks (time in each value)", "value",
+					       "time", "count");
 				int type = ts[i].marks.v[k].type;
 				int64_t value = ts[i].marks.v[k].key;
 				char what[160];
@@ -631,18 +638,19 @@ int cmd_stats(int argc, char **argv)
 			const char *label = ck_map_get(&p->typelabel, type, &li) ? labels[li - 1] : "?";
 			if (!as_json) {
 				if (!theader++)
-					printf("\n%-22s %-32s %8s %8s %10s %10s %10s %6s\n", "process", "task type", "tasks",
-					       "segments", "total", "mean", "max", "migr.");
+					printf("\n%-22s %-32s %8s %8s %10s %10s %10s %6s\n", "process", "task type",
+					       "tasks", "segments", "total", "mean", "max", "migr.");
 				char pr[64];
 				snprintf(pr, sizeof(pr), "%s/%lld", p->loom, p->pid);
 				printf("%-22.22s %-32.32s %8ld %8ld %8.3fms %8.3fms %8.3fms %6ld\n", pr, label, n, nseg,
 				       ms(total), ms(n ? total / n : 0), ms(max), migr);
 			}
-			json_array_append_new(jtypes, json_pack("{s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "loom",
-								p->loom, "pid", (json_int_t)p->pid, "label", label, "tasks",
-								(json_int_t)n, "segments", (json_int_t)nseg, "total_ns",
-								(json_int_t)total, "mean_ns", (json_int_t)(n ? total / n : 0),
-								"max_ns", (json_int_t)max, "migrations", (json_int_t)migr));
+			json_array_append_new(jtypes,
+					      json_pack("{s:s, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "loom",
+							p->loom, "pid", (json_int_t)p->pid, "label", label, "tasks",
+							(json_int_t)n, "segments", (json_int_t)nseg, "total_ns",
+							(json_int_t)total, "mean_ns", (json_int_t)(n ? total / n : 0),
+							"max_ns", (json_int_t)max, "migrations", (json_int_t)migr));
 			p->task[a].type = 0;
 		}
 	}

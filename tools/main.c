@@ -14,14 +14,15 @@ struct command {
 };
 
 #define OA_ENTRY(name, summary) { #name, cmd_##name, summary },
-static const struct command commands[] = { OA_COMMANDS(OA_ENTRY) { NULL, NULL, NULL } };
+static const struct command commands[] = { OA_COMMANDS(OA_ENTRY){ NULL, NULL, NULL } };
 #undef OA_ENTRY
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ovni-auto <command> [options] [args]\n\n"
-		   "Tools for ovni traces made by libovni-auto (see also ovnirun).\n\n"
-		   "commands:\n");
+	fprintf(f,
+		"usage: ovni-auto <command> [options] [args]\n\n"
+		"Tools for ovni traces made by libovni-auto (see also ovnirun).\n\n"
+		"commands:\n");
 	for (size_t i = 0; commands[i].name; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n`ovni-auto <command> --help` describes one command.\n");

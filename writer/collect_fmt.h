@@ -35,11 +35,11 @@
 #include <string.h>
 
 #define OA_COL_HDR 8
-#define OA_COL_MAX_CTRL 4096       /* payload of every frame but FILE data */
-#define OA_COL_SECRET_HEX 32       /* 128 bits */
+#define OA_COL_MAX_CTRL 4096 /* payload of every frame but FILE data */
+#define OA_COL_SECRET_HEX 32 /* 128 bits */
 #define OA_COL_RUN_HEX 8
-#define OA_COL_SYNC_ROUNDS 64      /* ping-pongs per clock measurement */
-#define OA_COL_NAME_MAX 64         /* "thread.<tid>/stream.json" */
+#define OA_COL_SYNC_ROUNDS 64 /* ping-pongs per clock measurement */
+#define OA_COL_NAME_MAX 64    /* "thread.<tid>/stream.json" */
 
 #define OA_COL_TYPE(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 #define OA_COL_HELO OA_COL_TYPE('H', 'E', 'L', 'O')
@@ -56,8 +56,8 @@
 #define OA_COL_DONE OA_COL_TYPE('D', 'O', 'N', 'E') /* ... and its program ended */
 #define OA_COL_AUTH OA_COL_TYPE('A', 'U', 'T', 'H') /* the collector's nonce and proof */
 #define OA_COL_PROV OA_COL_TYPE('P', 'R', 'O', 'V') /* the agent's proof */
-#define OA_COL_NONCE_HEX 32 /* 128 bits */
-#define OA_COL_PROOF_HEX 64 /* HMAC-SHA-256 */
+#define OA_COL_NONCE_HEX 32                         /* 128 bits */
+#define OA_COL_PROOF_HEX 64                         /* HMAC-SHA-256 */
 /* The most PINGs a client answers in one exchange (a clock measurement is
  * OA_COL_SYNC_ROUNDS; the collector takes at most two in a row). */
 #define OA_COL_MAX_PINGS (4 * OA_COL_SYNC_ROUNDS)
@@ -118,7 +118,8 @@ static inline void oa_sha256_block(struct oa_sha256 *c, const uint8_t *b)
 	};
 	uint32_t w[64], v[8];
 	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 | (uint32_t)b[4 * i + 2] << 8 | b[4 * i + 3];
+		w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 | (uint32_t)b[4 * i + 2] << 8 |
+		       b[4 * i + 3];
 	for (int i = 16; i < 64; i++) {
 		uint32_t s0 = oa_ror32(w[i - 15], 7) ^ oa_ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);
 		uint32_t s1 = oa_ror32(w[i - 2], 17) ^ oa_ror32(w[i - 2], 19) ^ (w[i - 2] >> 10);

@@ -15,8 +15,8 @@ static inline uint64_t ev_ovni_thread_create(struct oa_stream *s, int32_t cpu, u
 
 /* OHx: the thread begins running on loom CPU index cpu (-1: virtual CPU),
  * created by creator_tid (-1: none), no earlier than `clock`. */
-static inline uint64_t ev_ovni_thread_execute(struct oa_stream *s, int32_t cpu, int32_t creator_tid,
-					      uint64_t tag, uint64_t clock)
+static inline uint64_t ev_ovni_thread_execute(struct oa_stream *s, int32_t cpu, int32_t creator_tid, uint64_t tag,
+					      uint64_t clock)
 {
 	uint8_t p[16];
 	memcpy(p, &cpu, 4);

@@ -166,9 +166,9 @@ marks:
 
 static _Atomic int busy;
 static struct oa_replay rp;
-static uint8_t rbuf[1 << 16];  /* a window of the stream being read */
-static uint8_t obuf[1 << 17];  /* the closing events */
-static char jbuf[1 << 18];     /* stream.json as found */
+static uint8_t rbuf[1 << 16]; /* a window of the stream being read */
+static uint8_t obuf[1 << 17]; /* the closing events */
+static char jbuf[1 << 18];    /* stream.json as found */
 static char jout[(1 << 18) + 1024];
 
 /* The whole events of fd (size bytes) replayed into r: the offset after
@@ -182,7 +182,8 @@ static off_t replay_file(int fd, off_t size, struct oa_replay *r, long *nev)
 		return -1;
 	off_t off = OVNI_HEADER_SIZE, boff = 0;
 	size_t blen = 0;
-	const size_t most = OVNI_EV_HEADER_SIZE + 4 + OVNI_MAX_PAYLOAD; /* the largest normal event, and a jumbo's head */
+	const size_t most =
+		OVNI_EV_HEADER_SIZE + 4 + OVNI_MAX_PAYLOAD; /* the largest normal event, and a jumbo's head */
 	while (off + (off_t)OVNI_EV_HEADER_SIZE <= size) {
 		if (off < boff || off + (off_t)most > boff + (off_t)blen) {
 			size_t want = sizeof(rbuf);
@@ -333,15 +334,17 @@ static ssize_t edit_meta(char *s, size_t n, char *out, size_t cap, int64_t value
 			oa_snprintf(label, sizeof(label), "\"labels\": {\"%lld\": \"%s\"}, ", (long long)value, text);
 		} else if (mark) {
 			at2 = mark;
-			oa_snprintf(label, sizeof(label),
-				    "\n   \"80\": {\"title\": \"Process events (ovni-auto)\", \"chan_type\": \"single\", "
-				    "\"labels\": {\"%lld\": \"%s\"}}%s",
-				    (long long)value, text, object_empty(mark, end) ? "" : ",");
+			oa_snprintf(
+				label, sizeof(label),
+				"\n   \"80\": {\"title\": \"Process events (ovni-auto)\", \"chan_type\": \"single\", "
+				"\"labels\": {\"%lld\": \"%s\"}}%s",
+				(long long)value, text, object_empty(mark, end) ? "" : ",");
 		} else {
-			oa_snprintf(first, sizeof(first),
-				    "%s\n  \"mark\": {\"80\": {\"title\": \"Process events (ovni-auto)\", \"chan_type\": "
-				    "\"single\", \"labels\": {\"%lld\": \"%s\"}}},",
-				    ins1, (long long)value, text);
+			oa_snprintf(
+				first, sizeof(first),
+				"%s\n  \"mark\": {\"80\": {\"title\": \"Process events (ovni-auto)\", \"chan_type\": "
+				"\"single\", \"labels\": {\"%lld\": \"%s\"}}},",
+				ins1, (long long)value, text);
 			ins1 = first;
 		}
 		if (at2)

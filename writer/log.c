@@ -67,12 +67,8 @@ int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
 			p++;
 		}
 		switch (*p) {
-		case 's':
-			put_str(&o, va_arg(ap, const char *));
-			break;
-		case 'c':
-			put(&o, (char)va_arg(ap, int));
-			break;
+		case 's': put_str(&o, va_arg(ap, const char *)); break;
+		case 'c': put(&o, (char)va_arg(ap, int)); break;
 		case 'd': {
 			long long v = lng >= 2 ? va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
 			put_num(&o, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v, v < 0, 10);
@@ -81,7 +77,8 @@ int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
 		case 'u':
 		case 'x': {
 			unsigned long long v = lng >= 2 ? va_arg(ap, unsigned long long)
-				: lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+					       : lng    ? va_arg(ap, unsigned long)
+							: va_arg(ap, unsigned);
 			put_num(&o, v, 0, *p == 'u' ? 10 : 16);
 			break;
 		}
@@ -89,15 +86,9 @@ int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
 			put_str(&o, "0x");
 			put_num(&o, (uintptr_t)va_arg(ap, void *), 0, 16);
 			break;
-		case '%':
-			put(&o, '%');
-			break;
-		case '\0':
-			p--;
-			break;
-		default:
-			put(&o, '%');
-			put(&o, *p);
+		case '%': put(&o, '%'); break;
+		case '\0': p--; break;
+		default: put(&o, '%'); put(&o, *p);
 		}
 	}
 	if (size)

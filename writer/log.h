@@ -16,8 +16,7 @@ extern int oa_log_fd;
  * ovnirun's report (OVNI_REPORT), read at the end of the run; "" for none. */
 extern char oa_log_report[256];
 int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap);
-int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* Tools side (not signal-safe): print "ovni-auto: msg" and exit(1).
  * A message ending in ':' gets ": strerror(errno)" appended. */

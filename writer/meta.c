@@ -50,7 +50,11 @@ size_t oa_meta_sanitize(char *dst, size_t size, const char *src)
 		return 0;
 	while (*s && n + 1 < size) {
 		unsigned c = *s;
-		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		size_t len = c < 0x80             ? 1
+			     : (c & 0xe0) == 0xc0 ? 2
+			     : (c & 0xf0) == 0xe0 ? 3
+			     : (c & 0xf8) == 0xf0 ? 4
+						  : 0;
 		int ok = len > 0 && !(len == 2 && c < 0xc2) && !(len == 4 && c > 0xf4);
 		for (size_t i = 1; ok && i < len; i++)
 			ok = (s[i] & 0xc0) == 0x80;
@@ -159,8 +163,7 @@ static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_labe
 	return 0;
 }
 
-int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value,
-		       const char *label)
+int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
 {
 	if (type < 0 || type >= OA_META_NTYPES || value == 0 ||
 	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1 || !label)
@@ -191,8 +194,8 @@ struct oa_label *oa_meta_label_alloc(void)
 	return malloc(sizeof(struct oa_label) + OA_META_LABEL_MAX + 1);
 }
 
-int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
-			  int64_t value, const char *text)
+int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type, int64_t value,
+			  const char *text)
 {
 	if (!l || type < 0 || type >= OA_META_NTYPES || value == 0 ||
 	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1)
@@ -403,7 +406,7 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 		jw_raw(w, "\": {\"title\": ");
 		jw_str(w, m->types[t].title);
 		jw_raw(w, m->types[t].stack ? ", \"chan_type\": \"stack\", \"labels\": {"
-					     : ", \"chan_type\": \"single\", \"labels\": {");
+					    : ", \"chan_type\": \"single\", \"labels\": {");
 		int first = 1;
 		int nfixed = atomic_load_explicit(&m->types[t].nfixed, memory_order_acquire);
 		for (int i = 0; i < nfixed; i++) {
@@ -474,7 +477,10 @@ static void rd_ws(struct rd *r)
 
 static int hexval(char c)
 {
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+				      : -1;
 }
 
 static int rd_hex4(struct rd *r, unsigned *out)
@@ -520,7 +526,8 @@ static int rd_string(struct rd *r, char *out, size_t cap)
 			case 'u':
 				if (rd_hex4(r, &u))
 					return -1;
-				if (u >= 0xd800 && u < 0xdc00 && r->end - r->p >= 6 && r->p[0] == '\\' && r->p[1] == 'u') {
+				if (u >= 0xd800 && u < 0xdc00 && r->end - r->p >= 6 && r->p[0] == '\\' &&
+				    r->p[1] == 'u') {
 					unsigned lo;
 					r->p += 2;
 					if (rd_hex4(r, &lo) || lo < 0xdc00 || lo > 0xdfff)
@@ -536,7 +543,8 @@ static int rd_string(struct rd *r, char *out, size_t cap)
 					enc[2] = (char)(0x80 | (u & 63)), len = 3;
 				} else {
 					enc[0] = (char)(0xf0 | u >> 18), enc[1] = (char)(0x80 | ((u >> 12) & 63));
-					enc[2] = (char)(0x80 | ((u >> 6) & 63)), enc[3] = (char)(0x80 | (u & 63)), len = 4;
+					enc[2] = (char)(0x80 | ((u >> 6) & 63)), enc[3] = (char)(0x80 | (u & 63)),
+					len = 4;
 				}
 				break;
 			default: enc[0] = e; break; /* \" \\ \/ */

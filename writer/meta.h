@@ -25,16 +25,16 @@
 
 #define OA_REQUIRE_OPENMP 0x1u
 #define OA_REQUIRE_MPI 0x2u
-#define OA_META_NTYPES 100     /* the emulator accepts types 0..99 */
-#define OA_META_BUCKETS 4096u  /* label hash buckets (chains grow past that) */
-#define OA_META_LABEL_MAX 480  /* bytes of a label (the emulator takes < 512) */
+#define OA_META_NTYPES 100    /* the emulator accepts types 0..99 */
+#define OA_META_BUCKETS 4096u /* label hash buckets (chains grow past that) */
+#define OA_META_LABEL_MAX 480 /* bytes of a label (the emulator takes < 512) */
 
 struct oa_label_list;
 
 /* One label; immutable once published. */
 struct oa_label {
-	struct oa_label *hnext; /* hash chain */
-	struct oa_label *onext; /* owner list */
+	struct oa_label *hnext;      /* hash chain */
+	struct oa_label *onext;      /* owner list */
 	struct oa_label_list *owner; /* the list it was pushed on */
 	int64_t value;
 	int type;
@@ -103,14 +103,13 @@ int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char 
  * stream). Returns 0 when added, 1 when the value already had a label, -1
  * on error (undeclared type, value 0, out of memory). Not for signal
  * handlers (it allocates). */
-int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value,
-		       const char *label);
+int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label);
 
 /* A label prepared ahead of time, to be published from a signal handler. */
 struct oa_label *oa_meta_label_alloc(void);
 /* Fill and publish a prepared label (async-signal-safe; at most once each). */
-int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
-			  int64_t value, const char *text);
+int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type, int64_t value,
+			  const char *text);
 
 /* Write the stream.json text of thread `tid` to fd: the process part, every
  * declared type, the global labels and those of `own`. Async-signal-safe.

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #define OVNI_STREAM_MAGIC "ovni"
-#define OVNI_STREAM_VERSION 1u /* u32 after the magic */
+#define OVNI_STREAM_VERSION 1u  /* u32 after the magic */
 #define OVNI_METADATA_VERSION 3 /* "version" in stream.json */
 #define OVNI_HEADER_SIZE 8u
 #define OVNI_EV_HEADER_SIZE 12u /* flags + mcv[3] + u64 clock */
@@ -55,7 +55,7 @@ static inline uint8_t ovni_flags_for_payload(unsigned n)
 
 /* Mark channel types reserved by ovni-auto (users keep 0..79). */
 #define OA_MARK_FIRST 80
-#define OA_MARK_PROC 80     /* process events: fork, exec, spawn, signal, exit */
+#define OA_MARK_PROC 80 /* process events: fork, exec, spawn, signal, exit */
 /* Fixed values of OA_MARK_PROC (the others carry the pid in high bits). */
 #define OA_PROC_SAMPLING_STOPPED 99 /* the program took the sampling signal */
 #define OA_PROC_SIGNAL_BASE 100     /* + signal number: a fatal signal */
@@ -96,11 +96,11 @@ static inline uint32_t oa_proc_value_seq(const char *loom, long long pid, int64_
 #define OA_MARK_CALLSITE 82 /* caller of a creation / blocking call */
 #define OA_MARK_SAMPLE 83   /* sampled current function */
 #define OA_MARK_THREAD_NAME 84
-#define OA_MARK_OMP_TASK 85 /* task completion / suspension / migration */
-#define OA_MARK_OMP_DEPS 86 /* dependences: the task the created one waits for */
+#define OA_MARK_OMP_TASK 85      /* task completion / suspension / migration */
+#define OA_MARK_OMP_DEPS 86      /* dependences: the task the created one waits for */
 #define OA_MARK_OMP_CONSTRUCT 87 /* stack: masked, reduction, lock kinds */
-#define OA_MARK_OMP_TASKID 88 /* the task an OA_MARK_OMP_TASK event is about */
-#define OA_MARK_OMP_DEPKIND 89 /* kind of each dependence of a created task */
+#define OA_MARK_OMP_TASKID 88    /* the task an OA_MARK_OMP_TASK event is about */
+#define OA_MARK_OMP_DEPKIND 89   /* kind of each dependence of a created task */
 
 /* Paired events (MPI functions, OpenMP subsystem states): a lower-case
  * value or '[' enters, the matching upper-case one or ']' leaves. */

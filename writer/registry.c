@@ -30,7 +30,7 @@
 static struct oa_stream *_Atomic head;
 static _Atomic int ending;
 static _Atomic int ended; /* the thread that set `ending` has ended every stream */
-static int barrier_kind; /* 0: none, 1: private expedited, 2: global */
+static int barrier_kind;  /* 0: none, 1: private expedited, 2: global */
 
 void oa_registry_init(void)
 {

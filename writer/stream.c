@@ -260,8 +260,8 @@ static int open_files(struct oa_stream *s, int append)
 		struct stat st;
 		char hdr[OVNI_HEADER_SIZE];
 		int ok = fstat(fd, &st) == 0;
-		if (ok && st.st_size >= (off_t)OVNI_HEADER_SIZE && pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
-		    memcmp(hdr, OVNI_STREAM_MAGIC, 4) == 0)
+		if (ok && st.st_size >= (off_t)OVNI_HEADER_SIZE &&
+		    pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) && memcmp(hdr, OVNI_STREAM_MAGIC, 4) == 0)
 			start = (uint64_t)st.st_size;
 		else if ((!ok || st.st_size != 0) && ftruncate(fd, 0) != 0)
 			goto fail_errno;
@@ -472,7 +472,8 @@ static uint64_t emit_jumbo(struct oa_stream *s, const char *mcv, uint64_t clock,
 	uint64_t used = 0, t0 = 0, t1 = 0, last = s->last_clock;
 	int flushed;
 	unsigned q = oa_emit_enter(s);
-	if (atomic_load_explicit(&s->closed, memory_order_relaxed) || (uint64_t)n + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX)
+	if (atomic_load_explicit(&s->closed, memory_order_relaxed) ||
+	    (uint64_t)n + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX)
 		goto out;
 	if (!clock)
 		clock = oa_clock_now();
@@ -623,8 +624,12 @@ int oa_stream_reopen(struct oa_stream *s)
 	memcpy(closers, s->closers, sizeof(closers));
 	/* A staged stream was moved to its final place at the end: it goes on
 	 * there. */
-	struct oa_stream_cfg cfg = { .dir = s->final_path[0] ? s->final_path : s->path, .final_dir = NULL,
-				     .max_window = s->max_window, .tid = s->tid, .append = 1, .meta = s->meta };
+	struct oa_stream_cfg cfg = { .dir = s->final_path[0] ? s->final_path : s->path,
+				     .final_dir = NULL,
+				     .max_window = s->max_window,
+				     .tid = s->tid,
+				     .append = 1,
+				     .meta = s->meta };
 	int r = oa_stream_open(s, &cfg);
 	if (r != 0)
 		return r;
@@ -666,8 +671,8 @@ void oa_stream_fail(struct oa_stream *s)
 	s->failed = 1;
 	atomic_store(&s->closed, 1);
 	if (!atomic_exchange(&said, 1))
-		oa_log("cannot extend the stream of thread %d in %s (error %d): its trace ends here", s->tid,
-		       s->path, e);
+		oa_log("cannot extend the stream of thread %d in %s (error %d): its trace ends here", s->tid, s->path,
+		       e);
 }
 
 /* The closings of the states still open (oa_stream_track), innermost

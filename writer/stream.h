@@ -54,27 +54,27 @@ enum oa_slot_state {
 
 struct oa_stream {
 	/* Hot fields, touched by every emit (owner only, except emit_seq/closed). */
-	uint8_t *pos;        /* next byte to write */
-	uint8_t *soft_end;   /* flush when an event would pass this */
-	uint64_t last_clock; /* clocks never go backwards inside a stream */
+	uint8_t *pos;              /* next byte to write */
+	uint8_t *soft_end;         /* flush when an event would pass this */
+	uint64_t last_clock;       /* clocks never go backwards inside a stream */
 	_Atomic unsigned emit_seq; /* odd while the owner is inside an emit */
-	_Atomic int closed;  /* nonzero: no more events are accepted */
+	_Atomic int closed;        /* nonzero: no more events are accepted */
 
 	/* Cold fields. */
 	_Atomic int state; /* enum oa_slot_state, for the registry */
-	int live;   /* files created and a window mapped (open .. close) */
-	int failed; /* I/O error: stream ended early */
+	int live;          /* files created and a window mapped (open .. close) */
+	int failed;        /* I/O error: stream ended early */
 	uint8_t *map;
 	size_t map_len;
 	uint64_t map_off; /* file offset of map[0] */
 	size_t window, max_window;
 	int tid;
-	char path[4096];       /* directory holding stream.{obs,json} while writing */
-	char final_path[4096]; /* final directory when staged in OVNI_TMPDIR, else "" */
+	char path[4096];             /* directory holding stream.{obs,json} while writing */
+	char final_path[4096];       /* final directory when staged in OVNI_TMPDIR, else "" */
 	const struct oa_meta *meta;  /* what stream.json says (NULL: no stream.json) */
 	struct oa_label_list labels; /* mark labels this stream writes */
-	int claimed;            /* claimed by oa_registry_end_others() */
-	struct oa_stream *next; /* registry list, never unlinked */
+	int claimed;                 /* claimed by oa_registry_end_others() */
+	struct oa_stream *next;      /* registry list, never unlinked */
 	uint64_t nflush;
 	uint64_t flush_ns; /* time spent mapping windows */
 	/* While a window is being replaced the mapping fields are not coherent:
@@ -85,7 +85,7 @@ struct oa_stream {
 	/* Set on a stream ended for an exec that then failed: its owner reopens
 	 * it (appending) at its next event. */
 	_Atomic int reopen;
-	int paused;        /* the last thread state written is Paused (OHp) */
+	int paused; /* the last thread state written is Paused (OHp) */
 	/* The program (libovni API) holds the thread in a state of its own
 	 * (paused, cooling, warming): the agent writes no pause of its own. */
 	int held;
@@ -127,8 +127,7 @@ static inline void oa_mcv_unpack(uint32_t w, char mcv[4])
 	mcv[3] = 0;
 }
 
-static inline void oa_stream_opened(struct oa_stream *s, const char *open, const char *close, int has_arg,
-				    uint32_t arg)
+static inline void oa_stream_opened(struct oa_stream *s, const char *open, const char *close, int has_arg, uint32_t arg)
 {
 	unsigned n = s->nclosers;
 	if (n < OA_STREAM_MAX_CLOSERS) {
@@ -174,7 +173,7 @@ struct oa_stream_cfg {
 	const char *final_dir; /* where to move the files at close, or NULL */
 	size_t max_window;     /* 0: default */
 	int tid;
-	int append;            /* continue an existing stream.obs (exec) */
+	int append;                 /* continue an existing stream.obs (exec) */
 	const struct oa_meta *meta; /* stream.json from this (NULL: none) */
 };
 
@@ -247,8 +246,7 @@ static inline int oa_reserve(struct oa_stream *s, size_t size, uint64_t *t0, uin
 /* commit: the event ends at p; after a flush the OF[ / OF] pair follows it
  * (the flush happened after the event's clock was read). Returns the clock
  * of the last event written. */
-static inline uint64_t oa_commit(struct oa_stream *s, uint8_t *p, uint64_t clock, int flushed, uint64_t t0,
-				 uint64_t t1)
+static inline uint64_t oa_commit(struct oa_stream *s, uint8_t *p, uint64_t clock, int flushed, uint64_t t0, uint64_t t1)
 {
 	if (unlikely(flushed)) {
 		oa_put_header(p, 0, "OF[", t0);
@@ -317,8 +315,7 @@ static inline uint64_t oa_emit_core(struct oa_stream *s, const char *mcv, uint64
 
 /* Write one event at an explicit clock (raised to the stream's last clock).
  * n is 0 or 2..16 for a normal event.  Returns the clock used, 0 if dropped. */
-static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t clock,
-				  const void *payload, unsigned n)
+static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload, unsigned n)
 {
 	unsigned q = oa_emit_enter(s);
 	uint64_t used = oa_emit_core(s, mcv, clock, payload, n);

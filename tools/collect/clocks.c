@@ -156,14 +156,16 @@ void col_clock_write(FILE *summary)
 		/* Measured twice: the middle, unless one series was much worse
 		 * (longer round trips) than the other; then the better one. */
 		if (h->measured == 2 && h->last_rtt > 2 * h->first_rtt + 2000) {
-			dlen += (size_t)snprintf(drift + dlen, size - dlen, "%s %.0f %.0f %.0f %.3f (end: round trip %.0f us, not used)\n",
-						 host, h->first, h->last, h->last - h->first,
+			dlen += (size_t)snprintf(drift + dlen, size - dlen,
+						 "%s %.0f %.0f %.0f %.3f (end: round trip %.0f us, not used)\n", host,
+						 h->first, h->last, h->last - h->first,
 						 (double)(h->t_last - h->t_first) / 1e9, h->last_rtt / 1000);
 			twice++;
 		} else if (h->measured == 2 && h->first_rtt > 2 * h->last_rtt + 2000) {
 			med = h->last, mean = h->last_mean, std = h->last_std;
-			dlen += (size_t)snprintf(drift + dlen, size - dlen, "%s %.0f %.0f %.0f %.3f (join: round trip %.0f us, not used)\n",
-						 host, h->first, h->last, h->last - h->first,
+			dlen += (size_t)snprintf(drift + dlen, size - dlen,
+						 "%s %.0f %.0f %.0f %.3f (join: round trip %.0f us, not used)\n", host,
+						 h->first, h->last, h->last - h->first,
 						 (double)(h->t_last - h->t_first) / 1e9, h->first_rtt / 1000);
 			twice++;
 		} else if (h->measured == 2) {
@@ -176,8 +178,8 @@ void col_clock_write(FILE *summary)
 		}
 		len += (size_t)snprintf(text + len, size - len, "%d %s %.0f %.1f %.1f\n", n++, host, med, mean, std);
 		if (summary)
-			fprintf(summary, "  host %-20s offset %+.0f ns (spread %.0f ns, best round trip %.0f us%s)\n", host,
-				med, std, h->first_rtt / 1000,
+			fprintf(summary, "  host %-20s offset %+.0f ns (spread %.0f ns, best round trip %.0f us%s)\n",
+				host, med, std, h->first_rtt / 1000,
 				h->measured == 2 ? ", measured again at the end" : "");
 	}
 	if (n)

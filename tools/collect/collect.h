@@ -12,10 +12,10 @@
 
 struct col_host {
 	char loom[COL_LOOM_MAX + 1];
-	int measured;          /* 0, 1 (at join), 2 (and again later) */
-	int joins_measured;    /* processes measured at their join (the first 3) */
-	int nmeasured;         /* series in all (at most MEASURE_MAX) */
-	double first, last;    /* offsets (ns, added to the host's clocks) */
+	int measured;       /* 0, 1 (at join), 2 (and again later) */
+	int joins_measured; /* processes measured at their join (the first 3) */
+	int nmeasured;      /* series in all (at most MEASURE_MAX) */
+	double first, last; /* offsets (ns, added to the host's clocks) */
 	double first_mean, first_std, last_mean, last_std, first_rtt, last_rtt;
 	uint64_t t_first, t_last; /* collector clock of each measurement */
 	int nprocs;
@@ -49,13 +49,13 @@ int col_valid_loom(const char *s);
 /* store.c: files of one transfer wait in DIR/.incoming/<id>/ and move into
  * DIR/loom.L/proc.P/ when the process says FINI.  Names are checked: only
  * "thread.<digits>/stream.obs" or ".../stream.json". */
-int col_store_open_root(const char *dir);       /* 0 or -errno */
-int col_store_begin(unsigned id);               /* make the transfer's directory */
+int col_store_open_root(const char *dir);                   /* 0 or -errno */
+int col_store_begin(unsigned id);                           /* make the transfer's directory */
 int col_store_file(unsigned id, const char *name, int *fd); /* 0, -EINVAL (bad name), -errno */
 int col_store_commit(unsigned id, const char *loom, int pid, int *nstreams);
 void col_store_abort(unsigned id);
-int col_store_root(void);                        /* the trace directory's descriptor */
-void col_store_cleanup(void);                    /* removes .incoming */
+int col_store_root(void);                               /* the trace directory's descriptor */
+void col_store_cleanup(void);                           /* removes .incoming */
 int col_write_file(const char *name, const char *text); /* a small file of ours in DIR, replaced whole */
 
 /* clocks.c */

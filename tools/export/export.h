@@ -9,8 +9,8 @@
 #include <stdio.h>
 
 struct ex_track {
-	uint64_t uuid;      /* unique in the output */
-	int pid, tid;       /* Chrome pid/tid (process index, synthetic thread id) */
+	uint64_t uuid; /* unique in the output */
+	int pid, tid;  /* Chrome pid/tid (process index, synthetic thread id) */
 	int real_pid, real_tid;
 	const char *process_name; /* of its process */
 	const char *name;         /* of the track */

@@ -62,10 +62,10 @@ static void packet(FILE *f, struct buf *p, int64_t ts, int has_ts)
 	struct buf out = { .n = 0 };
 	struct buf pk = { .n = 0 };
 	if (has_ts)
-		u64f(&pk, 8, (uint64_t)ts);         /* timestamp */
-	u64f(&pk, 10, SEQ_ID);                      /* trusted_packet_sequence_id */
+		u64f(&pk, 8, (uint64_t)ts); /* timestamp */
+	u64f(&pk, 10, SEQ_ID);              /* trusted_packet_sequence_id */
 	if (first_packet) {
-		u64f(&pk, 13, 1);                   /* sequence_flags: incremental state cleared */
+		u64f(&pk, 13, 1); /* sequence_flags: incremental state cleared */
 		first_packet = 0;
 	}
 	memcpy(pk.b + pk.n, p->b, p->n);
@@ -119,8 +119,8 @@ static void event(FILE *f, int64_t ts, unsigned type, uint64_t track_uuid, const
 		  int terminating, int64_t counter_value, int has_counter)
 {
 	struct buf ev = { .n = 0 }, p = { .n = 0 };
-	u64f(&ev, 9, type);          /* type */
-	u64f(&ev, 11, track_uuid);   /* track_uuid */
+	u64f(&ev, 9, type);        /* type */
+	u64f(&ev, 11, track_uuid); /* track_uuid */
 	if (name)
 		strf(&ev, 23, name); /* name */
 	if (has_counter)
@@ -167,4 +167,6 @@ static void end(FILE *f)
 	(void)f;
 }
 
-const struct ex_ops ex_perfetto_ops = { begin, track, counter_track, slice_begin, slice_end, flow, instant, counter, end };
+const struct ex_ops ex_perfetto_ops = {
+	begin, track, counter_track, slice_begin, slice_end, flow, instant, counter, end
+};

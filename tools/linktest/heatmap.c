@@ -30,8 +30,9 @@ void hm_geometry(int n, struct hm_geometry *g)
 /* A perceptual-ish scale: dark blue, teal, green, yellow. */
 static void colour(double t, uint8_t rgb[3])
 {
-	static const double stops[5][3] = { { 68, 1, 84 }, { 59, 82, 139 }, { 33, 145, 140 }, { 94, 201, 98 },
-					    { 253, 231, 37 } };
+	static const double stops[5][3] = {
+		{ 68, 1, 84 }, { 59, 82, 139 }, { 33, 145, 140 }, { 94, 201, 98 }, { 253, 231, 37 }
+	};
 	if (!(t >= 0))
 		t = 0;
 	if (t > 1)
@@ -167,8 +168,10 @@ static int write_svg(const char *path, const double *m, int n, const char *title
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
-		   "font-size=\"10\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n", g->width, g->height);
+	fprintf(f,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-family=\"sans-serif\" "
+		"font-size=\"10\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+		g->width, g->height);
 	fprintf(f, "<text x=\"%d\" y=\"16\" font-size=\"12\">%s</text>\n", MARGIN, title);
 	fprintf(f, "<text x=\"%d\" y=\"%d\">A (measuring rank) →, B (partner) ↓</text>\n", MARGIN, MARGIN - 6);
 	for (int b = 0; b < n; b++)
@@ -176,8 +179,10 @@ static int write_svg(const char *path, const double *m, int n, const char *title
 			uint8_t c[3] = { 200, 200, 200 };
 			if (a != b)
 				colour((m[b * n + a] - lo) / (hi - lo), c);
-			fprintf(f, "<rect class=\"cell\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\">"
-				   "<title>%d→%d: %.3f us</title></rect>\n",
+			fprintf(f,
+				"<rect class=\"cell\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+				"fill=\"#%02x%02x%02x\">"
+				"<title>%d→%d: %.3f us</title></rect>\n",
 				MARGIN + a * g->cell, MARGIN + b * g->cell, g->cell, g->cell, c[0], c[1], c[2], a, b,
 				m[b * n + a] * 1e6);
 		}
@@ -185,8 +190,8 @@ static int write_svg(const char *path, const double *m, int n, const char *title
 	for (int i = 0; i < g->matrix; i++) {
 		uint8_t c[3];
 		colour(1.0 - (double)i / g->matrix, c);
-		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"#%02x%02x%02x\"/>\n", bx, MARGIN + i,
-			BAR, c[0], c[1], c[2]);
+		fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"1\" fill=\"#%02x%02x%02x\"/>\n", bx,
+			MARGIN + i, BAR, c[0], c[1], c[2]);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\">%.3f us</text>\n<text x=\"%d\" y=\"%d\">%.3f us</text>\n", bx + BAR + 4,
 		MARGIN + 8, hi * 1e6, bx + BAR + 4, MARGIN + g->matrix, lo * 1e6);
@@ -197,8 +202,9 @@ static int write_svg(const char *path, const double *m, int n, const char *title
 		int h = bins[i] * HIST_H / top;
 		uint8_t c[3];
 		colour((i + 0.5) / BINS, c);
-		fprintf(f, "<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\">"
-			   "<title>%d links</title></rect>\n",
+		fprintf(f,
+			"<rect class=\"bar\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%02x%02x%02x\">"
+			"<title>%d links</title></rect>\n",
 			MARGIN + i * bw, hy + HIST_H - h, bw - 1, h, c[0], c[1], c[2], bins[i]);
 	}
 	fprintf(f, "<text x=\"%d\" y=\"%d\">%.3f us</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%.3f us</text>\n",

@@ -119,8 +119,9 @@ int lt_decode(struct sion_file *s, struct lt_run *r, char *err, size_t errlen)
 	r->major = u32(&c), r->minor = u32(&c), r->patch = u32(&c);
 	if (r->major != 2 || r->minor != 1 || (r->patch != 16 && r->patch != 17)) {
 		free(b0);
-		return fail(err, errlen, "rank 0, offset %zu: LinkTest version %u.%u.%u: only 2.1.16 and 2.1.17 are known",
-			    tl, r->major, r->minor, r->patch);
+		return fail(err, errlen,
+			    "rank 0, offset %zu: LinkTest version %u.%u.%u: only 2.1.16 and 2.1.17 are known", tl,
+			    r->major, r->minor, r->patch);
 	}
 	str(&c, r->hash, sizeof(r->hash), 41);
 	uint32_t mlen = u32(&c);
@@ -152,8 +153,10 @@ int lt_decode(struct sion_file *s, struct lt_run *r, char *err, size_t errlen)
 	if (c.bad || len < head + 9 || (len - head - 9) % block || (len - head - 9) / block < 1 ||
 	    memcmp(b0 + len - 9, "END_BLOCK", 9)) {
 		free(b0);
-		return fail(err, errlen, "rank 0: unknown layout: %zu bytes do not hold %zu-byte permutation blocks "
-				    "between offset %zu and an END_BLOCK marker", len, block, head);
+		return fail(err, errlen,
+			    "rank 0: unknown layout: %zu bytes do not hold %zu-byte permutation blocks "
+			    "between offset %zu and an END_BLOCK marker",
+			    len, block, head);
 	}
 	r->m = (int)((len - head - 9) / block);
 	size_t per = (size_t)r->m * (size_t)(n - 1);
@@ -199,8 +202,8 @@ int lt_decode(struct sion_file *s, struct lt_run *r, char *err, size_t errlen)
 		size_t expect = t2 + 4 + hk + 4 + (size_t)r->m * (16 * (size_t)(n - 1) + f) + 9;
 		if (!t2 || hk > 255 || len != expect || memcmp(bk + len - 9, "END_BLOCK", 9)) {
 			free(bk);
-			return fail(err, errlen, "rank %d: unknown layout (%zu bytes, the layout of rank 0 gives %zu)", k, len,
-				    expect);
+			return fail(err, errlen, "rank %d: unknown layout (%zu bytes, the layout of rank 0 gives %zu)",
+				    k, len, expect);
 		}
 		str(&ck, r->rank[k].host, sizeof(r->rank[k].host), hk);
 		r->rank[k].core = (int32_t)u32(&ck);

@@ -20,11 +20,11 @@ struct lt_rank {
 };
 
 struct lt_run {
-	int newtag;       /* "LinkTest" (2.1.17) rather than "LKTST" */
+	int newtag; /* "LinkTest" (2.1.17) rather than "LKTST" */
 	uint32_t major, minor, patch;
 	char hash[41];
 	char mode[64];
-	uint32_t mode_len;  /* as stored (b) */
+	uint32_t mode_len; /* as stored (b) */
 	uint8_t flags[13]; /* all-to-all, bidirectional, unidirectional, bisection, ... */
 	uint64_t u64[9];   /* messages, size, warm-up, collect, retests, buffers, seed, randomized, seed */
 	int n;             /* ranks */

@@ -115,8 +115,8 @@ int sion_open(struct sion_file *s, const char *path, char *err, size_t errlen)
 	uint64_t n = (uint64_t)s->ntasks;
 	s->meta1_end = 1088 + 16 * n;
 	if (s->meta1_end > s->filesize)
-		return fail(err, errlen, "offset 0x18: ntasks = %d needs a %llu-byte header, the file has %llu", s->ntasks,
-			    (unsigned long long)s->meta1_end, (unsigned long long)s->filesize);
+		return fail(err, errlen, "offset 0x18: ntasks = %d needs a %llu-byte header, the file has %llu",
+			    s->ntasks, (unsigned long long)s->meta1_end, (unsigned long long)s->filesize);
 	if (rd(s, META1_FIXED, s->prefix, PREFIX_LEN) != 0)
 		return fail(err, errlen, "offset 0x34: prefix cut short");
 	s->prefix[PREFIX_LEN] = '\0';
@@ -149,7 +149,8 @@ int sion_open(struct sion_file *s, const char *path, char *err, size_t errlen)
 	uint64_t need = 8 * n * (1 + (uint64_t)s->maxchunks);
 	if (s->start_of_varheader < (int64_t)s->start[0] || (uint64_t)s->start_of_varheader > s->filesize ||
 	    need > s->filesize - (uint64_t)s->start_of_varheader)
-		return fail(err, errlen, "offset 0x%llx: start_of_varheader = %lld, the footer does not fit in the file",
+		return fail(err, errlen,
+			    "offset 0x%llx: start_of_varheader = %lld, the footer does not fit in the file",
 			    (unsigned long long)(1080 + 16 * n), (long long)s->start_of_varheader);
 	uint64_t S = (uint64_t)s->start_of_varheader;
 	s->blockcount = i64s(s, S, n);
@@ -164,9 +165,11 @@ int sion_open(struct sion_file *s, const char *path, char *err, size_t errlen)
 		for (int64_t b = 0; b < s->blockcount[t]; b++) {
 			int64_t sz = s->blocksize[(uint64_t)b * n + t];
 			if (sz > s->chunksize[t] && s->ffv >= 4)
-				return fail(err, errlen, "offset 0x%llx: task %llu block %lld holds %lld bytes, its chunk %lld",
-					    (unsigned long long)(S + 8 * n + 8 * ((uint64_t)b * n + t)), (unsigned long long)t,
-					    (long long)b, (long long)sz, (long long)s->chunksize[t]);
+				return fail(err, errlen,
+					    "offset 0x%llx: task %llu block %lld holds %lld bytes, its chunk %lld",
+					    (unsigned long long)(S + 8 * n + 8 * ((uint64_t)b * n + t)),
+					    (unsigned long long)t, (long long)b, (long long)sz,
+					    (long long)s->chunksize[t]);
 		}
 	}
 	s->meta2_end = S + need;

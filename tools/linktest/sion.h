@@ -12,25 +12,25 @@
 struct sion_file {
 	int fd;
 	uint64_t filesize;
-	int swap;                  /* metadata in the other byte order */
+	int swap; /* metadata in the other byte order */
 	uint8_t endian_raw[4];
 	int32_t version, patch, ffv, fsblksize, ntasks, nfiles, filenumber;
 	int64_t flag1, flag2;
 	char prefix[1025];
-	int64_t *globalrank;       /* [ntasks] */
-	int64_t *chunksize;        /* [ntasks] */
+	int64_t *globalrank; /* [ntasks] */
+	int64_t *chunksize;  /* [ntasks] */
 	int32_t maxchunks;
 	int64_t start_of_varheader;
 	uint64_t meta1_end;
-	uint64_t *start;           /* [ntasks]: offset of each task's chunk in block 0 */
-	uint64_t globalskip;       /* bytes of one block */
-	int64_t *blockcount;       /* [ntasks] */
-	int64_t *blocksize;        /* [maxchunks * ntasks], block-major */
+	uint64_t *start;     /* [ntasks]: offset of each task's chunk in block 0 */
+	uint64_t globalskip; /* bytes of one block */
+	int64_t *blockcount; /* [ntasks] */
+	int64_t *blocksize;  /* [maxchunks * ntasks], block-major */
 	uint64_t meta2_end;
-	uint8_t *trailing;         /* bytes after META2 (the multi-file mapping) */
+	uint8_t *trailing; /* bytes after META2 (the multi-file mapping) */
 	size_t ntrailing;
-	int32_t mapping_size;      /* 0 when there is no mapping */
-	int32_t *mapping;          /* [2 * mapping_size]: file number, local rank */
+	int32_t mapping_size; /* 0 when there is no mapping */
+	int32_t *mapping;     /* [2 * mapping_size]: file number, local rank */
 };
 
 /* Open and validate. 0, or -1 with a message naming the offset and field. */

@@ -57,16 +57,13 @@ static const char usage_text[] =
 	"See README.md for the environment variables the agent reads.\n";
 
 static const struct option long_opts[] = {
-	{ "output", required_argument, 0, 'o' }, { "force", no_argument, 0, 'f' },
-	{ "tmpdir", required_argument, 0, 't' }, { "loom", required_argument, 0, 'l' },
-	{ "appid", required_argument, 0, 'a' },  { "bufsize", required_argument, 0, 'b' },
-	{ "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
-	{ "children", required_argument, 0, 'c' },
-	{ "callsites", no_argument, 0, 's' },
-	{ "sample", required_argument, 0, 'S' },
-	{ "no-libomp", no_argument, 0, 1 },
-	{ "collect", required_argument, 0, 2 },
-	{ 0, 0, 0, 0 },
+	{ "output", required_argument, 0, 'o' },   { "force", no_argument, 0, 'f' },
+	{ "tmpdir", required_argument, 0, 't' },   { "loom", required_argument, 0, 'l' },
+	{ "appid", required_argument, 0, 'a' },    { "bufsize", required_argument, 0, 'b' },
+	{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
+	{ "children", required_argument, 0, 'c' }, { "callsites", no_argument, 0, 's' },
+	{ "sample", required_argument, 0, 'S' },   { "no-libomp", no_argument, 0, 1 },
+	{ "collect", required_argument, 0, 2 },    { 0, 0, 0, 0 },
 };
 
 /* The library next to us: <bindir>/../lib/libovni-auto.so. */
@@ -135,7 +132,8 @@ static const char *untraceable(const char *path)
 		int interp = 0;
 		for (int i = 0; i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
-			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) != sizeof(ph))
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (Elf64_Off)i * eh.e_phentsize)) !=
+			    sizeof(ph))
 				break;
 			if (ph.p_type == PT_INTERP)
 				interp = 1;
@@ -153,8 +151,8 @@ static const char *untraceable(const char *path)
  * runs its own ovnirun, and all must write one trace. */
 static const char *launcher_rank(void)
 {
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "MV2_COMM_WORLD_RANK",
-					    "SLURM_PROCID", NULL };
+	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK",    "PMI_RANK",
+					    "MV2_COMM_WORLD_RANK",  "SLURM_PROCID", NULL };
 	for (const char *const *v = vars; *v; v++) {
 		const char *r = getenv(*v);
 		if (r && *r)
@@ -166,8 +164,8 @@ static const char *launcher_rank(void)
 /* A name for the job all ranks share (the launcher's job id), or "". */
 static void launcher_job(char *out, size_t size)
 {
-	static const char *const vars[] = { "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "PMI_KVSNAME",
-					    "SLURM_JOB_ID", NULL };
+	static const char *const vars[] = { "PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "PMI_KVSNAME", "SLURM_JOB_ID",
+					    NULL };
 	out[0] = '\0';
 	for (const char *const *v = vars; *v; v++) {
 		const char *j = getenv(*v);
@@ -176,8 +174,9 @@ static void launcher_job(char *out, size_t size)
 		size_t n = 0;
 		for (; *j && n + 1 < size; j++)
 			out[n++] = (char)((*j >= 'a' && *j <= 'z') || (*j >= 'A' && *j <= 'Z') ||
-						  (*j >= '0' && *j <= '9') || *j == '-' || *j == '.'
-					  ? *j : '_');
+							  (*j >= '0' && *j <= '9') || *j == '-' || *j == '.'
+						  ? *j
+						  : '_');
 		out[n] = '\0';
 		const char *step = getenv("SLURM_STEP_ID");
 		if (!strcmp(*v, "SLURM_JOB_ID") && step && *step && n + 1 + strlen(step) < size)
@@ -202,8 +201,10 @@ static void pick_tracedir(const char *opt, int force, char *out, size_t size)
 	if (opt) {
 		snprintf(out, size, "%s", opt);
 		if (!force && stat(out, &st) == 0) {
-			fprintf(stderr, "ovnirun: the trace directory %s exists; remove it, choose another "
-					"with -o, or write into it with -f\n", out);
+			fprintf(stderr,
+				"ovnirun: the trace directory %s exists; remove it, choose another "
+				"with -o, or write into it with -f\n",
+				out);
 			exit(2);
 		}
 		return;
@@ -326,7 +327,6 @@ static void restore_signals(void)
 		sigaction(handled[i], &inherited[i], NULL);
 }
 
-
 int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
@@ -372,8 +372,7 @@ int main(int argc, char **argv)
 		struct stat st;
 		errno = 0;
 		if (stat(tmpdir, &st) != 0 || !S_ISDIR(st.st_mode) || access(tmpdir, W_OK | X_OK) != 0) {
-			fprintf(stderr, "ovnirun: -t %s: %s\n", tmpdir,
-				errno ? strerror(errno) : "not a directory");
+			fprintf(stderr, "ovnirun: -t %s: %s\n", tmpdir, errno ? strerror(errno) : "not a directory");
 			return 2;
 		}
 	}
@@ -384,11 +383,14 @@ int main(int argc, char **argv)
 	if (!collect && env_contact && *env_contact)
 		collect = env_contact;
 	else if (collect && collect[0] != '@' && !quiet)
-		fprintf(stderr, "ovnirun: warning: the collector's secret is on the command line, where every local user "
-				"reads it (ps): use --collect @FILE or OVNI_COLLECT\n");
+		fprintf(stderr,
+			"ovnirun: warning: the collector's secret is on the command line, where every local user "
+			"reads it (ps): use --collect @FILE or OVNI_COLLECT\n");
 	if (collect && collect_contact(collect, contact, sizeof(contact)) != 0) {
-		fprintf(stderr, "ovnirun: --collect %s: not a contact string (HOST:PORT:RUN:SECRET, as "
-				"`ovni-auto collect` prints it, or @FILE holding one)\n", collect);
+		fprintf(stderr,
+			"ovnirun: --collect %s: not a contact string (HOST:PORT:RUN:SECRET, as "
+			"`ovni-auto collect` prints it, or @FILE holding one)\n",
+			collect);
 		return 2;
 	}
 	if (contact[0]) /* the streams wait locally (see the agent's collect.c) */
@@ -411,7 +413,8 @@ int main(int argc, char **argv)
 		char *r = strrchr(contact, ':'), *run = r;
 		while (run > contact && run[-1] != ':')
 			run--;
-		fprintf(stderr, "ovnirun: cannot reach the collector at %.*s: the trace stays in %s/ovni-collect.%d.%.*s\n",
+		fprintf(stderr,
+			"ovnirun: cannot reach the collector at %.*s: the trace stays in %s/ovni-collect.%d.%.*s\n",
 			(int)(run - 1 - contact), contact, base && base[0] == '/' ? base : "/tmp", (int)getuid(),
 			(int)(r - run), run);
 		setenv("OVNI_COLLECT_UNREACHABLE", "1", 1);

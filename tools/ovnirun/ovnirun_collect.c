@@ -93,7 +93,8 @@ int collect_session(const char *contact, int done)
 		r = frame(fd, OA_COL_PROV, hello);
 	}
 	if (!r)
-		r = recv(fd, h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h) && oa_col_get32(h) == OA_COL_WELC ? 0 : -1;
+		r = recv(fd, h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h) && oa_col_get32(h) == OA_COL_WELC ? 0
+														: -1;
 	if (!r)
 		r = frame(fd, done ? OA_COL_DONE : OA_COL_BEGN, "");
 	if (fd >= 0)

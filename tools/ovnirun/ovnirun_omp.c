@@ -32,8 +32,8 @@ static const char *const sys_dirs[] = {
 /* Libraries that never pull libgomp in: not worth opening. */
 static int boring(const char *name)
 {
-	static const char *const skip[] = { "libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so",
-					    "ld-linux", "libgcc_s.so", "libstdc++.so", "libomp.so", "libiomp5.so" };
+	static const char *const skip[] = { "libc.so",  "libm.so",     "libpthread.so", "libdl.so",  "librt.so",
+					    "ld-linux", "libgcc_s.so", "libstdc++.so",  "libomp.so", "libiomp5.so" };
 	for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
 		if (!strncmp(name, skip[i], strlen(skip[i])))
 			return 1;
@@ -223,8 +223,9 @@ int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int q
 	env_list_add("OMP_TOOL_LIBRARIES", agent_lib, NULL);
 	int detach = 0, libovni = 0, gomp = omp_needs_libgomp(prog, &detach, &libovni);
 	if (libovni && !quiet)
-		fprintf(stderr, "ovnirun: %s uses libovni: its libovni calls are served by the agent, its events "
-				"merged into the agent's streams (README: programs that use libovni)\n",
+		fprintf(stderr,
+			"ovnirun: %s uses libovni: its libovni calls are served by the agent, its events "
+			"merged into the agent's streams (README: programs that use libovni)\n",
 			prog);
 	if (!gomp)
 		return 0;

@@ -381,12 +381,15 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 			if (repair(dir, procs[i].pid, how, 0) == 0) {
 				finished_by_us++;
 				if (!quiet)
-					fprintf(stderr, "ovnirun: %s had not finished its streams: %s\n", procs[i].dir, how);
+					fprintf(stderr, "ovnirun: %s had not finished its streams: %s\n", procs[i].dir,
+						how);
 			} else {
 				failed++;
 				if (!quiet)
-					fprintf(stderr, "ovnirun: %s ended without finishing its streams, and `ovni-auto "
-							"repair` could not finish them\n", procs[i].dir);
+					fprintf(stderr,
+						"ovnirun: %s ended without finishing its streams, and `ovni-auto "
+						"repair` could not finish them\n",
+						procs[i].dir);
 			}
 		}
 		if (!running || failed || now_ms() - t0 >= (uint64_t)wait_ms)
@@ -396,11 +399,13 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 	}
 	/* A job script: the shells around mpirun have no rank. */
 	if (mixed_ranks(dir) && repair(dir, 0, NULL, !quiet) != 0 && !quiet)
-		fprintf(stderr, "ovnirun: `ovni-auto repair --looms` could not move the processes without an MPI "
-				"rank out of the looms of the ranks\n");
+		fprintf(stderr,
+			"ovnirun: `ovni-auto repair --looms` could not move the processes without an MPI "
+			"rank out of the looms of the ranks\n");
 	if (running && !quiet) {
 		int n = scan(dir, procs, MAX_PROCS, root), shown = 0;
-		fprintf(stderr, "ovnirun: %d process%s of the run still running (their streams finish when they end):\n",
+		fprintf(stderr,
+			"ovnirun: %d process%s of the run still running (their streams finish when they end):\n",
 			running, running > 1 ? "es" : "");
 		for (int k = 0; k < nlate && shown < 6; k++) {
 			int listed = 0;

@@ -23,16 +23,17 @@ static void add_label(struct ck *c, struct ck_thread *th, long type, const char 
 	struct ck_marktype *mt = &c->marks[type];
 	long long value;
 	if (!parse_decimal(key, &value) || !json_is_string(lab)) {
-		ck_problem(c, th, NULL, "meta-mark", "ovni.mark.%ld.labels: bad entry '%s' (a decimal value and a string)",
-			   type, key);
+		ck_problem(c, th, NULL, "meta-mark",
+			   "ovni.mark.%ld.labels: bad entry '%s' (a decimal value and a string)", type, key);
 		return;
 	}
 	const char *text = json_string_value(lab);
 	uint64_t idx;
 	if (ck_map_get(&mt->labels, (uint64_t)value, &idx)) {
 		if (strcmp(c->labelstr[idx - 1], text))
-			ck_problem(c, th, NULL, "meta-mark", "mark value %lld already defined with label %s (type %ld, not %s)",
-				   value, c->labelstr[idx - 1], type, text);
+			ck_problem(c, th, NULL, "meta-mark",
+				   "mark value %lld already defined with label %s (type %ld, not %s)", value,
+				   c->labelstr[idx - 1], type, text);
 		return;
 	}
 	if (c->nlabelstr == c->caplabelstr) {
@@ -67,10 +68,12 @@ void ck_marks_meta(struct ck *c, struct ck_thread *th, json_t *m)
 	}
 	const char *key;
 	json_t *v;
-	json_object_foreach(m, key, v) {
+	json_object_foreach(m, key, v)
+	{
 		long long type;
 		if (!parse_decimal(key, &type) || type < 0 || type >= CK_MARK_TYPES) {
-			ck_problem(c, th, NULL, "meta-mark", "mark type should be in [0, %d) range: %s", CK_MARK_TYPES, key);
+			ck_problem(c, th, NULL, "meta-mark", "mark type should be in [0, %d) range: %s", CK_MARK_TYPES,
+				   key);
 			continue;
 		}
 		json_t *title = json_object_get(v, "title"), *kind = json_object_get(v, "chan_type");
@@ -78,10 +81,10 @@ void ck_marks_meta(struct ck *c, struct ck_thread *th, json_t *m)
 			ck_problem(c, th, NULL, "meta-mark", "ovni.mark.%lld: missing title (a string)", type);
 			continue;
 		}
-		if (!json_is_string(kind) || (strcmp(json_string_value(kind), "single") &&
-					      strcmp(json_string_value(kind), "stack"))) {
-			ck_problem(c, th, NULL, "meta-mark", "ovni.mark.%lld: chan_type must be \"single\" or \"stack\"",
-				   type);
+		if (!json_is_string(kind) ||
+		    (strcmp(json_string_value(kind), "single") && strcmp(json_string_value(kind), "stack"))) {
+			ck_problem(c, th, NULL, "meta-mark",
+				   "ovni.mark.%lld: chan_type must be \"single\" or \"stack\"", type);
 			continue;
 		}
 		struct ck_marktype *mt = &c->marks[type];
@@ -91,11 +94,12 @@ void ck_marks_meta(struct ck *c, struct ck_thread *th, json_t *m)
 			mt->stack = stack;
 			mt->title = json_string_value(title);
 		} else if (strcmp(mt->title, json_string_value(title))) {
-			ck_problem(c, th, NULL, "meta-mark", "mark with type %lld already registered with another title (%s)",
-				   type, mt->title);
+			ck_problem(c, th, NULL, "meta-mark",
+				   "mark with type %lld already registered with another title (%s)", type, mt->title);
 		} else if (mt->stack != stack) {
-			ck_problem(c, th, NULL, "meta-mark", "mark with type %lld already registered with another chan_type (%s)",
-				   type, mt->stack ? "stack" : "single");
+			ck_problem(c, th, NULL, "meta-mark",
+				   "mark with type %lld already registered with another chan_type (%s)", type,
+				   mt->stack ? "stack" : "single");
 		}
 		json_t *labels = json_object_get(v, "labels");
 		if (labels && !json_is_object(labels)) {
@@ -104,8 +108,7 @@ void ck_marks_meta(struct ck *c, struct ck_thread *th, json_t *m)
 		}
 		const char *vk;
 		json_t *lab;
-		json_object_foreach(labels, vk, lab)
-			add_label(c, th, (long)type, vk, lab);
+		json_object_foreach(labels, vk, lab) add_label(c, th, (long)type, vk, lab);
 	}
 }
 
@@ -131,8 +134,8 @@ void ck_mark_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev
 	char op = ev->mcv[2];
 	if (op == '=') {
 		if (mt->stack)
-			ck_problem(c, th, ev, "mark-kind", "cannot set on stack channel (mark type %d): use OM[ and OM]",
-				   type);
+			ck_problem(c, th, ev, "mark-kind",
+				   "cannot set on stack channel (mark type %d): use OM[ and OM]", type);
 		return;
 	}
 	if (!mt->stack) {
@@ -148,8 +151,8 @@ void ck_mark_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev
 		return;
 	}
 	if (!st->n) {
-		ck_problem(c, th, ev, "mark-pop", "mark pop of value %lld (type %d) on an empty stack", (long long)value,
-			   type);
+		ck_problem(c, th, ev, "mark-pop", "mark pop of value %lld (type %d) on an empty stack",
+			   (long long)value, type);
 		return;
 	}
 	if (st->v[st->n - 1] != value) {

@@ -64,7 +64,8 @@ static void add_cpus(struct ck *c, struct ck_thread *th, struct ck_loom *l, json
 	}
 	size_t i;
 	json_t *cpu;
-	json_array_foreach(cpus, i, cpu) {
+	json_array_foreach(cpus, i, cpu)
+	{
 		long long idx, phy;
 		json_t *ji = json_object_get(cpu, "index"), *jp = json_object_get(cpu, "phyid");
 		if (!rd_json_int(ji, "", &idx)) {
@@ -79,7 +80,8 @@ static void add_cpus(struct ck *c, struct ck_thread *th, struct ck_loom *l, json
 		if (ck_map_get(&l->byphy, key, &e)) {
 			if (l->ent_idx[e - 1] != idx)
 				ck_problem(c, th, NULL, "meta-cpus",
-					   "mismatch index in existing cpu: %lld (phyid %lld has index %lld elsewhere, %lld here)",
+					   "mismatch index in existing cpu: %lld (phyid %lld has index %lld elsewhere, "
+					   "%lld here)",
 					   phy, phy, l->ent_idx[e - 1], idx);
 			continue;
 		}
@@ -119,8 +121,9 @@ static void merge_cpus(struct ck *c, struct ck_loom *l)
 			continue;
 		}
 		if (used[idx]) {
-			ck_problem(c, th, NULL, "meta-cpus", "cpu with index %lld already taken (loom %s, phyids %lld and %lld)",
-				   idx, l->name, l->phyid[idx], l->ent_phy[e]);
+			ck_problem(c, th, NULL, "meta-cpus",
+				   "cpu with index %lld already taken (loom %s, phyids %lld and %lld)", idx, l->name,
+				   l->phyid[idx], l->ent_phy[e]);
 			continue;
 		}
 		used[idx] = 1;
@@ -135,7 +138,8 @@ static void merge_cpus(struct ck *c, struct ck_loom *l)
 				if (!used[k])
 					missing = k;
 			ck_problem(c, th, NULL, "meta-cpus",
-				   "cpu index out of bounds: index %lld (phyid %lld) in loom %s of %d CPUs (index %lld missing)",
+				   "cpu index out of bounds: index %lld (phyid %lld) in loom %s of %d CPUs (index %lld "
+				   "missing)",
 				   idx, l->ent_phy[e], l->name, l->ncpus, missing);
 		}
 	}
@@ -161,14 +165,15 @@ static void require(struct ck *c, struct ck_thread *th, json_t *req)
 	}
 	const char *name;
 	json_t *v;
-	json_object_foreach(req, name, v) {
+	json_object_foreach(req, name, v)
+	{
 		const struct ck_model *m = ck_model_by_name(name);
 		if (!m)
 			continue; /* unknown models are ignored */
 		int maj, min, hmaj = 0, hmin = 0;
 		if (!json_is_string(v) || !parse_version(json_string_value(v), &maj, &min)) {
-			ck_problem(c, th, NULL, "meta-require", "ovni.require.%s: the version must be a string \"x.y.z\"",
-				   name);
+			ck_problem(c, th, NULL, "meta-require",
+				   "ovni.require.%s: the version must be a string \"x.y.z\"", name);
 			continue;
 		}
 		if (m->version && parse_version(m->version, &hmaj, &hmin) && (maj != hmaj || min > hmin))
@@ -178,8 +183,7 @@ static void require(struct ck *c, struct ck_thread *th, json_t *req)
 	}
 }
 
-static void merge_value(struct ck *c, struct ck_thread *th, long long *into, int have, long long v,
-			const char *what)
+static void merge_value(struct ck *c, struct ck_thread *th, long long *into, int have, long long v, const char *what)
 {
 	if (!have)
 		return;
@@ -290,7 +294,8 @@ void ck_meta(struct ck *c)
 		else if (version != 3)
 			ck_problem(c, th, NULL, "meta-version", "metadata version mismatch %lld (expected 3)", version);
 		if (!s->part) {
-			ck_problem(c, th, NULL, "meta-part", "cannot get attribute ovni.part for stream: %s", s->relpath);
+			ck_problem(c, th, NULL, "meta-part", "cannot get attribute ovni.part for stream: %s",
+				   s->relpath);
 			th->ignored = 1;
 			continue;
 		}
@@ -316,7 +321,8 @@ void ck_meta(struct ck *c)
 		struct ck_proc *p = c->procs[i];
 		if (p->app_id == -1)
 			ck_problem(c, &c->th[p->first_stream], NULL, "meta-appid",
-				   "proc_init_end: appid not set (no ovni.app_id in any stream of process %lld of loom %s)",
+				   "proc_init_end: appid not set (no ovni.app_id in any stream of process %lld of loom "
+				   "%s)",
 				   p->pid, p->loom->name);
 		if (p->rank != -1)
 			p->loom->has_rank = 1;
@@ -324,9 +330,10 @@ void ck_meta(struct ck *c)
 	for (int i = 0; i < c->nprocs; i++) {
 		struct ck_proc *p = c->procs[i];
 		if (p->loom->has_rank && p->rank == -1)
-			ck_problem(c, &c->th[p->first_stream], NULL, "meta-rank",
-				   "process %lld of loom %s has no ovni.rank while other processes of the loom have one",
-				   p->pid, p->loom->name);
+			ck_problem(
+				c, &c->th[p->first_stream], NULL, "meta-rank",
+				"process %lld of loom %s has no ovni.rank while other processes of the loom have one",
+				p->pid, p->loom->name);
 	}
 	if (c->nlooms)
 		qsort(c->looms, (size_t)c->nlooms, sizeof(*c->looms), by_name);

@@ -88,7 +88,8 @@ void ck_mpi_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
 	if (!th->mpi.n || ck_top(&th->mpi) != id) {
 		char top[16] = "nothing";
 		if (th->mpi.n)
-			snprintf(top, sizeof(top), "M%c%c", (char)(ck_top(&th->mpi) >> 8), (char)(ck_top(&th->mpi) & 0xff));
+			snprintf(top, sizeof(top), "M%c%c", (char)(ck_top(&th->mpi) >> 8),
+				 (char)(ck_top(&th->mpi) & 0xff));
 		ck_problem(c, th, ev, "mpi-stack", "%s does not close the top of the mpi function stack (%s is open)",
 			   ev->mcv, top);
 		return;

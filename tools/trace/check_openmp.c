@@ -15,12 +15,12 @@
 
 /* Subsystem pairs: category, opening value, closing value. */
 static const char pairs[][3] = {
-	{ 'B', 'b', 'B' }, { 'B', 'j', 'J' }, { 'B', 'f', 'F' }, { 'B', 't', 'T' },
-	{ 'I', 'a', 'A' }, { 'I', 'r', 'R' }, { 'I', '[', ']' },
-	{ 'W', 'd', 'D' }, { 'W', 'y', 'Y' }, { 'W', 'c', 'C' }, { 'W', 's', 'S' }, { 'W', 'e', 'E' }, { 'W', 'i', 'I' },
-	{ 'T', 'a', 'A' }, { 'T', 'c', 'C' }, { 'T', 'd', 'D' }, { 'T', 'r', 'R' }, { 'T', '[', ']' }, { 'T', 'i', 'I' },
-	{ 'T', 's', 'S' }, { 'T', 'g', 'G' }, { 'T', 't', 'T' }, { 'T', 'w', 'W' }, { 'T', 'y', 'Y' },
-	{ 'A', '[', ']' }, { 'C', 'f', 'F' }, { 'C', 'i', 'I' }, { 'M', 'i', 'I' }, { 'M', 'u', 'U' }, { 'H', '[', ']' },
+	{ 'B', 'b', 'B' }, { 'B', 'j', 'J' }, { 'B', 'f', 'F' }, { 'B', 't', 'T' }, { 'I', 'a', 'A' },
+	{ 'I', 'r', 'R' }, { 'I', '[', ']' }, { 'W', 'd', 'D' }, { 'W', 'y', 'Y' }, { 'W', 'c', 'C' },
+	{ 'W', 's', 'S' }, { 'W', 'e', 'E' }, { 'W', 'i', 'I' }, { 'T', 'a', 'A' }, { 'T', 'c', 'C' },
+	{ 'T', 'd', 'D' }, { 'T', 'r', 'R' }, { 'T', '[', ']' }, { 'T', 'i', 'I' }, { 'T', 's', 'S' },
+	{ 'T', 'g', 'G' }, { 'T', 't', 'T' }, { 'T', 'w', 'W' }, { 'T', 'y', 'Y' }, { 'A', '[', ']' },
+	{ 'C', 'f', 'F' }, { 'C', 'i', 'I' }, { 'M', 'i', 'I' }, { 'M', 'u', 'U' }, { 'H', '[', ']' },
 };
 
 static const char *label_of(const struct ck_proc *p, uint32_t type)
@@ -156,12 +156,12 @@ static void create_task(struct ck *c, struct ck_thread *th, const struct rd_even
 
 static const char *const task_state[] = { "?", "Created", "Running", "Ended" };
 
-static void execute_task(struct ck *c, struct ck_thread *th, const struct rd_event *ev, uint32_t id,
-			 struct ck_task *t)
+static void execute_task(struct ck *c, struct ck_thread *th, const struct rd_event *ev, uint32_t id, struct ck_task *t)
 {
 	if (t->state == TASK_RUNNING) {
-		ck_problem(c, th, ev, "omp-task", "body_execute: body(id=1,taskid=%u) state must be Created but is Running (on %s)",
-			   id, c->t->streams[t->running_on].relpath);
+		ck_problem(c, th, ev, "omp-task",
+			   "body_execute: body(id=1,taskid=%u) state must be Created but is Running (on %s)", id,
+			   c->t->streams[t->running_on].relpath);
 		return;
 	}
 	if (th->tasks.n >= CK_MAX_DEPTH || th->labels.n >= CK_MAX_DEPTH) {
@@ -187,13 +187,14 @@ static void end_task(struct ck *c, struct ck_thread *th, const struct rd_event *
 		return;
 	}
 	if (t->running_on != th->s->index) {
-		ck_problem(c, th, ev, "omp-task", "body_end: body(id=1,taskid=%u) has another stack (it runs on %s)", id,
-			   c->t->streams[t->running_on].relpath);
+		ck_problem(c, th, ev, "omp-task", "body_end: body(id=1,taskid=%u) has another stack (it runs on %s)",
+			   id, c->t->streams[t->running_on].relpath);
 		return;
 	}
 	if (ck_top(&th->tasks) != id) {
-		ck_problem(c, th, ev, "omp-task", "body_end: body(id=1,taskid=%u) is not on top of the stack (task %u is)",
-			   id, ck_top(&th->tasks));
+		ck_problem(c, th, ev, "omp-task",
+			   "body_end: body(id=1,taskid=%u) is not on top of the stack (task %u is)", id,
+			   ck_top(&th->tasks));
 		return;
 	}
 	th->tasks.n--;
@@ -287,12 +288,8 @@ void ck_openmp_event(struct ck *c, struct ck_thread *th, const struct rd_event *
 		else
 			ck_problem(c, th, ev, "omp-unknown", "unknown openmp type event %s", ev->mcv);
 		return;
-	case 'P':
-		task_event(c, th, ev);
-		return;
-	case 'Q':
-		worksharing(c, th, ev);
-		return;
+	case 'P': task_event(c, th, ev); return;
+	case 'Q': worksharing(c, th, ev); return;
 	}
 	subsystem(c, th, ev);
 }

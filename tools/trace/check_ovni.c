@@ -65,8 +65,8 @@ static void tag_tie(struct ck *c, struct ck_thread *th, const struct rd_event *e
 	struct ck_map *time_other = is_ohx ? &p->ohc_time : &p->ohx_time;
 	struct ck_map *by_other = is_ohx ? &p->ohc_by : &p->ohx_by;
 	uint64_t when, who;
-	if (tag && ck_map_get(time_other, tag, &when) && ck_map_get(by_other, tag, &who) &&
-	    (int64_t)when == ev->time && (int)who != th->s->index + 1)
+	if (tag && ck_map_get(time_other, tag, &when) && ck_map_get(by_other, tag, &who) && (int64_t)when == ev->time &&
+	    (int)who != th->s->index + 1)
 		ck_problem(c, th, ev, "tie",
 			   "%s with tag %llu has the same clock as the %s in %s: the emulator may order them either "
 			   "way (thread creation needs a strictly later clock)",
@@ -84,7 +84,8 @@ static void execute(struct ck *c, struct ck_thread *th, const struct rd_event *e
 		return;
 	}
 	if (th->state == TH_RUNNING) {
-		ck_problem(c, th, ev, "state", "cannot execute thread %lld, is already running (it is already Running on CPU %d)",
+		ck_problem(c, th, ev, "state",
+			   "cannot execute thread %lld, is already running (it is already Running on CPU %d)",
 			   th->s->tid, th->cpu);
 		return;
 	}
@@ -139,9 +140,10 @@ static void affinity(struct ck *c, struct ck_thread *th, const struct rd_event *
 		/* The emulator lets a thread set its own affinity to where it
 		 * is, not move another thread there. */
 		if (remote)
-			ck_problem(c, th, ev, "cpu-same",
-				   "pre_affinity_remote: thread %d is already on CPU %d (the emulator refuses the move)",
-				   (int)target->s->tid, cpu);
+			ck_problem(
+				c, th, ev, "cpu-same",
+				"pre_affinity_remote: thread %d is already on CPU %d (the emulator refuses the move)",
+				(int)target->s->tid, cpu);
 		return;
 	}
 	leave_cpu(target);
@@ -152,9 +154,7 @@ static void affinity(struct ck *c, struct ck_thread *th, const struct rd_event *
 static void thread_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev)
 {
 	switch (ev->mcv[2]) {
-	case 'x':
-		execute(c, th, ev);
-		return;
+	case 'x': execute(c, th, ev); return;
 	case 'e':
 		if (need(c, th, ev, S(TH_RUNNING) | S(TH_COOLING), "Running or Cooling"))
 			leave_cpu(th);
@@ -199,9 +199,7 @@ void ck_ovni_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev
 		return;
 	}
 	switch (cat) {
-	case 'H':
-		thread_event(c, th, ev);
-		return;
+	case 'H': thread_event(c, th, ev); return;
 	case 'A':
 		if (val == 's' || val == 'r') {
 			affinity(c, th, ev, val == 'r');
@@ -211,8 +209,9 @@ void ck_ovni_event(struct ck *c, struct ck_thread *th, const struct rd_event *ev
 	case 'F':
 		if (val == '[' || val == ']') {
 			if ((val == '[') == th->flushing)
-				ck_problem(c, th, ev, "flush", "%s while %sflushing (duplicated value on the flushing channel)",
-					   ev->mcv, th->flushing ? "" : "not ");
+				ck_problem(c, th, ev, "flush",
+					   "%s while %sflushing (duplicated value on the flushing channel)", ev->mcv,
+					   th->flushing ? "" : "not ");
 			th->flushing = val == '[';
 			return;
 		}

@@ -29,7 +29,8 @@ struct lb_marks *lb_marks_load(struct rd_trace *t)
 		json_t *marks = rd_json_path(t->streams[i].meta, "ovni.mark");
 		const char *tkey;
 		json_t *def;
-		json_object_foreach(marks, tkey, def) {
+		json_object_foreach(marks, tkey, def)
+		{
 			int type = atoi(tkey);
 			if (type < 0 || type >= 100)
 				continue;
@@ -38,7 +39,8 @@ struct lb_marks *lb_marks_load(struct rd_trace *t)
 				m->title[type] = json_string_value(title);
 			const char *vkey;
 			json_t *label;
-			json_object_foreach(json_object_get(def, "labels"), vkey, label) {
+			json_object_foreach(json_object_get(def, "labels"), vkey, label)
+			{
 				uint64_t dummy, k = key(type, strtoll(vkey, NULL, 10));
 				if (!json_is_string(label) || ck_map_get(&m->values, k, &dummy))
 					continue;
@@ -98,16 +100,35 @@ const char *lb_omp_state(char cat, char val)
 		char cat, val;
 		const char *name;
 	} names[] = {
-		{ 'B', 'b', "barrier: plain" }, { 'B', 'j', "barrier: join" }, { 'B', 'f', "barrier: fork" },
-		{ 'B', 't', "barrier: task" }, { 'I', 'a', "critical: acquiring" }, { 'I', 'r', "critical: releasing" },
-		{ 'I', '[', "critical: section" }, { 'W', 'd', "work: distribute" }, { 'W', 'y', "work: dynamic for init" },
-		{ 'W', 'c', "work: dynamic for chunk" }, { 'W', 's', "work: static for chunk" }, { 'W', 'e', "work: section" },
-		{ 'W', 'i', "work: single" }, { 'T', 'a', "task: allocation" }, { 'T', 'c', "task: check deps" },
-		{ 'T', 'd', "task: duplicating" }, { 'T', 'r', "task: releasing deps" }, { 'T', '[', "task: running" },
-		{ 'T', 'i', "task: running if0" }, { 'T', 's', "task: scheduling" }, { 'T', 'g', "task: taskgroup" },
-		{ 'T', 't', "task: taskwait" }, { 'T', 'w', "task: taskwait deps" }, { 'T', 'y', "task: taskyield" },
-		{ 'A', '[', "runtime: attached" }, { 'C', 'f', "runtime: fork call" }, { 'C', 'i', "runtime: init" },
-		{ 'M', 'i', "runtime: internal microtask" }, { 'M', 'u', "runtime: user microtask" },
+		{ 'B', 'b', "barrier: plain" },
+		{ 'B', 'j', "barrier: join" },
+		{ 'B', 'f', "barrier: fork" },
+		{ 'B', 't', "barrier: task" },
+		{ 'I', 'a', "critical: acquiring" },
+		{ 'I', 'r', "critical: releasing" },
+		{ 'I', '[', "critical: section" },
+		{ 'W', 'd', "work: distribute" },
+		{ 'W', 'y', "work: dynamic for init" },
+		{ 'W', 'c', "work: dynamic for chunk" },
+		{ 'W', 's', "work: static for chunk" },
+		{ 'W', 'e', "work: section" },
+		{ 'W', 'i', "work: single" },
+		{ 'T', 'a', "task: allocation" },
+		{ 'T', 'c', "task: check deps" },
+		{ 'T', 'd', "task: duplicating" },
+		{ 'T', 'r', "task: releasing deps" },
+		{ 'T', '[', "task: running" },
+		{ 'T', 'i', "task: running if0" },
+		{ 'T', 's', "task: scheduling" },
+		{ 'T', 'g', "task: taskgroup" },
+		{ 'T', 't', "task: taskwait" },
+		{ 'T', 'w', "task: taskwait deps" },
+		{ 'T', 'y', "task: taskyield" },
+		{ 'A', '[', "runtime: attached" },
+		{ 'C', 'f', "runtime: fork call" },
+		{ 'C', 'i', "runtime: init" },
+		{ 'M', 'i', "runtime: internal microtask" },
+		{ 'M', 'u', "runtime: user microtask" },
 		{ 'H', '[', "runtime: worker loop" },
 	};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

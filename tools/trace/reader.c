@@ -27,7 +27,7 @@
 #define RD_WINDOW_MIN (4u << 20)
 #define RD_WINDOW_MAX (64u << 20)
 #define RD_COPY_MAX (64u * 1024u) /* streams up to this size are read, not mapped */
-#define RD_FLAGS_RESERVED 0xe0u /* flag bits above the jumbo bit */
+#define RD_FLAGS_RESERVED 0xe0u   /* flag bits above the jumbo bit */
 
 json_t *rd_json_path(json_t *root, const char *path)
 {
@@ -183,7 +183,8 @@ static json_t *v1_meta(struct rd_stream *s, char *err, size_t errlen)
 	snprintf(loomdir, sizeof(loomdir), "%.*s", (int)(procname - 1 - procdir), procdir);
 	const char *loomname = strrchr(loomdir, '/') ? strrchr(loomdir, '/') + 1 : loomdir;
 	const char *tname = strrchr(s->obs, '/') + 1;
-	long long tid = strtoll(tname + 7, NULL, 10), pid = strncmp(procname, "proc.", 5) ? -1 : strtoll(procname + 5, NULL, 10);
+	long long tid = strtoll(tname + 7, NULL, 10),
+		  pid = strncmp(procname, "proc.", 5) ? -1 : strtoll(procname + 5, NULL, 10);
 	json_t *cpus = json_object_get(pm, "cpus");
 	if (!json_is_array(cpus)) { /* another process of the loom has them */
 		struct dirent **list = NULL;
@@ -203,10 +204,11 @@ static json_t *v1_meta(struct rd_stream *s, char *err, size_t errlen)
 	} else {
 		json_incref(cpus);
 	}
-	json_t *ovni = json_pack("{s:s, s:I, s:I, s:s, s:{s:s}, s:{s:s, s:s}, s:i}", "part", "thread", "tid",
-				 (json_int_t)tid, "pid", (json_int_t)pid, "loom",
-				 strncmp(loomname, "loom.", 5) ? loomname : loomname + 5, "require", "ovni", "1.0.0", "lib",
-				 "version", "ovni trace format v1 (read by ovni-auto)", "commit", "unknown", "finished", 1);
+	json_t *ovni =
+		json_pack("{s:s, s:I, s:I, s:s, s:{s:s}, s:{s:s, s:s}, s:i}", "part", "thread", "tid", (json_int_t)tid,
+			  "pid", (json_int_t)pid, "loom", strncmp(loomname, "loom.", 5) ? loomname : loomname + 5,
+			  "require", "ovni", "1.0.0", "lib", "version", "ovni trace format v1 (read by ovni-auto)",
+			  "commit", "unknown", "finished", 1);
 	json_t *v = json_object_get(pm, "app_id");
 	if (json_is_integer(v))
 		json_object_set(ovni, "app_id", v);
@@ -483,8 +485,8 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 		free(found);
 	}
 	if (!nfound) {
-		snprintf(err, errlen, "%s: no stream (no stream.json, nor v1 metadata.json and thread.* files, below it)",
-			 path);
+		snprintf(err, errlen,
+			 "%s: no stream (no stream.json, nor v1 metadata.json and thread.* files, below it)", path);
 		return -1;
 	}
 	t->dir = strdup(path);

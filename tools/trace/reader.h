@@ -13,19 +13,19 @@
 
 struct rd_event {
 	uint8_t flags;
-	char mcv[4];        /* NUL-terminated */
-	uint64_t clock;     /* raw, as stored */
-	int64_t time;       /* clock + the stream's loom offset */
+	char mcv[4];    /* NUL-terminated */
+	uint64_t clock; /* raw, as stored */
+	int64_t time;   /* clock + the stream's loom offset */
 	const uint8_t *payload;
-	uint32_t size;      /* payload bytes (jumbo: data bytes after the u32) */
+	uint32_t size; /* payload bytes (jumbo: data bytes after the u32) */
 	int jumbo;
-	size_t offset;      /* of the event in stream.obs */
+	size_t offset; /* of the event in stream.obs */
 };
 
 struct rd_stream {
-	char *relpath;      /* directory relative to the trace ("." for the trace itself) */
-	char *dir;          /* full directory */
-	json_t *meta;       /* stream.json, NULL if it could not be read */
+	char *relpath; /* directory relative to the trace ("." for the trace itself) */
+	char *dir;     /* full directory */
+	json_t *meta;  /* stream.json, NULL if it could not be read */
 	char meta_error[256];
 	/* Metadata fields. Numbers are -1 when missing or not numbers (see
 	 * rd_json_int to tell a real -1 apart); pointers NULL when missing or
@@ -33,35 +33,35 @@ struct rd_stream {
 	const char *part, *loom;
 	long long tid, pid, app_id, rank, nranks, finished, version;
 	const char *lib_version, *lib_commit;
-	json_t *require;    /* ovni.require, an object */
-	json_t *loom_cpus;  /* ovni.loom_cpus, an array */
-	json_t *marks;      /* ovni.mark, an object */
+	json_t *require;     /* ovni.require, an object */
+	json_t *loom_cpus;   /* ovni.loom_cpus, an array */
+	json_t *marks;       /* ovni.mark, an object */
 	const uint8_t *data; /* stream.obs: mapped, or read into memory when small */
 	size_t size;
-	int copied;         /* data is a malloc'd copy (small streams: a trace of
+	int copied;        /* data is a malloc'd copy (small streams: a trace of
 			     * 100 000 streams would pass the kernel's limit of
 			     * ~65 000 mappings per process) */
-	int map_error;      /* errno of open/mmap, 0 if mapped */
-	int64_t offset;     /* clock offset of its loom */
-	size_t off;         /* next event */
-	size_t dropped;     /* pages before this were released (MADV_DONTNEED) */
-	size_t window;      /* bytes read past `dropped` before the next release */
-	int bad;            /* reading stopped at a malformed event (or header) */
-	size_t bad_offset;  /* where, when bad */
-	char error[256];    /* what, starting with "offset N: " */
-	int index;          /* in the trace */
-	size_t header;      /* 8 (v3 stream.obs) or 0 (v1 thread file) */
-	char *obs;          /* the event file */
+	int map_error;     /* errno of open/mmap, 0 if mapped */
+	int64_t offset;    /* clock offset of its loom */
+	size_t off;        /* next event */
+	size_t dropped;    /* pages before this were released (MADV_DONTNEED) */
+	size_t window;     /* bytes read past `dropped` before the next release */
+	int bad;           /* reading stopped at a malformed event (or header) */
+	size_t bad_offset; /* where, when bad */
+	char error[256];   /* what, starting with "offset N: " */
+	int index;         /* in the trace */
+	size_t header;     /* 8 (v3 stream.obs) or 0 (v1 thread file) */
+	char *obs;         /* the event file */
 };
 
 struct rd_trace {
 	char *dir;
 	struct rd_stream *streams;
 	int n;
-	int offsets_loaded; /* a clock offset file was read (even with errors) */
-	int noffsets;       /* its entries */
+	int offsets_loaded;      /* a clock offset file was read (even with errors) */
+	int noffsets;            /* its entries */
 	char offsets_error[512]; /* "" or what was wrong with it */
-	int v1;             /* a format-v1 trace: metadata synthesised as v3 */
+	int v1;                  /* a format-v1 trace: metadata synthesised as v3 */
 };
 
 /* Open a trace directory (or a single stream directory): streams sorted by
