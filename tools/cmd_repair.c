@@ -36,6 +36,8 @@ static const char usage_text[] =
 	"\n"
 	"  -n, --dry-run   only say what would be repaired\n"
 	"  -p, --pid PID   only the streams of process PID (may be repeated)\n"
+	"      --loom NAME only the streams of loom NAME (a PID namespace's loom,\n"
+	"                  where pids are those of the namespace)\n"
 	"      --looms     only move the processes without an MPI rank out of a loom\n"
 	"                  whose other processes have one (see below)\n"
 	"      --how TEXT  how the process ended (\"exit status 3\", \"signal SIGKILL\",\n"
@@ -359,13 +361,13 @@ static int split_looms(struct rd_trace *t, int dry)
  * (flock, as a parent that reaps the process and finishes its streams
  * does): the repair reads them once that one is done.  Their descriptors
  * (held until exit) go to fds; their number. */
-static int lock_process(const char *trace, long long pid, int *fds, int max)
+static int lock_process(const char *trace, const char *loom, long long pid, int *fds, int max)
 {
 	int n = 0;
 	DIR *d = opendir(trace);
 	struct dirent *e;
 	while (d && n < max && (e = readdir(d))) {
-		if (strncmp(e->d_name, "loom.", 5))
+		if (strncmp(e->d_name, "loom.", 5) || (loom && strcmp(e->d_name + 5, loom)))
 			continue;
 		char path[4400];
 		snprintf(path, sizeof(path), "%s/%s/proc.%lld", trace, e->d_name, pid);
@@ -383,12 +385,16 @@ static int lock_process(const char *trace, long long pid, int *fds, int max)
 
 int cmd_repair(int argc, char **argv)
 {
-	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' },   { "help", no_argument, 0, 'h' },
-					      { "pid", required_argument, 0, 'p' }, { "how", required_argument, 0, 1 },
-					      { "looms", no_argument, 0, 2 },       { 0, 0, 0, 0 } };
+	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' },
+					      { "help", no_argument, 0, 'h' },
+					      { "pid", required_argument, 0, 'p' },
+					      { "how", required_argument, 0, 1 },
+					      { "looms", no_argument, 0, 2 },
+					      { "loom", required_argument, 0, 3 },
+					      { 0, 0, 0, 0 } };
 	int dry = 0, c, npids = 0, looms_only = 0;
 	long long pids[64];
-	const char *how = NULL;
+	const char *how = NULL, *loom = NULL;
 	while ((c = getopt_long(argc, argv, "np:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'n': dry = 1; break;
@@ -398,6 +404,7 @@ int cmd_repair(int argc, char **argv)
 			break;
 		case 1: how = optarg; break;
 		case 2: looms_only = 1; break;
+		case 3: loom = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
 		}
@@ -406,9 +413,9 @@ int cmd_repair(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	int locks[64];
+	int locks[256], nlocks = 0;
 	for (int k = 0; k < npids; k++)
-		lock_process(argv[optind], pids[k], locks, 64);
+		nlocks += lock_process(argv[optind], loom, pids[k], locks + nlocks, 256 - nlocks);
 	struct rd_trace t;
 	rd_open_or_die(&t, argv[optind]);
 	trace_of_repair = &t;
@@ -431,6 +438,9 @@ int cmd_repair(int argc, char **argv)
 		int mine = !npids;
 		for (int k = 0; k < npids; k++)
 			mine |= pid == pids[k];
+		if (loom && (strncmp(s->relpath, "loom.", 5) || strncmp(s->relpath + 5, loom, strlen(loom)) ||
+			     s->relpath[5 + strlen(loom)] != '/'))
+			mine = 0;
 		if (!mine)
 			continue;
 		/* The label goes on the main thread (tid == pid) only. */

@@ -21,3 +21,16 @@ for l in "$WORK"/ns/loom.*.pidns*; do
 done
 # The run's own processes stay in the host's loom.
 assert_ge "processes in the host's loom" 1 "$(ls -d "$WORK"/ns/loom.*[0-9a-z]/proc.* 2>/dev/null | grep -vc pidns)"
+
+# A namespace whose init is killed from outside (SIGKILL): the kernel kills
+# the rest, nothing in it can finish its streams, and its pids are not ours
+# to look up; ovnirun sees the namespace gone (no process has its inode) and
+# finishes every stream of its loom, saying so.
+script='unshare -p -f sh -c "'"$PROG"'/threads join 2 >/dev/null; sleep 5; echo inner" & u=$!; sleep 0.5; kill -9 $(pgrep -P $u); wait; echo done'
+want=$(sh -c "$script" 2>/dev/null)
+got=$("$OVNIRUN" -q -o "$WORK/gone" sh -c "$script" 2>/dev/null); st=$?
+assert_eq "gone: status" 0 "$st"
+assert_eq "gone: output" "$want" "$got"
+check_trace "$WORK/gone"
+n=$(grep -rl '"ended without notice (its PID namespace is gone); streams finished by ovnirun"' "$WORK"/gone/loom.*.pidns* | wc -l)
+assert_ge "gone: processes of the namespace finished by ovnirun" 2 "$n"

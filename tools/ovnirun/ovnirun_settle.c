@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <stdint.h>
@@ -18,6 +19,7 @@
 
 struct proc {
 	char dir[PATH_MAX]; /* loom.L/proc.P, relative to the trace */
+	char loom[256];     /* L, for a PID namespace's loom (its pids are the namespace's); else "" */
 	pid_t pid;
 	int alive;
 	int open;       /* has an unfinished stream */
@@ -173,6 +175,28 @@ static uint64_t first_event_of(const char *pd)
 	return first;
 }
 
+/* Is some process of the PID namespace with inode ino still running?  Its
+ * loom is LOOM.pidns<ino>; its pids are the namespace's own, not ours to
+ * look up: the namespace as a whole is alive or gone (when its first
+ * process, its init, dies, the kernel kills the others). */
+static int pidns_alive(unsigned long long ino)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int found = 0;
+	while (d && !found && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		char path[64];
+		struct stat st;
+		snprintf(path, sizeof(path), "/proc/%s/ns/pid", e->d_name);
+		found = stat(path, &st) == 0 && (unsigned long long)st.st_ino == ino && !zombie((pid_t)atoi(e->d_name));
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
 /* The processes of the trace that need a look: an unfinished stream, or
  * still running (a process between an exec and its new image's start has
  * its streams finished for a moment); at most max. */
@@ -182,9 +206,12 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 	DIR *t = opendir(trace);
 	struct dirent *l, *p, *th;
 	while (t && (l = readdir(t)) && n < max) {
-		/* A nested PID namespace's pids are not ours to look up. */
-		if (strncmp(l->d_name, "loom.", 5) || strstr(l->d_name, ".pidns"))
+		if (strncmp(l->d_name, "loom.", 5))
 			continue;
+		/* A nested PID namespace's pids are not ours to look up: its
+		 * processes are alive while the namespace is. */
+		const char *ns = strstr(l->d_name, ".pidns");
+		int ns_alive = ns ? pidns_alive(strtoull(ns + 6, NULL, 10)) : 0;
 		char ld[PATH_MAX];
 		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);
 		DIR *ldir = opendir(ld);
@@ -196,7 +223,7 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			pid_t pid = (pid_t)atoi(p->d_name + 5);
 			char live[64];
 			snprintf(live, sizeof(live), "/proc/%d", (int)pid);
-			int exists = pid != root && access(live, F_OK) == 0;
+			int exists = ns ? ns_alive : pid != root && access(live, F_OK) == 0;
 			DIR *pdir = opendir(pd);
 			int open_streams = 0;
 			while (pdir && (th = readdir(pdir)) && !open_streams) {
@@ -217,8 +244,9 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			const char *skew = getenv("OVNI_TEST_CLOCK_SKEW");
 			if (skew && out[n].first)
 				out[n].first -= (uint64_t)strtoll(skew, NULL, 10);
-			out[n].alive = exists && alive(pid, out[n].first);
+			out[n].alive = ns ? ns_alive : exists && alive(pid, out[n].first);
 			out[n].open = open_streams;
+			snprintf(out[n].loom, sizeof(out[n].loom), "%s", ns ? l->d_name + 5 : "");
 			if (out[n].alive || open_streams)
 				n++;
 		}
@@ -249,7 +277,7 @@ static void sibling(char *out, size_t size)
 /* `ovni-auto repair --pid PID --how HOW DIR` (or, pid 0, `ovni-auto repair
  * --looms DIR`, its lines on our stderr unless quiet), its output kept out
  * of the program's (failures are said by us). */
-static int repair(const char *trace, pid_t pid, const char *how, int show)
+static int repair(const char *trace, const char *loom, pid_t pid, const char *how, int show)
 {
 	char exe[PATH_MAX + 16], pids[16];
 	sibling(exe, sizeof(exe));
@@ -266,7 +294,9 @@ static int repair(const char *trace, pid_t pid, const char *how, int show)
 		if (null >= 0)
 			dup2(null, 2);
 		unsetenv("LD_PRELOAD");
-		if (pid)
+		if (pid && loom && loom[0])
+			execl(exe, exe, "repair", "--loom", loom, "--pid", pids, "--how", how, trace, (char *)NULL);
+		else if (pid)
 			execl(exe, exe, "repair", "--pid", pids, "--how", how, trace, (char *)NULL);
 		else
 			execl(exe, exe, "repair", "--looms", trace, (char *)NULL);
@@ -374,11 +404,15 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 			if (procs[i].alive || !procs[i].open)
 				continue;
 			char how[160];
-			if (procs[i].pid == root)
+			if (procs[i].loom[0])
+				snprintf(how, sizeof(how),
+					 "ended without notice (its PID namespace is gone); streams finished by "
+					 "ovnirun");
+			else if (procs[i].pid == root)
 				how_root(status, how, sizeof(how));
 			else
 				snprintf(how, sizeof(how), "ended without notice; streams finished by ovnirun");
-			if (repair(dir, procs[i].pid, how, 0) == 0) {
+			if (repair(dir, procs[i].loom, procs[i].pid, how, 0) == 0) {
 				finished_by_us++;
 				if (!quiet)
 					fprintf(stderr, "ovnirun: %s had not finished its streams: %s\n", procs[i].dir,
@@ -398,7 +432,7 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 		nanosleep(&ts, NULL);
 	}
 	/* A job script: the shells around mpirun have no rank. */
-	if (mixed_ranks(dir) && repair(dir, 0, NULL, !quiet) != 0 && !quiet)
+	if (mixed_ranks(dir) && repair(dir, NULL, 0, NULL, !quiet) != 0 && !quiet)
 		fprintf(stderr,
 			"ovnirun: `ovni-auto repair --looms` could not move the processes without an MPI "
 			"rank out of the looms of the ranks\n");
@@ -415,7 +449,10 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 				procs[n < MAX_PROCS ? n++ : n - 1] = (struct proc){ .pid = late[k], .alive = 1 };
 		}
 		for (int i = 0; i < n && shown < 6; i++) {
-			if (procs[i].alive) {
+			if (procs[i].alive && procs[i].loom[0]) {
+				fprintf(stderr, "ovnirun:   %s (in a PID namespace still running)\n", procs[i].dir);
+				shown++;
+			} else if (procs[i].alive) {
 				char comm[64] = "?", path[64];
 				snprintf(path, sizeof(path), "/proc/%d/comm", (int)procs[i].pid);
 				FILE *f = fopen(path, "r");
