@@ -75,12 +75,14 @@ wait_collector() {
 	wait $COLPID || fail "collector exit status"
 }
 
-# check_offsets TRACE: one line per host, each within 5 us of -skew.
+# check_offsets TRACE: one line per host, each within 20 us of -skew (1.3-4
+# us on a quiet machine; a loaded 2-core CI machine once measured 6.2 us:
+# the round trips the estimate rests on are then slower and less even).
 check_offsets() {
 	cat "$1/clock-offsets.txt"
 	for h in 1 2 3; do
-		awk -v h=h$h -v s=$(skew_of $h) '$2 == h { d = $3 + s; if (d < 0) d = -d; print h, "error", d, "ns"; ok = d < 5000 }
-			END { exit !ok }' "$1/clock-offsets.txt" || fail "$1: offset of h$h not within 5 us of its skew"
+		awk -v h=h$h -v s=$(skew_of $h) '$2 == h { d = $3 + s; if (d < 0) d = -d; print h, "error", d, "ns"; ok = d < 20000 }
+			END { exit !ok }' "$1/clock-offsets.txt" || fail "$1: offset of h$h not within 20 us of its skew"
 	done
 }
 
