@@ -44,7 +44,7 @@ PROG_BIN += $(patsubst tests/prog/%.c,$(B)/prog/%.so,$(wildcard tests/prog/so_*.
 AGENT_LIBS := -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
-.PHONY: all test test-unit test-run test-san test-real test-truth test-stress test-omp-stress install clean deps bench example format-check format fuzz
+.PHONY: all test test-unit test-run test-san test-real test-truth test-stress test-omp-stress install man clean deps bench example format-check format fuzz
 all: $(LIB) $(CLI) $(RUN)
 
 $(B)/gen/version.h: FORCE
@@ -139,7 +139,7 @@ test-san:
 		TOOLS_LIBS="-ljansson -lm -fsanitize=thread" $(addprefix build-tsan/tests/,$(SAN_TESTS))
 
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(PROG_BIN)
+	@$(MAKE) --no-print-directory all man $(UNIT_BIN) $(PROG_BIN)
 	@$(MAKE) --no-print-directory -s test-san
 	@tests/run.sh
 
@@ -177,10 +177,26 @@ example: all
 deps:
 	@sh scripts/deps.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib
+# Man pages from docs/NAME.S.md (scripts/md2man.awk): `man ovnirun` after
+# `make install`; `man -l build/man/man1/ovnirun.1` before.
+MAN_SRC := $(wildcard docs/*.1.md docs/*.7.md)
+MAN_PAGES := $(foreach f,$(MAN_SRC),$(B)/man/man$(subst .,,$(suffix $(basename $(f))))/$(notdir $(basename $(f))))
+MAN_DATE := $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+man: $(MAN_PAGES)
+$(B)/man/man1/%.1: docs/%.1.md scripts/md2man.awk
+	@mkdir -p $(dir $@)
+	awk -v date=$(MAN_DATE) -v version=$(VERSION) -f scripts/md2man.awk $< > $@
+$(B)/man/man7/%.7: docs/%.7.md scripts/md2man.awk
+	@mkdir -p $(dir $@)
+	awk -v date=$(MAN_DATE) -v version=$(VERSION) -f scripts/md2man.awk $< > $@
+
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man7
 	install -m 755 $(CLI) $(RUN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man7/
 
 # The C files of the product and their headers against .clang-format.
 FORMAT_FILES = $(WRITER_SRC) $(AGENT_SRC) $(wildcard writer/*.h preload/*.h hooks/*.h tools/*.c tools/*.h tools/*/*.c tools/*/*.h)

@@ -16,7 +16,7 @@ echo "== checking the trace"
 build/bin/ovni-auto check -q build/example/trace
 echo "== summary"
 build/bin/ovni-auto stats build/example/trace
-echo "trace: $(pwd)/build/example/trace (view it with ovniemu + Paraver, see README.md)"
+echo "trace: $(pwd)/build/example/trace (view it with ovniemu + Paraver: docs/ovni-auto-viewing.7.md)"
 
 # OpenMP: the same with a clang-compiled program (OMPT, LLVM libomp).
 clang -O2 -fopenmp -o build/example/omp_tasks examples/omp_tasks.c

@@ -25,7 +25,7 @@
 static const struct rd_trace *trace_of_repair; /* the trace being repaired */
 
 static const char usage_text[] =
-	"usage: ovni-auto repair [-n] DIR\n"
+	"usage: ovni-auto repair [-n] [-p PID]... [--loom NAME] [--how TEXT] [--looms] DIR\n"
 	"\n"
 	"Close the unfinished streams of a trace whose processes could not end them\n"
 	"(killed with SIGKILL, by the OOM killer, power loss): cut each stream after\n"

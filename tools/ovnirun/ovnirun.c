@@ -54,7 +54,8 @@ static const char usage_text[] =
 	"\n"
 	"The exit status is the program's; a program killed by a signal makes\n"
 	"ovnirun end by the same signal (without a core file of its own).\n"
-	"See README.md for the environment variables the agent reads.\n";
+	"The manual: man ovnirun, man 7 ovni-auto-env (the environment variables\n"
+	"the agent reads); in the source tree docs/ovnirun.1.md, docs/ovni-auto-env.7.md.\n";
 
 static const struct option long_opts[] = {
 	{ "output", required_argument, 0, 'o' },   { "force", no_argument, 0, 'f' },

@@ -225,7 +225,7 @@ int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int q
 	if (libovni && !quiet)
 		fprintf(stderr,
 			"ovnirun: %s uses libovni: its libovni calls are served by the agent, its events "
-			"merged into the agent's streams (README: programs that use libovni)\n",
+			"merged into the agent's streams (man 7 ovni-auto-libovni)\n",
 			prog);
 	if (!gomp)
 		return 0;
