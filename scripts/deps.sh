@@ -5,6 +5,8 @@ set -e
 pkgs="make gcc libc6-dev libjansson-dev libunwind-dev libelf-dev clang libomp-dev procps"
 # The house style (make format-check, t021): Debian 12's clang-format 14.
 pkgs="$pkgs clang-format"
+# The manual (t052 renders every page with man -l).
+pkgs="$pkgs man-db groff-base"
 # The real-software tier (make test-real): programs from Debian run under the agent.
 pkgs="$pkgs python3 stress-ng openmpi-bin libopenmpi-dev xz-utils bzip2 gzip coreutils"
 # MPI (issue 13): both Debian implementations, with gfortran for the Fortran bindings.
