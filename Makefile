@@ -18,7 +18,7 @@ endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
 WRITER_SRC := $(wildcard writer/*.c)
-AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c)
+AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c) $(wildcard hooks/*/*.c)
 # tools/: main.c and one cmd_*.c per subcommand at the top; trace/ (reader
 # and checker), export/, linktest/ (SIONlib, LinkTest, heat map), collect/
 # (the TCP collector's parts) below;
@@ -57,9 +57,10 @@ $(B)/obj/%.o: %.c $(B)/gen/version.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
-# The export map lists exactly the interposed symbols: each hooks/NAME.c has a
-# hooks/NAME.exports with one symbol per line; everything else is hidden.
-EXPORT_LISTS := $(wildcard hooks/*.exports)
+# The export map lists exactly the interposed symbols: each hooks/NAME.c (and
+# hooks/KIND/NAME.c) has a NAME.exports beside it, one symbol per line;
+# everything else is hidden.
+EXPORT_LISTS := $(wildcard hooks/*.exports hooks/*/*.exports)
 $(B)/gen/exports.map: $(EXPORT_LISTS)
 	@mkdir -p $(dir $@)
 	@{ echo '{ global:'; cat $(EXPORT_LISTS) | sed '/^$$/d; s/.*/\t&;/'; echo 'local: *; };'; } > $@
@@ -199,7 +200,7 @@ install: all man
 	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man7/
 
 # The C files of the product and their headers against .clang-format.
-FORMAT_FILES = $(WRITER_SRC) $(AGENT_SRC) $(wildcard writer/*.h preload/*.h hooks/*.h tools/*.c tools/*.h tools/*/*.c tools/*/*.h)
+FORMAT_FILES = $(WRITER_SRC) $(AGENT_SRC) $(wildcard writer/*.h preload/*.h hooks/*.h hooks/*/*.h tools/*.c tools/*.h tools/*/*.c tools/*/*.h)
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 format:

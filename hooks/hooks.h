@@ -12,6 +12,12 @@
 /* Resolve the real symbol if a hook runs before the constructor. */
 #define HOOK_REAL(name) (oa_real.name ? oa_real.name : (oa_real_init(), oa_real.name))
 
+/* Depth of MPI calls on this thread (hooks/mpi sets it): only the outermost
+ * is recorded (a Fortran binding that calls the C one, a library calling
+ * itself), and the synchronisation hooks stay quiet inside MPI (its
+ * progress loops yield and lock millions of times). */
+extern OA_TLS int oa_mpi_depth;
+
 /* Should this call be traced? (agent running for the process, not re-entered) */
 static inline int hook_tracing(void)
 {

@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "hooks.h"
-#include "mpi.h"
 
 enum sync_kind {
 	SYNC_MUTEX = 1,
@@ -35,9 +34,10 @@ static inline struct oa_thread *sync_self(void)
 	return t;
 }
 
-/* Code whose sched_yield calls are not recorded: the OpenMP runtime's idle
- * loops yield hundreds of thousands of times (set by the OMPT tool). */
-extern uintptr_t sync_quiet_lo, sync_quiet_hi;
+/* Code in [lo, hi) whose sched_yield calls are not recorded: the OpenMP
+ * runtime's idle loops yield hundreds of thousands of times (the OMPT tool
+ * names its runtime's object). */
+void sync_quiet_range(uintptr_t lo, uintptr_t hi);
 
 /* Enter / leave a blocking state. errno is preserved. Nested waits (a signal
  * handler waiting while its thread is blocked) push marks but pause once. */

@@ -71,7 +71,13 @@ OA_EXPORT int clock_nanosleep(clockid_t id, int flags, const struct timespec *re
 	return r;
 }
 
-uintptr_t sync_quiet_lo, sync_quiet_hi;
+static uintptr_t sync_quiet_lo, sync_quiet_hi;
+
+void sync_quiet_range(uintptr_t lo, uintptr_t hi)
+{
+	sync_quiet_lo = lo;
+	sync_quiet_hi = hi;
+}
 
 OA_EXPORT int sched_yield(void)
 {

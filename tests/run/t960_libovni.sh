@@ -1,7 +1,7 @@
 # Programs instrumented with libovni (issue 14): tests/prog/libovni/lo_api
 # is linked to a stand-in libovni.so.1 that says when it is called.  Alone,
 # it runs on that library.  Under the agent, none of its calls reach it:
-# they land in the agent (hooks/libovni.c), and the trace holds the
+# they land in the agent (hooks/libovni/libovni.c), and the trace holds the
 # program's events in the agent's streams, one per thread: its CPU (OHx ->
 # OAs), its pauses (OHp/OHr, with the agent's own pause of a sleep left
 # out), its marks (type 85, which the agent uses, written as 79), its

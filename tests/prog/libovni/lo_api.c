@@ -1,5 +1,5 @@
 /* lo_api.c: a program instrumented with libovni, as runtimes are, for the
- * tests of hooks/libovni.c (tests/run/t960_libovni.sh).  Linked to a
+ * tests of hooks/libovni/libovni.c (tests/run/t960_libovni.sh).  Linked to a
  * libovni.so.1 (the stub of this directory in the tests).  It uses every
  * function of the API: process and thread init with its own CPU list, a
  * required model, its thread states (OHx on a CPU, OHp/OHr, OHe), marks

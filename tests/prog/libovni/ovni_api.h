@@ -1,6 +1,6 @@
 /* ovni_api.h: the libovni 1.x C API as its documentation describes it
  * (function names, arguments and the packed event layout), written for the
- * tests of hooks/libovni.c.  Not upstream's header. */
+ * tests of hooks/libovni/libovni.c.  Not upstream's header. */
 #ifndef TEST_OVNI_API_H
 #define TEST_OVNI_API_H
 

@@ -33,10 +33,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../preload/json.h"
-#include "../writer/ev_ovni.h"
-#include "../writer/log.h"
-#include "hooks.h"
+#include "../../preload/json.h"
+#include "../../writer/ev_ovni.h"
+#include "../../writer/log.h"
+#include "../hooks.h"
 
 #define LO_VERSION "1.14.0"
 #define LO_MAX_CPUS 4096

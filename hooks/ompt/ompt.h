@@ -22,9 +22,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "../writer/ev_omp.h"
-#include "../writer/ovni_fmt.h"
-#include "hooks.h"
+#include "../../writer/ev_omp.h"
+#include "../../writer/ovni_fmt.h"
+#include "../hooks.h"
 
 /* Mark channels of the tool: OA_MARK_OMP_* in ovni_fmt.h. */
 

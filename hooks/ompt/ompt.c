@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../preload/backtrace.h"
-#include "../writer/log.h"
-#include "names.h"
+#include "../../preload/backtrace.h"
+#include "../../writer/log.h"
+#include "../names.h"
 #include "ompt.h"
 
 uint64_t omp_merge_ns = 5000;

@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../preload/config.h"
-#include "../writer/log.h"
-#include "hooks.h"
+#include "../../preload/config.h"
+#include "../../writer/log.h"
+#include "../hooks.h"
 #include "mpi.h"
 
 OA_TLS int oa_mpi_depth;

@@ -13,14 +13,8 @@
 
 #include <stdint.h>
 
-#include "../writer/compiler.h"
-#include "../writer/ev_mpi.h"
-
-/* Depth of MPI calls on this thread: only the outermost is recorded (a
- * Fortran binding that calls the C one, a library calling itself), and the
- * synchronisation hooks stay quiet inside MPI (its progress loops yield and
- * lock millions of times). */
-extern OA_TLS int oa_mpi_depth;
+#include "../../writer/compiler.h"
+#include "../../writer/ev_mpi.h"
 
 /* The MPI calls the agent makes itself (PMPI_*, never the program's
  * profiling layer), resolved in mpi.c. NULL when not found. */

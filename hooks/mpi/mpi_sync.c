@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../preload/config.h"
-#include "../writer/clock.h"
-#include "../writer/log.h"
-#include "hooks.h"
+#include "../../preload/config.h"
+#include "../../writer/clock.h"
+#include "../../writer/log.h"
+#include "../hooks.h"
 #include "mpi.h"
 
 #define ROUNDS 64

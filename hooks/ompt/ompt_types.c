@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../preload/backtrace.h"
-#include "../preload/symbols.h"
+#include "../../preload/backtrace.h"
+#include "../../preload/symbols.h"
 #include "ompt.h"
-#include "sync.h"
+#include "../sync.h"
 
 #define SLOTS 4096u /* distinct code addresses */
 #define MAX_LABELS 1024u
@@ -57,8 +57,7 @@ void omp_types_set_runtime(uintptr_t addr_in_runtime)
 		rt_lo = lo;
 		rt_hi = hi;
 		/* The runtime's idle loops call sched_yield endlessly: not recorded. */
-		sync_quiet_lo = lo;
-		sync_quiet_hi = hi;
+		sync_quiet_range(lo, hi);
 	}
 	if (oa_sym_object_range((uintptr_t)omp_type_of, &lo, &hi) == 0) {
 		self_lo = lo;
