@@ -17,7 +17,8 @@ BASE_CFLAGS += -idirafter $(dir $(OMPT_INC))
 endif
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS)
 
-WRITER_SRC := $(wildcard writer/*.c)
+COMMON_SRC := $(wildcard common/*.c)
+WRITER_SRC := $(COMMON_SRC) $(wildcard writer/*.c)
 AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c) $(wildcard hooks/*/*.c)
 # tools/: main.c and one cmd_*.c per subcommand at the top; trace/ (reader
 # and checker), export/, linktest/ (SIONlib, LinkTest, heat map), collect/
@@ -74,7 +75,7 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
-$(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/writer/log.o $(B)/obj/writer/fdroom.o
+$(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/common/log.o $(B)/obj/common/fdroom.o
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 
@@ -200,7 +201,7 @@ install: all man
 	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man7/
 
 # The C files of the product and their headers against .clang-format.
-FORMAT_FILES = $(WRITER_SRC) $(AGENT_SRC) $(wildcard writer/*.h preload/*.h hooks/*.h hooks/*/*.h tools/*.c tools/*.h tools/*/*.c tools/*/*.h)
+FORMAT_FILES = $(WRITER_SRC) $(AGENT_SRC) $(wildcard common/*.h writer/*.h preload/*.h hooks/*.h hooks/*/*.h tools/*.c tools/*.h tools/*/*.c tools/*/*.h)
 format-check:
 	clang-format --dry-run --Werror $(FORMAT_FILES)
 format:

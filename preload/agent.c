@@ -17,7 +17,7 @@
 
 #include "../writer/ev_ovni.h"
 #include "../writer/finish.h"
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
 #include "../writer/sigblock.h"

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../writer/compiler.h"
+#include "../common/compiler.h"
 #include "../writer/meta.h"
 #include "../writer/stream.h"
 

@@ -27,9 +27,9 @@
 #include <unistd.h>
 
 #include "../writer/clock.h"
-#include "../writer/collect_fmt.h"
-#include "../writer/fdroom.h"
-#include "../writer/log.h"
+#include "../common/collect_fmt.h"
+#include "../common/fdroom.h"
+#include "../common/log.h"
 #include "../writer/sigblock.h"
 #include "config.h"
 #include "real.h"

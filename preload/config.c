@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 
 struct oa_config oa_cfg;
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "../writer/stream.h"
 
 static int ncpus;

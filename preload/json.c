@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 
 /* The functions that return a value; json_delete apart. */
 #define JSON_FUNCS_RET(X)                                                                           \

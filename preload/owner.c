@@ -11,7 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 
 /* The kernel's POSIX ACL extended attribute (system.posix_acl_access):
  * a version, then entries sorted by tag and id. */

@@ -4,7 +4,7 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 
 struct oa_real oa_real;
 static _Atomic int resolved;

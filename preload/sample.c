@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "../writer/ev_ovni.h"
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
 #include "agent.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "trace/check.h"
 
 static const char usage_text[] =

@@ -24,8 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../writer/collect_fmt.h"
-#include "../writer/log.h"
+#include "../common/collect_fmt.h"
+#include "../common/log.h"
 #include "cmds.h"
 #include "collect/collect.h"
 

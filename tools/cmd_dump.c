@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "trace/reader.h"
 
 static const char usage_text[] =

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "linktest/heatmap.h"
 #include "linktest/linktest.h"
 

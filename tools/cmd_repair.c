@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "../writer/finish.h"
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "../writer/ovni_fmt.h"
 #include "trace/check.h"
 #include "trace/reader.h"

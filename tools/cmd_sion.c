@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "linktest/sion.h"
 
 static const char usage_text[] =

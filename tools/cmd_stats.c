@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "../writer/ovni_fmt.h"
 #include "trace/check.h"
 #include "trace/labels.h"

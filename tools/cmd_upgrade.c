@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../writer/log.h"
+#include "../common/log.h"
 #include "../writer/ovni_fmt.h"
 #include "trace/reader.h"
 

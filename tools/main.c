@@ -5,7 +5,7 @@
 
 #include "cmds.h"
 #include "version.h"
-#include "../writer/log.h"
+#include "../common/log.h"
 
 struct command {
 	const char *name;

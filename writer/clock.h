@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "compiler.h"
+#include "../common/compiler.h"
 
 /* Added to every reading: OVNI_TEST_CLOCK_SKEW (ns), for the tests only,
  * makes a process's clock look like another node's. */

@@ -12,8 +12,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "fdroom.h"
-#include "log.h"
+#include "../common/fdroom.h"
+#include "../common/log.h"
 #include "ovni_fmt.h"
 #include "stream.h"
 

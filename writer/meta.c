@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fdroom.h"
+#include "../common/fdroom.h"
 #include "ovni_fmt.h"
 
 int oa_meta_init(struct oa_meta *m)

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "compiler.h"
+#include "../common/compiler.h"
 
 #define OA_REQUIRE_OPENMP 0x1u
 #define OA_REQUIRE_MPI 0x2u

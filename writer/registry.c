@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "../common/log.h"
 
 #ifndef MEMBARRIER_CMD_PRIVATE_EXPEDITED
 #define MEMBARRIER_CMD_GLOBAL (1 << 0)

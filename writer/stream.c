@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "../common/log.h"
 #include "sigblock.h"
 
 #ifndef MADV_POPULATE_WRITE

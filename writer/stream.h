@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "clock.h"
-#include "compiler.h"
-#include "fdroom.h"
+#include "../common/compiler.h"
+#include "../common/fdroom.h"
 #include "meta.h"
 #include "ovni_fmt.h"
 

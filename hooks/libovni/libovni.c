@@ -35,7 +35,7 @@
 
 #include "../../preload/json.h"
 #include "../../writer/ev_ovni.h"
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "../hooks.h"
 
 #define LO_VERSION "1.14.0"

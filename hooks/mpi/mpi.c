@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "../../preload/config.h"
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "../hooks.h"
 #include "mpi.h"
 

@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-#include "../../writer/compiler.h"
+#include "../../common/compiler.h"
 #include "../../writer/ev_mpi.h"
 
 /* The MPI calls the agent makes itself (PMPI_*, never the program's

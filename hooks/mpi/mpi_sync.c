@@ -18,7 +18,7 @@
 
 #include "../../preload/config.h"
 #include "../../writer/clock.h"
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "../hooks.h"
 #include "mpi.h"
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "../../preload/backtrace.h"
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "../names.h"
 #include "ompt.h"
 

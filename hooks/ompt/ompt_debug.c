@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "ompt.h"
 
 #define MAX_REPORTS 10 /* with the callback history; then one line each */

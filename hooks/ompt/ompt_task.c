@@ -10,7 +10,7 @@
  * - a task resumed into a runtime wait (taskwait, taskwait deps) that the
  *   runtime leaves again for another task within omp_merge_ns is not written
  *   in between: that stretch is scheduler time, not the task's. */
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "ompt.h"
 
 static inline int ends(int status)

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 cd "$OA_TOP/bench" || fail "cd bench"
 cc="${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror"
-W=$(cd "$OA_TOP/bench" && echo ../writer/*.c)
+W=$(cd "$OA_TOP/bench" && echo ../common/*.c ../writer/*.c)
 $cc -o "$WORK/emit" emit.c $W -ljansson || fail "emit does not build"
 $cc -o "$WORK/gentrace" gentrace.c $W -ljansson || fail "gentrace does not build"
 for p in create sync_lock threads; do

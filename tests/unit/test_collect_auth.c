@@ -1,7 +1,7 @@
 /* test_collect_auth.c: the collector handshake's SHA-256 and HMAC against
  * published vectors (FIPS 180-4 examples, RFC 4231 case 2), and the proofs:
  * each side's differs, a wrong secret or nonce gives another one. */
-#include "../../writer/collect_fmt.h"
+#include "../../common/collect_fmt.h"
 #include "test.h"
 
 static void sha_hex(const char *msg, size_t n, char *out)

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../writer/collect_fmt.h"
+#include "../../common/collect_fmt.h"
 #include "collect.h"
 
 #define BEST (OA_COL_SYNC_ROUNDS / 4) /* the rounds with the shortest round trips */

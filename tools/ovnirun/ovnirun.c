@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "ovnirun_collect.h"
 #include "ovnirun_omp.h"
 #include "ovnirun_settle.h"

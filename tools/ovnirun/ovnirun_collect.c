@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../../writer/collect_fmt.h"
+#include "../../common/collect_fmt.h"
 
 int collect_contact(const char *arg, char *out, size_t size)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "check.h"
 
 static int parse_decimal(const char *s, long long *out)

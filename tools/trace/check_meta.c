@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "check.h"
 
 static void *xcalloc(size_t n, size_t size)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "check.h"
 
 #define MAX_LABEL 512

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "check.h"
 
 static void *grow(void *p, size_t n)

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../writer/log.h"
+#include "../../common/log.h"
 #include "../../writer/ovni_fmt.h"
 
 /* Pages of a stream behind the walk are given back once it has read this
