@@ -20,8 +20,8 @@
 #include "../names.h"
 #include "ompt.h"
 
-uint64_t omp_merge_ns = 5000;
-int omp_debug;
+uint64_t oa_omp_merge_ns = 5000;
+int oa_omp_debug;
 
 static _Atomic int started;     /* ompt_start_tool answered once */
 static _Atomic int initialized; /* initialize returned 1 */
@@ -92,7 +92,7 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 	 * OMP_TOOL_LIBRARIES) get their stream here. */
 	if (!oa_self && agent_active())
 		agent_thread_begin(-1, agent_next_tag(), 0);
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (!th)
 		return;
 	thread_data->ptr = th;
@@ -101,41 +101,41 @@ static void on_thread_begin(ompt_thread_t type, ompt_data_t *thread_data)
 	else if (type == ompt_thread_worker)
 		names_set("OpenMP worker"); /* its start routine is a static function of the runtime */
 	struct ev_batch b;
-	if (omp_begin(&b, 0)) {
+	if (oa_omp_begin(&b, 0)) {
 		ev_omp_state(&b, "PA[");
 		th->attached = 1;
 	}
-	omp_end(&b);
+	oa_omp_end(&b);
 }
 
 static void on_thread_end(ompt_data_t *thread_data)
 {
 	(void)thread_data;
-	struct othr *th = omp_thread_peek();
+	struct othr *th = oa_omp_thread_peek();
 	if (!th)
 		return;
 	th->cur_pending = 0;
 	th->lazy = 0;
 	struct ev_batch b;
-	omp_begin(&b, 0);
+	oa_omp_begin(&b, 0);
 	if (th->cur && th->cur != th->base) {
 		/* The runtime ends the thread inside a task: close it here. */
-		omp_anomaly(th, "thread ends inside a task", th->cur, NULL);
-		omp_seg_close(&b, th->cur);
+		oa_omp_anomaly(th, "thread ends inside a task", th->cur, NULL);
+		oa_omp_seg_close(&b, th->cur);
 		th->cur->state = TS_PAUSED;
 	}
 	if (th->base) {
-		omp_anomaly(th, "thread ends inside an implicit task", th->base, NULL);
-		omp_seg_close(&b, th->base);
+		oa_omp_anomaly(th, "thread ends inside an implicit task", th->base, NULL);
+		oa_omp_seg_close(&b, th->base);
 		th->base->state = TS_PAUSED;
 	}
 	th->cur = th->base = NULL;
 	if (th->attached)
 		ev_omp_state(&b, "PA]");
 	th->attached = 0;
-	omp_end(&b);
-	omp_thread_release(th);
-	if (omp_debug && th->anomalies)
+	oa_omp_end(&b);
+	oa_omp_thread_release(th);
+	if (oa_omp_debug && th->anomalies)
 		oa_log("ompt: thread %d: %llu anomalies", oa_self ? oa_self->tid : -1,
 		       (unsigned long long)th->anomalies);
 }
@@ -144,20 +144,20 @@ static void on_thread_end(ompt_data_t *thread_data)
 
 static void before_fork(void)
 {
-	omp_types_lock();
-	omp_state_lock();
+	oa_omp_types_lock();
+	oa_omp_state_lock();
 }
 
 static void after_fork_parent(void)
 {
-	omp_state_unlock();
-	omp_types_unlock();
+	oa_omp_state_unlock();
+	oa_omp_types_unlock();
 }
 
 static void after_fork_child(void)
 {
-	omp_types_reset();
-	omp_state_after_fork();
+	oa_omp_types_reset();
+	oa_omp_state_after_fork();
 }
 
 static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
@@ -169,22 +169,22 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 		return 0;
 	oa_guard++;
 	const char *dbg = getenv("OVNI_OMP_DEBUG");
-	omp_debug = dbg ? atoi(dbg) : 0;
+	oa_omp_debug = dbg ? atoi(dbg) : 0;
 	const char *merge = getenv("OVNI_OMP_MERGE_NS");
 	if (merge && *merge)
-		omp_merge_ns = strtoull(merge, NULL, 10);
-	omp_types_set_runtime((uintptr_t)set);
+		oa_omp_merge_ns = strtoull(merge, NULL, 10);
+	oa_omp_types_set_runtime((uintptr_t)set);
 	/* Taskloops unwind the stack: libunwind opened now, on the thread
 	 * that starts the runtime, never later on a worker. */
 	oa_backtrace_prepare();
-	omp_types_set_generation(oa_exec_generation);
-	omp_task_ids_set_generation(oa_exec_generation);
+	oa_omp_types_set_generation(oa_exec_generation);
+	oa_omp_task_ids_set_generation(oa_exec_generation);
 	agent_require(OA_REQUIRE_OPENMP);
 	declare_marks();
 	set(ompt_callback_thread_begin, (ompt_callback_t)on_thread_begin);
 	set(ompt_callback_thread_end, (ompt_callback_t)on_thread_end);
-	omp_register_task_callbacks(set);
-	omp_register_sync_callbacks(set);
+	oa_omp_register_task_callbacks(set);
+	oa_omp_register_sync_callbacks(set);
 	agent_at_fork(before_fork, after_fork_parent, after_fork_child);
 	atomic_store(&initialized, 1);
 	oa_guard--;
@@ -207,7 +207,7 @@ OA_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
 	if (atomic_exchange(&started, 1) || !agent_active())
 		return NULL;
 	/* Called by the runtime while it initialises (it yields already). */
-	omp_types_set_runtime((uintptr_t)__builtin_return_address(0));
+	oa_omp_types_set_runtime((uintptr_t)__builtin_return_address(0));
 	return &result;
 }
 
@@ -217,9 +217,9 @@ __attribute__((destructor(102))) static void ompt_destructor(void)
 {
 	if (!atomic_load(&initialized) || atomic_load(&finalized) || !agent_active())
 		return;
-	struct othr *th = omp_thread_peek();
+	struct othr *th = oa_omp_thread_peek();
 	const char *off = getenv("OVNI_OMP_SHUTDOWN");
-	if (!th || !th->initial || (off && *off == '0') || omp_parallel_active())
+	if (!th || !th->initial || (off && *off == '0') || oa_omp_parallel_active())
 		return;
 	int (*level)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");
 	int (*pause_all)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "omp_pause_resource_all");

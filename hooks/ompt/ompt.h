@@ -29,7 +29,7 @@
 /* Mark channels of the tool: OA_MARK_OMP_* in ovni_fmt.h. */
 
 /* Values of OA_MARK_OMP_TASK (single channel). */
-enum omp_task_mark {
+enum oa_omp_task_mark {
 	TM_SUSPENDED = 1,     /* segment ends, the task is not complete (task switch) */
 	TM_YIELDED,           /* segment ends at a taskyield */
 	TM_MIGRATED,          /* resumed on another thread than the one it stopped on */
@@ -42,7 +42,7 @@ enum omp_task_mark {
 };
 
 /* Values of OA_MARK_OMP_CONSTRUCT (stack channel). */
-enum omp_construct_mark {
+enum oa_omp_construct_mark {
 	CM_MASKED = 1,
 	CM_REDUCTION,
 	CM_LOCK,
@@ -53,7 +53,7 @@ enum omp_construct_mark {
 };
 
 /* Kinds of region a task can have open. */
-enum omp_rk {
+enum oa_omp_rk {
 	RK_FORK_CALL = 1, /* PCf: between parallel_begin and parallel_end on the encountering task */
 	RK_BAR_PLAIN,     /* PBb */
 	RK_BAR_JOIN,      /* PBj: end-of-parallel barrier, primary thread */
@@ -83,16 +83,16 @@ enum omp_rk {
 struct oreg {
 	uint64_t key;  /* wait_id of a mutex, mark value of RK_MARK, else 0 */
 	uint32_t type; /* worksharing type id (PQx/PQe), 0: none */
-	uint8_t kind;  /* enum omp_rk */
+	uint8_t kind;  /* enum oa_omp_rk */
 	uint8_t mark;  /* OA_MARK_OMP_CONSTRUCT value pushed with it, 0: none */
 	uint8_t flags; /* RF_* */
 	uint8_t pad;
 };
 
-enum omp_tstate { TS_FREE, TS_CREATED, TS_RUNNING, TS_PAUSED, TS_DETACHED };
+enum oa_omp_tstate { TS_FREE, TS_CREATED, TS_RUNNING, TS_PAUSED, TS_DETACHED };
 /* TK_HIDDEN: a task that writes no segment events (the initial task, tasks
  * seen only after the tool started, tasks inherited across fork). */
-enum omp_tkind { TK_EXPLICIT, TK_IMPLICIT, TK_HIDDEN, TK_TWDEPS };
+enum oa_omp_tkind { TK_EXPLICIT, TK_IMPLICIT, TK_HIDDEN, TK_TWDEPS };
 
 #define OTASK_INLINE_REGS 6
 
@@ -100,8 +100,8 @@ struct othr;
 
 struct otask {
 	uint32_t id;    /* ovni task id; 0: not in the trace (no PPc was written) */
-	uint8_t state;  /* enum omp_tstate */
-	uint8_t kind;   /* enum omp_tkind */
+	uint8_t state;  /* enum oa_omp_tstate */
+	uint8_t kind;   /* enum oa_omp_tkind */
 	uint8_t if0;    /* undeferred: PTi instead of PT[ */
 	uint8_t master; /* implicit task of the primary thread of its team */
 	uint16_t nreg, capreg;
@@ -129,9 +129,9 @@ struct otask {
 	unsigned pool_len;
 };
 
-enum omp_pending { PEND_NONE, PEND_WAIT, PEND_PART };
+enum oa_omp_pending { PEND_NONE, PEND_WAIT, PEND_PART };
 
-enum omp_fin {
+enum oa_omp_fin {
 	FIN_ORPHAN = 1, /* its runner closed its last part, never reported */
 	FIN_DONE = 2,   /* another thread reported its completion */
 };
@@ -159,7 +159,7 @@ struct othr {
 	int cur_pending;
 	uint64_t resume_clock;
 	/* The top region of cur is a wait of an explicit task not written yet:
-	 * if the runtime switches to another task within omp_merge_ns, neither
+	 * if the runtime switches to another task within oa_omp_merge_ns, neither
 	 * its opening nor its closing is written. */
 	int lazy;
 	uint64_t lazy_clock;
@@ -180,52 +180,52 @@ struct othr {
 	struct onote notes[ONOTES];
 };
 
-extern uint64_t omp_merge_ns;
-extern int omp_debug; /* OVNI_OMP_DEBUG: 1 anomaly reports, 2 and every task switch */
+extern uint64_t oa_omp_merge_ns;
+extern int oa_omp_debug; /* OVNI_OMP_DEBUG: 1 anomaly reports, 2 and every task switch */
 
 /* ompt_debug.c: a callback the thread saw (kept only under OVNI_OMP_DEBUG),
  * and an anomaly: a callback order the tool did not expect, about task a
  * (and b), counted, and reported on stderr under OVNI_OMP_DEBUG with the
  * thread's last callbacks. */
-void omp_note_slow(struct othr *th, const char *cb, const void *a, long arg, const void *b);
-void omp_anomaly_slow(struct othr *th, const char *what, const struct otask *a, const struct otask *b);
-static inline void omp_note(struct othr *th, const char *cb, const void *a, long arg, const void *b)
+void oa_omp_note_slow(struct othr *th, const char *cb, const void *a, long arg, const void *b);
+void oa_omp_anomaly_slow(struct othr *th, const char *what, const struct otask *a, const struct otask *b);
+static inline void oa_omp_note(struct othr *th, const char *cb, const void *a, long arg, const void *b)
 {
-	if (__builtin_expect(omp_debug != 0, 0))
-		omp_note_slow(th, cb, a, arg, b);
+	if (__builtin_expect(oa_omp_debug != 0, 0))
+		oa_omp_note_slow(th, cb, a, arg, b);
 }
-static inline void omp_anomaly(struct othr *th, const char *what, const struct otask *a, const struct otask *b)
+static inline void oa_omp_anomaly(struct othr *th, const char *what, const struct otask *a, const struct otask *b)
 {
 	th->anomalies++;
-	if (__builtin_expect(omp_debug != 0, 0))
-		omp_anomaly_slow(th, what, a, b);
+	if (__builtin_expect(oa_omp_debug != 0, 0))
+		oa_omp_anomaly_slow(th, what, a, b);
 }
 
 /* The tool's clock: the trace clock (writer/clock.h, through the TSC). */
-static inline uint64_t omp_now(void)
+static inline uint64_t oa_omp_now(void)
 {
 	return oa_clock_now();
 }
 
 /* ompt_state.c: threads, tasks, region stacks and segments. */
-extern OA_TLS struct othr *omp_tls_thr;
-struct othr *omp_thread_new(void);
-static inline struct othr *omp_thread(void)
+extern OA_TLS struct othr *oa_omp_tls_thr;
+struct othr *oa_omp_thread_new(void);
+static inline struct othr *oa_omp_thread(void)
 {
-	struct othr *th = omp_tls_thr;
-	return likely(th != NULL) ? th : omp_thread_new();
+	struct othr *th = oa_omp_tls_thr;
+	return likely(th != NULL) ? th : oa_omp_thread_new();
 }
 /* The calling thread's state if it has one (no allocation). */
-struct othr *omp_thread_peek(void);
+struct othr *oa_omp_thread_peek(void);
 /* The thread ends: hand its free task states to the other threads. */
-void omp_thread_release(struct othr *th);
-struct otask *omp_task_new(struct othr *th, int kind);
-void omp_task_free(struct othr *th, struct otask *t);
-uint32_t omp_task_id(struct othr *th);
+void oa_omp_thread_release(struct othr *th);
+struct otask *oa_omp_task_new(struct othr *th, int kind);
+void oa_omp_task_free(struct othr *th, struct otask *t);
+uint32_t oa_omp_task_id(struct othr *th);
 
 /* A batch on the calling thread's stream at `clock` (0: now); returns 0 if
  * the thread has no stream. */
-static OA_INLINE uint64_t omp_begin(struct ev_batch *b, uint64_t clock)
+static OA_INLINE uint64_t oa_omp_begin(struct ev_batch *b, uint64_t clock)
 {
 	struct oa_thread *self = oa_self;
 	if (unlikely(!self)) {
@@ -233,54 +233,54 @@ static OA_INLINE uint64_t omp_begin(struct ev_batch *b, uint64_t clock)
 		b->p = NULL;
 		return 0;
 	}
-	return ev_batch_begin(b, &self->s, clock ? clock : omp_now());
+	return ev_batch_begin(b, &self->s, clock ? clock : oa_omp_now());
 }
 
-static OA_INLINE uint64_t omp_end(struct ev_batch *b)
+static OA_INLINE uint64_t oa_omp_end(struct ev_batch *b)
 {
 	return b->s ? ev_batch_end(b) : 0;
 }
 
 /* Region stack of a task. */
-struct oreg *omp_reg_push(struct otask *t);
-void omp_reg_open(struct ev_batch *b, const struct oreg *r);
-void omp_reg_close(struct ev_batch *b, const struct oreg *r);
+struct oreg *oa_omp_reg_push(struct otask *t);
+void oa_omp_reg_open(struct ev_batch *b, const struct oreg *r);
+void oa_omp_reg_close(struct ev_batch *b, const struct oreg *r);
 /* Remove region i of the running task t: close those above it and it, then
  * reopen those above (the thread's stack stays LIFO). */
-void omp_reg_remove(struct ev_batch *b, struct otask *t, int i);
+void oa_omp_reg_remove(struct ev_batch *b, struct otask *t, int i);
 /* The topmost region of t whose kind is in the mask RK_BIT(kind)..., with
  * that key when key is nonzero, or -1. */
-int omp_reg_find(const struct otask *t, unsigned kinds, uint64_t key);
+int oa_omp_reg_find(const struct otask *t, unsigned kinds, uint64_t key);
 /* Close acquiring states left on top by a failed omp_test_lock. */
-void omp_drop_stale_acquire(struct ev_batch *b, struct otask *t);
+void oa_omp_drop_stale_acquire(struct ev_batch *b, struct otask *t);
 
 /* Task segments on the calling thread (closing skips RF_LAZY regions). */
-void omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t);
-void omp_seg_close(struct ev_batch *b, struct otask *t);
+void oa_omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t);
+void oa_omp_seg_close(struct ev_batch *b, struct otask *t);
 /* Write the pending resume of th->cur, if any. */
-void omp_materialize(struct othr *th);
+void oa_omp_materialize(struct othr *th);
 /* The task a callback names (task_data, or the thread's current task when
  * NULL), made the running task of th: the tool switches when its idea of
  * the current task differs (never seen in libomp 14), and writes a pending
  * resume. */
-struct otask *omp_owner(struct othr *th, ompt_data_t *task_data);
+struct otask *oa_omp_owner(struct othr *th, ompt_data_t *task_data);
 /* Push a region on the running task `t` and write its opening at `clock`
  * (0: now). */
-void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind, uint32_t type, uint8_t mark,
-		      uint8_t flags, uint64_t key);
+void oa_omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind, uint32_t type, uint8_t mark,
+			 uint8_t flags, uint64_t key);
 /* Remove the topmost region of t of a kind in the mask (and key when
  * nonzero). Returns 0, or -1 when there was none. */
-int omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t key);
+int oa_omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t key);
 /* The end of a wait of the task a callback names (taskwait, taskgroup,
  * taskwait deps): when the task was resumed into that wait less than
- * omp_merge_ns ago and nothing was written since, the wait is dropped and
+ * oa_omp_merge_ns ago and nothing was written since, the wait is dropped and
  * the resume written after it. */
-int omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key);
+int oa_omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key);
 /* Write the opening of cur's lazily opened wait (th->lazy). */
-void omp_lazy_write(struct othr *th);
+void oa_omp_lazy_write(struct othr *th);
 /* The code address of the parallel region task t of thread th runs in:
  * its own for an implicit task, else the one of the implicit task below. */
-static inline uintptr_t omp_region_ra(const struct othr *th, const struct otask *t)
+static inline uintptr_t oa_omp_region_ra(const struct othr *th, const struct otask *t)
 {
 	if (t && t->kind == TK_IMPLICIT)
 		return t->par_ra;
@@ -288,19 +288,19 @@ static inline uintptr_t omp_region_ra(const struct othr *th, const struct otask 
 }
 /* Marks on the calling thread (single channels): a task event, with the
  * task it is about when that is not the running one (about != 0). */
-void omp_task_mark(struct othr *th, int64_t value, uint32_t about);
+void oa_omp_task_mark(struct othr *th, int64_t value, uint32_t about);
 
 /* ompt_task.c: the task switch (ompt.md section 3, step 3 to 5). */
-void omp_switch(struct othr *th, struct otask *prior, int status, struct otask *next);
+void oa_omp_switch(struct othr *th, struct otask *prior, int status, struct otask *next);
 /* The running untied task c ended without a report and the runtime names
  * another task, p: close c here; returns the thread's task after that. */
-struct otask *omp_orphan_close(struct othr *th, struct otask *c, struct otask *p);
-static inline int omp_is_orphan(const struct otask *c, const struct otask *p)
+struct otask *oa_omp_orphan_close(struct othr *th, struct otask *c, struct otask *p);
+static inline int oa_omp_is_orphan(const struct otask *c, const struct otask *p)
 {
 	return c && p != c && c->kind == TK_EXPLICIT && c->untied && c->state == TS_RUNNING;
 }
 /* Parallel regions begun and not ended, in the whole process. */
-int omp_parallel_active(void);
+int oa_omp_parallel_active(void);
 
 /* ompt_types.c: process-wide task/worksharing types. */
 #define OT_SCHED_DYNAMIC 0x1u
@@ -311,30 +311,30 @@ struct otype {
 	uint64_t clock; /* of its POc */
 };
 /* `region` is the code address of the parallel region the code runs in
- * (omp_region_ra), or 0: clang outlines a parallel region's body into a
+ * (oa_omp_region_ra), or 0: clang outlines a parallel region's body into a
  * function named .omp_outlined.*, which says nothing to a user, so such a
  * label is prefixed with the function holding the region
  * ("main/.omp_outlined."). */
-void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out);
+void oa_omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out);
 /* The type of the user code calling into the runtime (unwinds: slow). */
-void omp_type_of_caller(uintptr_t region, struct otype *out);
-void omp_types_reset(void);
+void oa_omp_type_of_caller(uintptr_t region, struct otype *out);
+void oa_omp_types_reset(void);
 /* Fork: hold the type table (prepare) and give it back (parent). */
-void omp_types_lock(void);
-void omp_types_unlock(void);
+void oa_omp_types_lock(void);
+void oa_omp_types_unlock(void);
 /* After `gen` execs of this process: ids in a range of their own. */
-void omp_types_set_generation(int gen);
-void omp_task_ids_set_generation(int gen);
+void oa_omp_types_set_generation(int gen);
+void oa_omp_task_ids_set_generation(int gen);
 /* Where the runtime is loaded (any address inside it). */
-void omp_types_set_runtime(uintptr_t addr_in_runtime);
+void oa_omp_types_set_runtime(uintptr_t addr_in_runtime);
 
 /* Callback registration, per concern. */
-void omp_register_task_callbacks(ompt_set_callback_t set);
-void omp_register_sync_callbacks(ompt_set_callback_t set);
+void oa_omp_register_task_callbacks(ompt_set_callback_t set);
+void oa_omp_register_sync_callbacks(ompt_set_callback_t set);
 /* Fork child: forget what the parent's streams hold. */
-void omp_state_after_fork(void);
+void oa_omp_state_after_fork(void);
 /* Fork: hold the shared task-state pool (prepare) and give it back. */
-void omp_state_lock(void);
-void omp_state_unlock(void);
+void oa_omp_state_lock(void);
+void oa_omp_state_unlock(void);
 
 #endif

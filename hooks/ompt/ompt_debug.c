@@ -17,14 +17,14 @@
 
 static _Atomic unsigned reports;
 
-void omp_note_slow(struct othr *th, const char *cb, const void *a, long arg, const void *b)
+void oa_omp_note_slow(struct othr *th, const char *cb, const void *a, long arg, const void *b)
 {
 	struct onote *n = &th->notes[th->nnotes++ % ONOTES];
 	n->cb = cb;
 	n->a = a;
 	n->b = b;
 	n->arg = arg;
-	n->clock = omp_now();
+	n->clock = oa_omp_now();
 }
 
 static const char *const kind_names[] = { "explicit", "implicit", "hidden", "taskwait-deps" };
@@ -64,7 +64,7 @@ static void brief(char *buf, size_t len, const void *p)
 		snprintf(buf, len, "%c%u@%d", "eihw"[t->kind & 3], t -> id, t -> last ? t -> last -> tid : 0);
 }
 
-void omp_anomaly_slow(struct othr *th, const char *what, const struct otask *a, const struct otask *b)
+void oa_omp_anomaly_slow(struct othr *th, const char *what, const struct otask *a, const struct otask *b)
 {
 	unsigned r = atomic_fetch_add(&reports, 1);
 	if (r >= MAX_LINES)
@@ -81,7 +81,7 @@ void omp_anomaly_slow(struct othr *th, const char *what, const struct otask *a, 
 	if (r >= MAX_REPORTS)
 		return;
 	unsigned first = th->nnotes > ONOTES ? th->nnotes - ONOTES : 0;
-	uint64_t now = omp_now();
+	uint64_t now = oa_omp_now();
 	oa_log("ompt: tid %d: its last %u callbacks (oldest first; tasks as kind+id@thread of their last segment):",
 	       th->tid, th->nnotes - first);
 	for (unsigned i = first; i < th->nnotes; i++) {

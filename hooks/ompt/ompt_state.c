@@ -8,7 +8,7 @@
 
 #include "ompt.h"
 
-OA_TLS struct othr *omp_tls_thr;
+OA_TLS struct othr *oa_omp_tls_thr;
 
 /* Task ids: u32, unique in the process, never 0, handed out in blocks. */
 static _Atomic uint64_t next_id_block = 1;
@@ -36,28 +36,28 @@ static void pool_release(void)
 	atomic_flag_clear_explicit(&pool_lock, memory_order_release);
 }
 
-struct othr *omp_thread_new(void)
+struct othr *oa_omp_thread_new(void)
 {
 	struct othr *th = calloc(1, sizeof(*th));
 	if (th)
 		th->tid = oa_self ? oa_self->tid : (int)gettid();
-	omp_tls_thr = th;
+	oa_omp_tls_thr = th;
 	return th;
 }
 
-struct othr *omp_thread_peek(void)
+struct othr *oa_omp_thread_peek(void)
 {
-	return omp_tls_thr;
+	return oa_omp_tls_thr;
 }
 
-void omp_task_ids_set_generation(int gen)
+void oa_omp_task_ids_set_generation(int gen)
 {
 	/* Task ids belong to the process, which an exec keeps: each image takes
 	 * its own range (2^27 tasks; the ids are 32 bits). */
 	atomic_store(&next_id_block, 1 + ((uint64_t)(unsigned)gen << 27));
 }
 
-uint32_t omp_task_id(struct othr *th)
+uint32_t oa_omp_task_id(struct othr *th)
 {
 	for (;;) {
 		if (unlikely(th->id_next == th->id_end)) {
@@ -114,7 +114,7 @@ static void refill(struct othr *th)
 	th->nfree = SLAB;
 }
 
-struct otask *omp_task_new(struct othr *th, int kind)
+struct otask *oa_omp_task_new(struct othr *th, int kind)
 {
 	if (unlikely(!th->free)) {
 		refill(th);
@@ -145,7 +145,7 @@ struct otask *omp_task_new(struct othr *th, int kind)
 	return t;
 }
 
-void omp_task_free(struct othr *th, struct otask *t)
+void oa_omp_task_free(struct othr *th, struct otask *t)
 {
 	if (t->regs != t->inl)
 		free(t->regs);
@@ -169,7 +169,7 @@ void omp_task_free(struct othr *th, struct otask *t)
 	th->nspill = 0;
 }
 
-void omp_thread_release(struct othr *th)
+void oa_omp_thread_release(struct othr *th)
 {
 	/* The thread ends: its free task states go to the pool. */
 	pool_put(th->free, th->nfree);
@@ -195,7 +195,7 @@ static const char sub_close[RK_NKINDS][4] = {
 
 #define MAX_REGS 480 /* the emulator's stacks hold 512 */
 
-struct oreg *omp_reg_push(struct otask *t)
+struct oreg *oa_omp_reg_push(struct otask *t)
 {
 	if (unlikely(t->nreg == t->capreg)) {
 		if (t->capreg >= MAX_REGS)
@@ -213,7 +213,7 @@ struct oreg *omp_reg_push(struct otask *t)
 	return &t->regs[t->nreg++];
 }
 
-void omp_reg_open(struct ev_batch *b, const struct oreg *r)
+void oa_omp_reg_open(struct ev_batch *b, const struct oreg *r)
 {
 	if (r->mark)
 		ev_omp_mark(b, "OM[", OA_MARK_OMP_CONSTRUCT, r->mark);
@@ -223,7 +223,7 @@ void omp_reg_open(struct ev_batch *b, const struct oreg *r)
 		ev_omp_state(b, sub_open[r->kind]);
 }
 
-void omp_reg_close(struct ev_batch *b, const struct oreg *r)
+void oa_omp_reg_close(struct ev_batch *b, const struct oreg *r)
 {
 	if (sub_close[r->kind][0])
 		ev_omp_state(b, sub_close[r->kind]);
@@ -233,17 +233,17 @@ void omp_reg_close(struct ev_batch *b, const struct oreg *r)
 		ev_omp_mark(b, "OM]", OA_MARK_OMP_CONSTRUCT, r->mark);
 }
 
-void omp_reg_remove(struct ev_batch *b, struct otask *t, int i)
+void oa_omp_reg_remove(struct ev_batch *b, struct otask *t, int i)
 {
 	for (int j = t->nreg - 1; j >= i; j--)
-		omp_reg_close(b, &t->regs[j]);
+		oa_omp_reg_close(b, &t->regs[j]);
 	memmove(&t->regs[i], &t->regs[i + 1], (size_t)(t->nreg - i - 1) * sizeof(struct oreg));
 	t->nreg--;
 	for (int j = i; j < t->nreg; j++)
-		omp_reg_open(b, &t->regs[j]);
+		oa_omp_reg_open(b, &t->regs[j]);
 }
 
-int omp_reg_find(const struct otask *t, unsigned kinds, uint64_t key)
+int oa_omp_reg_find(const struct otask *t, unsigned kinds, uint64_t key)
 {
 	for (int i = t->nreg - 1; i >= 0; i--) {
 		const struct oreg *r = &t->regs[i];
@@ -253,17 +253,17 @@ int omp_reg_find(const struct otask *t, unsigned kinds, uint64_t key)
 	return -1;
 }
 
-void omp_drop_stale_acquire(struct ev_batch *b, struct otask *t)
+void oa_omp_drop_stale_acquire(struct ev_batch *b, struct otask *t)
 {
 	while (t->nreg && t->regs[t->nreg - 1].kind == RK_ACQUIRING) {
-		omp_reg_close(b, &t->regs[t->nreg - 1]);
+		oa_omp_reg_close(b, &t->regs[t->nreg - 1]);
 		t->nreg--;
 	}
 }
 
 /* ---- segments ---- */
 
-void omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t)
+void oa_omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t)
 {
 	switch (t->kind) {
 	case TK_EXPLICIT:
@@ -278,18 +278,18 @@ void omp_seg_open(struct ev_batch *b, struct othr *th, struct otask *t)
 	default: break;
 	}
 	for (int i = 0; i < t->nreg; i++)
-		omp_reg_open(b, &t->regs[i]);
+		oa_omp_reg_open(b, &t->regs[i]);
 	t->state = TS_RUNNING;
 	t->last = th;
 }
 
-void omp_seg_close(struct ev_batch *b, struct otask *t)
+void oa_omp_seg_close(struct ev_batch *b, struct otask *t)
 {
 	for (int i = t->nreg - 1; i >= 0; i--) {
 		if (t->regs[i].flags & RF_LAZY)
 			t->regs[i].flags &= (uint8_t)~RF_LAZY; /* never written */
 		else
-			omp_reg_close(b, &t->regs[i]);
+			oa_omp_reg_close(b, &t->regs[i]);
 	}
 	switch (t->kind) {
 	case TK_EXPLICIT:
@@ -305,7 +305,7 @@ void omp_seg_close(struct ev_batch *b, struct otask *t)
 	}
 }
 
-void omp_materialize(struct othr *th)
+void oa_omp_materialize(struct othr *th)
 {
 	struct otask *t = th->cur;
 	th->cur_pending = 0;
@@ -318,37 +318,37 @@ void omp_materialize(struct othr *th)
 	/* An untied task's part runs user code: if its last written
 	 * segment was on another thread, it migrated. */
 	int migrated = t->kind == TK_EXPLICIT && t->last && t->last != th && t->id;
-	omp_begin(&b, clock);
-	omp_seg_open(&b, th, t);
+	oa_omp_begin(&b, clock);
+	oa_omp_seg_open(&b, th, t);
 	if (migrated)
 		ev_omp_mark(&b, "OM=", OA_MARK_OMP_TASK, TM_MIGRATED);
-	omp_end(&b);
+	oa_omp_end(&b);
 }
 
-struct otask *omp_owner(struct othr *th, ompt_data_t *task_data)
+struct otask *oa_omp_owner(struct othr *th, ompt_data_t *task_data)
 {
 	struct otask *t = task_data ? task_data->ptr : th->cur;
 	if (unlikely(!t)) {
 		/* A task we never saw begin (tool started late): it writes no
 		 * segment events, only its regions. */
-		t = omp_task_new(th, TK_HIDDEN);
+		t = oa_omp_task_new(th, TK_HIDDEN);
 		if (!t)
 			return NULL;
 		if (task_data)
 			task_data->ptr = t;
 	}
-	if (unlikely(t != th->cur) && omp_is_orphan(th->cur, t))
-		omp_orphan_close(th, th->cur, t); /* its last part ended unreported */
+	if (unlikely(t != th->cur) && oa_omp_is_orphan(th->cur, t))
+		oa_omp_orphan_close(th, th->cur, t); /* its last part ended unreported */
 	if (unlikely(t != th->cur)) {
-		omp_anomaly(th, "a callback names a task this thread does not run (switching to it)", t, th->cur);
-		omp_switch(th, th->cur, ompt_task_switch, t);
+		oa_omp_anomaly(th, "a callback names a task this thread does not run (switching to it)", t, th->cur);
+		oa_omp_switch(th, th->cur, ompt_task_switch, t);
 	} else if (unlikely(th->cur_pending)) {
-		omp_materialize(th);
+		oa_omp_materialize(th);
 	}
 	return t;
 }
 
-void omp_lazy_write(struct othr *th)
+void oa_omp_lazy_write(struct othr *th)
 {
 	struct otask *t = th->cur;
 	th->lazy = 0;
@@ -357,19 +357,19 @@ void omp_lazy_write(struct othr *th)
 	struct oreg *r = &t->regs[t->nreg - 1];
 	r->flags &= (uint8_t)~RF_LAZY;
 	struct ev_batch b;
-	omp_begin(&b, th->lazy_clock);
-	omp_reg_open(&b, r);
-	omp_end(&b);
+	oa_omp_begin(&b, th->lazy_clock);
+	oa_omp_reg_open(&b, r);
+	oa_omp_end(&b);
 }
 
-void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind, uint32_t type, uint8_t mark,
-		      uint8_t flags, uint64_t key)
+void oa_omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind, uint32_t type, uint8_t mark,
+			 uint8_t flags, uint64_t key)
 {
 	if (th->lazy)
-		omp_lazy_write(th);
-	if ((flags & RF_WAIT) && t->kind == TK_EXPLICIT && t == th->cur && omp_merge_ns &&
+		oa_omp_lazy_write(th);
+	if ((flags & RF_WAIT) && t->kind == TK_EXPLICIT && t == th->cur && oa_omp_merge_ns &&
 	    !(t->nreg && t->regs[t->nreg - 1].kind == RK_ACQUIRING)) {
-		struct oreg *r = omp_reg_push(t);
+		struct oreg *r = oa_omp_reg_push(t);
 		if (r) {
 			*r = (struct oreg){ .key = key,
 					    .type = type,
@@ -377,15 +377,15 @@ void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind
 					    .mark = mark,
 					    .flags = (uint8_t)(flags | RF_LAZY) };
 			th->lazy = 1;
-			th->lazy_clock = clock ? clock : omp_now();
+			th->lazy_clock = clock ? clock : oa_omp_now();
 			return;
 		}
 	}
 	struct ev_batch b;
-	omp_begin(&b, clock);
+	oa_omp_begin(&b, clock);
 	if (kind != RK_ACQUIRING)
-		omp_drop_stale_acquire(&b, t);
-	struct oreg *r = omp_reg_push(t);
+		oa_omp_drop_stale_acquire(&b, t);
+	struct oreg *r = oa_omp_reg_push(t);
 	if (r) {
 		r->key = key;
 		r->type = type;
@@ -393,70 +393,71 @@ void omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind
 		r->mark = mark;
 		r->flags = flags;
 		r->pad = 0;
-		omp_reg_open(&b, r);
+		oa_omp_reg_open(&b, r);
 	} else {
-		omp_anomaly(th, "region stack full", t, NULL);
+		oa_omp_anomaly(th, "region stack full", t, NULL);
 	}
-	omp_end(&b);
+	oa_omp_end(&b);
 }
 
-int omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t key)
+int oa_omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t key)
 {
-	int i = omp_reg_find(t, kinds, key);
+	int i = oa_omp_reg_find(t, kinds, key);
 	if (i < 0) {
-		omp_anomaly(th, "end of a region the task has not begun", t, NULL);
+		oa_omp_anomaly(th, "end of a region the task has not begun", t, NULL);
 		return -1;
 	}
 	if (th->lazy) {
 		if (t == th->cur && i == t->nreg - 1 && (t->regs[i].flags & RF_LAZY) &&
-		    omp_now() - th->lazy_clock < omp_merge_ns) {
+		    oa_omp_now() - th->lazy_clock < oa_omp_merge_ns) {
 			t->nreg--; /* a short wait that nothing interrupted */
 			th->lazy = 0;
 			return 0;
 		}
-		omp_lazy_write(th);
+		oa_omp_lazy_write(th);
 	}
 	struct ev_batch b;
-	omp_begin(&b, 0);
+	oa_omp_begin(&b, 0);
 	if (!(kinds & RK_BIT(RK_ACQUIRING)) && t->regs[t->nreg - 1].kind == RK_ACQUIRING) {
-		omp_drop_stale_acquire(&b, t);
-		i = omp_reg_find(t, kinds, key);
+		oa_omp_drop_stale_acquire(&b, t);
+		i = oa_omp_reg_find(t, kinds, key);
 	}
 	if (i >= 0)
-		omp_reg_remove(&b, t, i);
-	omp_end(&b);
+		oa_omp_reg_remove(&b, t, i);
+	oa_omp_end(&b);
 	return 0;
 }
 
-int omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key)
+int oa_omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key)
 {
 	if (!t)
 		t = task_data ? task_data->ptr : th->cur;
 	if (t && t == th->cur && th->cur_pending == PEND_WAIT && t->nreg) {
 		struct oreg *r = &t->regs[t->nreg - 1];
-		if ((kinds >> r->kind & 1u) && (!key || r->key == key) && omp_now() - th->resume_clock < omp_merge_ns) {
+		if ((kinds >> r->kind & 1u) && (!key || r->key == key) &&
+		    oa_omp_now() - th->resume_clock < oa_omp_merge_ns) {
 			t->nreg--;
 			if (t->untied && t->nested)
 				th->cur_pending = PEND_PART; /* the part may end at once */
 			else
-				omp_materialize(th);
+				oa_omp_materialize(th);
 			return 0;
 		}
 	}
 	if (!t || t != th->cur || th->cur_pending)
-		t = omp_owner(th, task_data);
-	return t ? omp_region_end(th, t, kinds, key) : -1;
+		t = oa_omp_owner(th, task_data);
+	return t ? oa_omp_region_end(th, t, kinds, key) : -1;
 }
 
-void omp_task_mark(struct othr *th, int64_t value, uint32_t about)
+void oa_omp_task_mark(struct othr *th, int64_t value, uint32_t about)
 {
 	(void)th;
 	struct ev_batch b;
-	omp_begin(&b, 0);
+	oa_omp_begin(&b, 0);
 	if (about)
 		ev_omp_mark(&b, "OM=", OA_MARK_OMP_TASKID, about);
 	ev_omp_mark(&b, "OM=", OA_MARK_OMP_TASK, value);
-	omp_end(&b);
+	oa_omp_end(&b);
 }
 
 static void hide(struct otask *t)
@@ -468,20 +469,20 @@ static void hide(struct otask *t)
 	t->nreg = 0;
 }
 
-void omp_state_lock(void)
+void oa_omp_state_lock(void)
 {
 	pool_acquire();
 }
 
-void omp_state_unlock(void)
+void oa_omp_state_unlock(void)
 {
 	pool_release();
 }
 
-void omp_state_after_fork(void)
+void oa_omp_state_after_fork(void)
 {
 	atomic_flag_clear(&pool_lock);
-	struct othr *th = omp_tls_thr;
+	struct othr *th = oa_omp_tls_thr;
 	if (!th)
 		return;
 	/* Nothing the parent's streams hold is open in the child's. */

@@ -43,42 +43,42 @@ static int barrier_kind(const struct otask *t, int kind, const void *codeptr)
 static void drop_open_single(struct othr *th, struct otask *t)
 {
 	if (t->nreg && t->regs[t->nreg - 1].kind == RK_WS_SINGLE && (t->regs[t->nreg - 1].flags & RF_EXECUTOR))
-		omp_region_end(th, t, RK_BIT(RK_WS_SINGLE), 0);
+		oa_omp_region_end(th, t, RK_BIT(RK_WS_SINGLE), 0);
 }
 
 static void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
 			   ompt_data_t *task_data, const void *codeptr)
 {
 	(void)parallel_data;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (!th)
 		return;
 	int begin = endpoint == ompt_scope_begin;
-	omp_note(th, begin ? "sync_region begin" : "sync_region end", task_data ? task_data->ptr : NULL, (long)kind,
-		 NULL);
+	oa_omp_note(th, begin ? "sync_region begin" : "sync_region end", task_data ? task_data->ptr : NULL, (long)kind,
+		    NULL);
 	if (kind == ompt_sync_region_taskwait && !begin) {
-		omp_wait_end(th, task_data, NULL, RK_BIT(RK_TASKWAIT), 0);
+		oa_omp_wait_end(th, task_data, NULL, RK_BIT(RK_TASKWAIT), 0);
 		return;
 	}
-	struct otask *t = omp_owner(th, task_data);
+	struct otask *t = oa_omp_owner(th, task_data);
 	if (!t)
 		return;
 	if (is_barrier(kind)) {
 		if (begin) {
 			drop_open_single(th, t);
-			omp_region_begin(th, t, 0, barrier_kind(t, kind, codeptr), 0, 0, RF_WAIT, 0);
+			oa_omp_region_begin(th, t, 0, barrier_kind(t, kind, codeptr), 0, 0, RF_WAIT, 0);
 		} else {
-			omp_region_end(th, t, RK_BARRIERS, 0);
+			oa_omp_region_end(th, t, RK_BARRIERS, 0);
 		}
 		return;
 	}
 	switch ((int)kind) {
-	case ompt_sync_region_taskwait: omp_region_begin(th, t, 0, RK_TASKWAIT, 0, 0, RF_WAIT, 0); break;
+	case ompt_sync_region_taskwait: oa_omp_region_begin(th, t, 0, RK_TASKWAIT, 0, 0, RF_WAIT, 0); break;
 	case ompt_sync_region_reduction:
 		if (begin)
-			omp_region_begin(th, t, 0, RK_MARK, 0, CM_REDUCTION, 0, CM_REDUCTION);
+			oa_omp_region_begin(th, t, 0, RK_MARK, 0, CM_REDUCTION, 0, CM_REDUCTION);
 		else
-			omp_region_end(th, t, RK_BIT(RK_MARK), CM_REDUCTION);
+			oa_omp_region_end(th, t, RK_BIT(RK_MARK), CM_REDUCTION);
 		break;
 	default:
 		/* taskgroup: only its wait is a state (sync_region_wait). */
@@ -93,18 +93,18 @@ static void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
 	(void)codeptr;
 	if (kind != ompt_sync_region_taskgroup)
 		return; /* barriers and taskwait: the whole region is the wait */
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (!th)
 		return;
-	omp_note(th, endpoint == ompt_scope_begin ? "taskgroup wait begin" : "taskgroup wait end",
-		 task_data ? task_data->ptr : NULL, 0, NULL);
+	oa_omp_note(th, endpoint == ompt_scope_begin ? "taskgroup wait begin" : "taskgroup wait end",
+		    task_data ? task_data->ptr : NULL, 0, NULL);
 	if (endpoint != ompt_scope_begin) {
-		omp_wait_end(th, task_data, NULL, RK_BIT(RK_TASKGROUP), 0);
+		oa_omp_wait_end(th, task_data, NULL, RK_BIT(RK_TASKGROUP), 0);
 		return;
 	}
-	struct otask *t = omp_owner(th, task_data);
+	struct otask *t = oa_omp_owner(th, task_data);
 	if (t)
-		omp_region_begin(th, t, 0, RK_TASKGROUP, 0, 0, RF_WAIT, 0);
+		oa_omp_region_begin(th, t, 0, RK_TASKGROUP, 0, 0, RF_WAIT, 0);
 }
 
 static void on_reduction(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
@@ -123,11 +123,11 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 {
 	(void)parallel_data;
 	(void)count;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (th)
-		omp_note(th, endpoint == ompt_scope_begin ? "work begin" : "work end",
-			 task_data ? task_data->ptr : NULL, (long)wstype, NULL);
-	struct otask *t = th ? omp_owner(th, task_data) : NULL;
+		oa_omp_note(th, endpoint == ompt_scope_begin ? "work begin" : "work end",
+			    task_data ? task_data->ptr : NULL, (long)wstype, NULL);
+	struct otask *t = th ? oa_omp_owner(th, task_data) : NULL;
 	if (!t)
 		return;
 	int rk, flags = 0;
@@ -174,19 +174,19 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 	if (endpoint != ompt_scope_begin) {
 		if (rk == RK_TASKLOOP)
 			th->taskloop_type = 0;
-		omp_region_end(th, t, mask, 0);
+		oa_omp_region_end(th, t, mask, 0);
 		return;
 	}
 	if (rk != RK_TASKLOOP)
 		drop_open_single(th, t); /* a taskloop can be inside a single */
 	struct otype ty;
-	uintptr_t region = omp_region_ra(th, t);
-	omp_type_of((uintptr_t)codeptr, region, &ty);
+	uintptr_t region = oa_omp_region_ra(th, t);
+	oa_omp_type_of((uintptr_t)codeptr, region, &ty);
 	if (rk == RK_TASKLOOP) {
 		/* libomp 14 gives an address inside __kmpc_taskloop: name the
 		 * user function that called it (unwinding, once per taskloop). */
 		if (ty.flags & OT_RUNTIME)
-			omp_type_of_caller(region, &ty);
+			oa_omp_type_of_caller(region, &ty);
 		th->taskloop_type = ty.id;
 		th->taskloop_clock = ty.clock;
 	} else if (rk == RK_WS_STATIC && (ty.flags & OT_SCHED_DYNAMIC) && wstype == ompt_work_loop) {
@@ -194,11 +194,11 @@ static void on_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
 	}
 	uint64_t clock = 0;
 	if (ty.id) {
-		clock = omp_now();
+		clock = oa_omp_now();
 		if (clock <= ty.clock)
 			clock = ty.clock + 1;
 	}
-	omp_region_begin(th, t, clock, rk, ty.id, 0, (uint8_t)flags, 0);
+	oa_omp_region_begin(th, t, clock, rk, ty.id, 0, (uint8_t)flags, 0);
 }
 
 static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *task_data,
@@ -206,17 +206,17 @@ static void on_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data
 {
 	(void)parallel_data;
 	(void)codeptr;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (th)
-		omp_note(th, endpoint == ompt_scope_begin ? "masked begin" : "masked end",
-			 task_data ? task_data->ptr : NULL, 0, NULL);
-	struct otask *t = th ? omp_owner(th, task_data) : NULL;
+		oa_omp_note(th, endpoint == ompt_scope_begin ? "masked begin" : "masked end",
+			    task_data ? task_data->ptr : NULL, 0, NULL);
+	struct otask *t = th ? oa_omp_owner(th, task_data) : NULL;
 	if (!t)
 		return;
 	if (endpoint == ompt_scope_begin)
-		omp_region_begin(th, t, 0, RK_MARK, 0, CM_MASKED, 0, CM_MASKED);
+		oa_omp_region_begin(th, t, 0, RK_MARK, 0, CM_MASKED, 0, CM_MASKED);
 	else
-		omp_region_end(th, t, RK_BIT(RK_MARK), CM_MASKED);
+		oa_omp_region_end(th, t, RK_BIT(RK_MARK), CM_MASKED);
 }
 
 /* ---- mutexes: critical, locks, nest locks, ordered ---- */
@@ -241,52 +241,52 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 	(void)hint;
 	(void)impl;
 	(void)codeptr;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (th)
-		omp_note(th, "mutex acquire", NULL, (long)kind, NULL);
-	struct otask *t = th ? omp_owner(th, NULL) : NULL;
+		oa_omp_note(th, "mutex acquire", NULL, (long)kind, NULL);
+	struct otask *t = th ? oa_omp_owner(th, NULL) : NULL;
 	if (!t)
 		return;
 	struct ev_batch b;
-	omp_begin(&b, 0);
-	omp_drop_stale_acquire(&b, t);
-	omp_end(&b);
-	omp_region_begin(th, t, 0, RK_ACQUIRING, 0, mutex_mark(kind), 0, wait_id);
+	oa_omp_begin(&b, 0);
+	oa_omp_drop_stale_acquire(&b, t);
+	oa_omp_end(&b);
+	oa_omp_region_begin(th, t, 0, RK_ACQUIRING, 0, mutex_mark(kind), 0, wait_id);
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
 	(void)codeptr;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (th)
-		omp_note(th, "mutex acquired", NULL, (long)kind, NULL);
-	struct otask *t = th ? omp_owner(th, NULL) : NULL;
+		oa_omp_note(th, "mutex acquired", NULL, (long)kind, NULL);
+	struct otask *t = th ? oa_omp_owner(th, NULL) : NULL;
 	if (!t)
 		return;
 	struct oreg *top = t->nreg ? &t->regs[t->nreg - 1] : NULL;
 	if (top && top->kind == RK_ACQUIRING && top->key == wait_id) {
 		/* Acquiring -> holding in place: the kind's mark stays open. */
 		struct ev_batch b;
-		omp_begin(&b, 0);
+		oa_omp_begin(&b, 0);
 		ev_omp_state(&b, "PIA");
 		ev_omp_state(&b, "PI[");
-		omp_end(&b);
+		oa_omp_end(&b);
 		top->kind = RK_HOLDING;
 		return;
 	}
-	omp_region_begin(th, t, 0, RK_HOLDING, 0, mutex_mark(kind), 0, wait_id);
+	oa_omp_region_begin(th, t, 0, RK_HOLDING, 0, mutex_mark(kind), 0, wait_id);
 }
 
 static void on_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
 {
 	(void)kind;
 	(void)codeptr;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (th)
-		omp_note(th, "mutex released", NULL, (long)kind, NULL);
-	struct otask *t = th ? omp_owner(th, NULL) : NULL;
+		oa_omp_note(th, "mutex released", NULL, (long)kind, NULL);
+	struct otask *t = th ? oa_omp_owner(th, NULL) : NULL;
 	if (t)
-		omp_region_end(th, t, RK_BIT(RK_HOLDING), wait_id);
+		oa_omp_region_end(th, t, RK_BIT(RK_HOLDING), wait_id);
 }
 
 static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void *codeptr)
@@ -295,13 +295,13 @@ static void on_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
 	if (endpoint != ompt_scope_begin)
 		return;
 	/* A nested set of a nest lock the task owns: acquire, no acquired. */
-	struct othr *th = omp_thread();
-	struct otask *t = th ? omp_owner(th, NULL) : NULL;
+	struct othr *th = oa_omp_thread();
+	struct otask *t = th ? oa_omp_owner(th, NULL) : NULL;
 	if (t)
-		omp_region_end(th, t, RK_BIT(RK_ACQUIRING), wait_id);
+		oa_omp_region_end(th, t, RK_BIT(RK_ACQUIRING), wait_id);
 }
 
-void omp_register_sync_callbacks(ompt_set_callback_t set)
+void oa_omp_register_sync_callbacks(ompt_set_callback_t set)
 {
 	set(ompt_callback_sync_region, (ompt_callback_t)on_sync_region);
 	set(ompt_callback_sync_region_wait, (ompt_callback_t)on_sync_region_wait);

@@ -8,7 +8,7 @@
  *   explicit task for it (from a barrier, or a task it ran at once) its
  *   states stay open below the explicit task's segment (th->base);
  * - a task resumed into a runtime wait (taskwait, taskwait deps) that the
- *   runtime leaves again for another task within omp_merge_ns is not written
+ *   runtime leaves again for another task within oa_omp_merge_ns is not written
  *   in between: that stretch is scheduler time, not the task's. */
 #include "../../common/log.h"
 #include "ompt.h"
@@ -26,34 +26,34 @@ static inline int ends(int status)
  * above zero: it ends with no report at all, and the thread that ran the
  * previous part reports the completion when its own part returns.
  * So the thread of the last part learns of its end only at its next
- * callback, which names another task (omp_orphan_close), and the
+ * callback, which names another task (oa_omp_orphan_close), and the
  * completion arrives on a thread that does not run the task.  The task is
  * freed by the second of the two (fin). */
-struct otask *omp_orphan_close(struct othr *th, struct otask *c, struct otask *p)
+struct otask *oa_omp_orphan_close(struct othr *th, struct otask *c, struct otask *p)
 {
 	if (th->cur_pending) {
 		th->cur_pending = PEND_NONE; /* nothing of the part was written */
 	} else {
 		if (th->lazy)
-			omp_lazy_write(th);
-		uint64_t clock = omp_now();
+			oa_omp_lazy_write(th);
+		uint64_t clock = oa_omp_now();
 		if (clock <= c->clock)
 			clock = c->clock + 1;
 		struct ev_batch b;
-		if (!omp_begin(&b, clock))
+		if (!oa_omp_begin(&b, clock))
 			b.clock = clock;
-		omp_seg_close(&b, c);
-		omp_end(&b);
+		oa_omp_seg_close(&b, c);
+		oa_omp_end(&b);
 	}
 	th->lazy = 0;
 	th->cur = NULL;
 	/* c is not touched after this unless the completion came first. */
 	if (atomic_fetch_or(&c->fin, FIN_ORPHAN) & FIN_DONE)
-		omp_task_free(th, c);
+		oa_omp_task_free(th, c);
 	/* The thread went back to p when c's part returned: resume it as that
 	 * switch would have (its implicit task, a task c ran nested in). */
 	if (p)
-		omp_switch(th, NULL, ompt_task_switch, p);
+		oa_omp_switch(th, NULL, ompt_task_switch, p);
 	return th->cur;
 }
 
@@ -64,7 +64,7 @@ struct otask *omp_orphan_close(struct othr *th, struct otask *c, struct otask *p
 static int untied_done(struct othr *th, struct otask *p)
 {
 	if (atomic_fetch_or(&p->fin, FIN_DONE) & FIN_ORPHAN) {
-		omp_task_free(th, p);
+		oa_omp_task_free(th, p);
 		return 1;
 	}
 	/* Set before the last part began, which was before the counter
@@ -77,10 +77,10 @@ static void forget(struct othr *th, struct otask *p)
 {
 	if (p->state == TS_RUNNING && p->last != th) {
 		/* its segment is open on another thread */
-		omp_anomaly(th, "task completed while it runs on another thread", p, NULL);
+		oa_omp_anomaly(th, "task completed while it runs on another thread", p, NULL);
 		return;
 	}
-	omp_task_free(th, p);
+	oa_omp_task_free(th, p);
 }
 
 static int pause_mark(int status, int detach)
@@ -93,19 +93,19 @@ static int pause_mark(int status, int detach)
 /* Close c, the running task, on this thread (step 4). */
 static struct otask *close_task(struct ev_batch *b, struct othr *th, struct otask *c, struct otask *p, int status)
 {
-	omp_drop_stale_acquire(b, c);
+	oa_omp_drop_stale_acquire(b, c);
 	if (c == p && ends(status)) {
 		if (status == ompt_task_cancel && c->id)
 			ev_omp_mark(b, "OM=", OA_MARK_OMP_TASK, TM_CANCELLED);
 		if (c->nreg)
-			omp_anomaly(th, "task completes with regions open", c, NULL);
-		omp_seg_close(b, c);
+			oa_omp_anomaly(th, "task completes with regions open", c, NULL);
+		oa_omp_seg_close(b, c);
 		return c; /* freed by the caller once the batch is written */
 	}
 	int detach = c == p && status == ompt_task_detach;
 	if (c->id)
 		ev_omp_mark(b, "OM=", OA_MARK_OMP_TASK, pause_mark(status, detach));
-	omp_seg_close(b, c);
+	oa_omp_seg_close(b, c);
 	c->state = detach ? TS_DETACHED : TS_PAUSED;
 	c->clock = b->clock;
 	c->last = th;
@@ -116,16 +116,16 @@ static struct otask *close_task(struct ev_batch *b, struct othr *th, struct otas
 static void open_task(struct ev_batch *b, struct othr *th, struct otask *n)
 {
 	int migrated = n->state == TS_PAUSED && n->last && n->last != th;
-	omp_seg_open(b, th, n);
+	oa_omp_seg_open(b, th, n);
 	if (migrated && n->id)
 		ev_omp_mark(b, "OM=", OA_MARK_OMP_TASK, TM_MIGRATED);
 }
 
-void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
+void oa_omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 {
 	struct otask *c = th->cur;
-	if (unlikely(n != c && omp_is_orphan(c, p)))
-		c = omp_orphan_close(th, c, p);
+	if (unlikely(n != c && oa_omp_is_orphan(c, p)))
+		c = oa_omp_orphan_close(th, c, p);
 	if (p && p != c && ends(status) && p->kind == TK_EXPLICIT && p->untied && untied_done(th, p))
 		p = NULL;
 	/* The completion of a task no thread runs: its last part ran without
@@ -139,7 +139,7 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 			forget(th, p);
 		return;
 	}
-	uint64_t now = omp_now();
+	uint64_t now = oa_omp_now();
 	int close_c = c != NULL;
 	/* The current part of untied task c ends without completing it: the
 	 * thread goes back to the task it ran before c. */
@@ -147,7 +147,7 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 	if (c && th->cur_pending) {
 		/* A part that ends as soon as it began ran no user code (it is
 		 * structural: no time limit, a preempted one is no different). */
-		int quick = now - th->resume_clock < omp_merge_ns;
+		int quick = now - th->resume_clock < oa_omp_merge_ns;
 		if (th->cur_pending == PEND_PART ? part_end : (c != p || !ends(status)) && quick) {
 			/* nothing of c was written since it resumed */
 			if (th->cur_pending == PEND_PART)
@@ -158,7 +158,7 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 			 * its next part is user code. */
 			c->state = TS_PAUSED;
 		} else {
-			omp_materialize(th);
+			oa_omp_materialize(th);
 		}
 	}
 	if (close_c && c->untied && c == p && !ends(status))
@@ -166,8 +166,8 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 	if (th->lazy) {
 		/* c's wait was not written: if the switch comes at once, it
 		 * never will be (seg_close skips it). */
-		if (!close_c || now - th->lazy_clock >= omp_merge_ns)
-			omp_lazy_write(th);
+		if (!close_c || now - th->lazy_clock >= oa_omp_merge_ns)
+			oa_omp_lazy_write(th);
 		th->lazy = 0;
 	}
 	uint64_t clock = now;
@@ -176,7 +176,7 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 	if (unseen_end && p->clock >= clock)
 		clock = p->clock + 1;
 	struct ev_batch b;
-	if (!omp_begin(&b, clock))
+	if (!oa_omp_begin(&b, clock))
 		b.clock = clock;
 	struct otask *done = NULL;
 	if (close_c) {
@@ -190,7 +190,7 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 		}
 	}
 	if (unseen_end) {
-		omp_anomaly(th, "completion of a task this thread does not run (untied task's last part)", p, c);
+		oa_omp_anomaly(th, "completion of a task this thread does not run (untied task's last part)", p, c);
 		open_task(&b, th, p);
 		done = close_task(&b, th, p, p, status);
 	} else if (p && p != c && ends(status) && p != n) {
@@ -204,18 +204,18 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 			/* Another implicit task (anomaly): close the one below. */
 			struct otask *base = th->base;
 			th->base = NULL;
-			omp_seg_close(&b, base);
+			oa_omp_seg_close(&b, base);
 			base->clock = b.clock;
 		}
 		int resumed_inside = n->untied && n->nested && n->state == TS_PAUSED && n->last == th;
 		if (n->untied && !resumed_inside)
 			n->from = c;
 		if (n->state == TS_PAUSED && n->last == th && n->nreg && (n->regs[n->nreg - 1].flags & RF_WAIT) &&
-		    omp_merge_ns) {
+		    oa_omp_merge_ns) {
 			th->cur_pending = PEND_WAIT;
 			th->resume_clock = b.clock;
 			n->state = TS_RUNNING;
-		} else if (n->kind == TK_EXPLICIT && n->untied && omp_merge_ns &&
+		} else if (n->kind == TK_EXPLICIT && n->untied && oa_omp_merge_ns &&
 			   (n->state == TS_CREATED || resumed_inside)) {
 			/* Clang splits an untied task in parts: the first one only
 			 * queues the task again, and after each of its scheduling
@@ -227,18 +227,18 @@ void omp_switch(struct othr *th, struct otask *p, int status, struct otask *n)
 			n->state = TS_RUNNING;
 		} else {
 			if (n->state == TS_RUNNING && n->last != th)
-				omp_anomaly(th, "switch to a task running on another thread", n, c);
+				oa_omp_anomaly(th, "switch to a task running on another thread", n, c);
 			open_task(&b, th, n);
 		}
 	}
 	th->cur = n;
-	omp_end(&b);
+	oa_omp_end(&b);
 	if (done)
-		omp_task_free(th, done);
+		oa_omp_task_free(th, done);
 }
 
 /* The two switches of almost every task, without the general case's checks
- * (what is written is what omp_switch writes for them): a thread in its
+ * (what is written is what oa_omp_switch writes for them): a thread in its
  * implicit task starts a new tied explicit task, and that task completes
  * back into the implicit task.  Returns 0 for anything else. */
 static int switch_fast(struct othr *th, struct otask *p, int status, struct otask *n)
@@ -250,37 +250,37 @@ static int switch_fast(struct othr *th, struct otask *p, int status, struct otas
 	if (start ? n->state != TS_CREATED || n->kind != TK_EXPLICIT || n->untied || c->kind == TK_EXPLICIT || th->base
 		  : status != ompt_task_complete || n != th->base || c->kind != TK_EXPLICIT || c->untied || c->nreg)
 		return 0;
-	uint64_t clock = omp_now();
+	uint64_t clock = oa_omp_now();
 	if (n->clock >= clock)
 		clock = n->clock + 1;
 	struct ev_batch b;
-	if (!omp_begin(&b, clock))
+	if (!oa_omp_begin(&b, clock))
 		b.clock = clock;
 	if (start) {
 		th->base = c; /* its states stay open below n's */
 		c->state = TS_PAUSED;
-		omp_seg_open(&b, th, n);
+		oa_omp_seg_open(&b, th, n);
 	} else {
-		omp_seg_close(&b, c);
+		oa_omp_seg_close(&b, c);
 		th->base = NULL; /* back to the implicit task: its states are open */
 		n->state = TS_RUNNING;
 	}
 	th->cur = n;
-	omp_end(&b);
+	oa_omp_end(&b);
 	if (!start)
-		omp_task_free(th, c);
+		oa_omp_task_free(th, c);
 	return 1;
 }
 
 static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status, ompt_data_t *next_data)
 {
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (unlikely(!th))
 		return;
 	struct otask *p = prior_data ? prior_data->ptr : NULL;
 	struct otask *n = next_data ? next_data->ptr : NULL;
-	omp_note(th, "task_schedule", p, (long)status, n);
-	if (unlikely(omp_debug > 1))
+	oa_omp_note(th, "task_schedule", p, (long)status, n);
+	if (unlikely(oa_omp_debug > 1))
 		oa_log("ompt: tid %d: task_schedule cur %u(%d) prior %u(%d) status %d next %u(%d)",
 		       oa_self ? oa_self->tid : -1, th->cur ? th->cur->id : 0, th->cur ? th->cur->state : -1,
 		       p ? p->id : 0, p ? p->state : -1, (int)status, n ? n->id : 0, n ? n->state : -1);
@@ -290,17 +290,17 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 			return;
 		p->early = 1;
 		if (p == th->cur && th->cur_pending)
-			omp_materialize(th);
-		omp_task_mark(th, TM_EARLY_FULFILL, p == th->cur ? 0 : p->id);
+			oa_omp_materialize(th);
+		oa_omp_task_mark(th, TM_EARLY_FULFILL, p == th->cur ? 0 : p->id);
 		return;
 	case ompt_task_late_fulfill:
 		if (!p)
 			return;
 		if (th->cur_pending)
-			omp_materialize(th);
-		omp_task_mark(th, TM_LATE_FULFILL, p->id);
+			oa_omp_materialize(th);
+		oa_omp_task_mark(th, TM_LATE_FULFILL, p->id);
 		if (p->state == TS_DETACHED) {
-			omp_task_free(th, p);
+			oa_omp_task_free(th, p);
 			prior_data->ptr = NULL;
 		}
 		return;
@@ -308,19 +308,19 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 		if (!p || p->kind != TK_TWDEPS)
 			return;
 		if (p->owner && p->owner == th->cur) {
-			omp_wait_end(th, NULL, p->owner, RK_BIT(RK_TW_DEPS), (uintptr_t)p);
+			oa_omp_wait_end(th, NULL, p->owner, RK_BIT(RK_TW_DEPS), (uintptr_t)p);
 		} else if (p->owner) {
 			/* Not open on this thread's stream: just forget it. */
 			struct otask *o = p->owner;
-			int i = omp_reg_find(o, RK_BIT(RK_TW_DEPS), (uintptr_t)p);
+			int i = oa_omp_reg_find(o, RK_BIT(RK_TW_DEPS), (uintptr_t)p);
 			if (i >= 0) {
 				for (int j = i; j + 1 < o->nreg; j++)
 					o->regs[j] = o->regs[j + 1];
 				o->nreg--;
 			}
-			omp_anomaly(th, "taskwait depend completes on another thread than its wait", p, o);
+			oa_omp_anomaly(th, "taskwait depend completes on another thread than its wait", p, o);
 		}
-		omp_task_free(th, p);
+		oa_omp_task_free(th, p);
 		prior_data->ptr = NULL;
 		return;
 	default: break;
@@ -332,17 +332,17 @@ static void on_task_schedule(ompt_data_t *prior_data, ompt_task_status_t status,
 	}
 	if (status == ompt_task_cancel && p && p->state == TS_CREATED) {
 		/* Discarded before it ever ran. */
-		omp_task_mark(th, TM_DISCARDED, p->id);
-		omp_task_free(th, p);
+		oa_omp_task_mark(th, TM_DISCARDED, p->id);
+		oa_omp_task_free(th, p);
 		prior_data->ptr = NULL;
 		p = NULL;
 	}
 	if (!n && next_data) {
 		/* A task created before the tool saw it: run it without an id. */
-		n = omp_task_new(th, TK_EXPLICIT);
+		n = oa_omp_task_new(th, TK_EXPLICIT);
 		next_data->ptr = n;
 	}
-	omp_switch(th, p, status, n);
+	oa_omp_switch(th, p, status, n);
 	if (p && (ends(status) || p->state == TS_FREE))
 		prior_data->ptr = NULL; /* p may be freed by another thread */
 }
@@ -352,24 +352,24 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 {
 	(void)frame;
 	(void)has_deps;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	new_data->ptr = NULL;
 	if (unlikely(!th) || (flags & (ompt_task_initial | ompt_task_implicit)))
 		return;
-	omp_note(th, "task_create", enc ? enc->ptr : NULL, flags, NULL);
+	oa_omp_note(th, "task_create", enc ? enc->ptr : NULL, flags, NULL);
 	if (flags & ompt_task_taskwait) {
 		/* taskwait depend / if(0) with dependences: a wait of the
 		 * encountering task until taskwait_complete. */
-		struct otask *o = omp_owner(th, enc);
-		struct otask *t = o ? omp_task_new(th, TK_TWDEPS) : NULL;
+		struct otask *o = oa_omp_owner(th, enc);
+		struct otask *t = o ? oa_omp_task_new(th, TK_TWDEPS) : NULL;
 		if (!t)
 			return;
 		t->owner = o;
 		new_data->ptr = t;
-		omp_region_begin(th, o, 0, RK_TW_DEPS, 0, 0, RF_WAIT, (uintptr_t)t);
+		oa_omp_region_begin(th, o, 0, RK_TW_DEPS, 0, 0, RF_WAIT, (uintptr_t)t);
 		return;
 	}
-	struct otask *t = omp_task_new(th, TK_EXPLICIT);
+	struct otask *t = oa_omp_task_new(th, TK_EXPLICIT);
 	if (unlikely(!t))
 		return;
 	t->if0 = (flags & ompt_task_undeferred) != 0;
@@ -377,8 +377,8 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 	new_data->ptr = t;
 	struct otask *e = enc ? enc->ptr : NULL, *c = th->cur;
 	struct otype ty;
-	uintptr_t region = omp_region_ra(th, e ? e : c);
-	omp_type_of((uintptr_t)codeptr, region, &ty);
+	uintptr_t region = oa_omp_region_ra(th, e ? e : c);
+	oa_omp_type_of((uintptr_t)codeptr, region, &ty);
 	int split = 0;
 	if (unlikely(ty.flags & OT_RUNTIME)) {
 		/* Created inside the runtime (taskloop): the user code's type. */
@@ -396,7 +396,7 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 			ty.id = th->taskloop_type;
 			ty.clock = th->taskloop_clock;
 		} else {
-			omp_type_of_caller(region, &ty);
+			oa_omp_type_of_caller(region, &ty);
 		}
 	}
 	if (!ty.id)
@@ -404,22 +404,22 @@ static void on_task_create(ompt_data_t *enc, const ompt_frame_t *frame, ompt_dat
 	t->type = ty.id;
 	if (split) {
 		if (th->cur_pending)
-			omp_materialize(th);
+			oa_omp_materialize(th);
 	} else {
-		omp_owner(th, enc);
+		oa_omp_owner(th, enc);
 	}
-	uint64_t now = omp_now();
+	uint64_t now = oa_omp_now();
 	if (now <= ty.clock)
 		now = ty.clock + 1;
 	struct ev_batch b;
-	if (!omp_begin(&b, now)) {
-		omp_end(&b);
+	if (!oa_omp_begin(&b, now)) {
+		oa_omp_end(&b);
 		return;
 	}
-	uint32_t id = omp_task_id(th);
+	uint32_t id = oa_omp_task_id(th);
 	ev_omp_task_create(&b, id, ty.id);
 	int written = b.p != NULL;
-	t->clock = omp_end(&b);
+	t->clock = oa_omp_end(&b);
 	if (written)
 		t->id = id;
 }
@@ -428,14 +428,14 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 			     unsigned int actual_parallelism, unsigned int index, int flags)
 {
 	(void)actual_parallelism;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (unlikely(!th))
 		return;
-	omp_note(th, endpoint == ompt_scope_begin ? "implicit_task begin" : "implicit_task end",
-		 task_data ? task_data->ptr : NULL, (long)index, NULL);
+	oa_omp_note(th, endpoint == ompt_scope_begin ? "implicit_task begin" : "implicit_task end",
+		    task_data ? task_data->ptr : NULL, (long)index, NULL);
 	if (endpoint == ompt_scope_begin) {
 		int initial = (flags & ompt_task_initial) != 0;
-		struct otask *t = omp_task_new(th, initial ? TK_HIDDEN : TK_IMPLICIT);
+		struct otask *t = oa_omp_task_new(th, initial ? TK_HIDDEN : TK_IMPLICIT);
 		if (!t)
 			return;
 		task_data->ptr = t;
@@ -448,9 +448,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 			if (th->nret < OTHR_MAX_RET)
 				th->ret[th->nret++] = c;
 			else
-				omp_anomaly(th, "implicit tasks nested too deep", t, c);
+				oa_omp_anomaly(th, "implicit tasks nested too deep", t, c);
 		}
-		omp_switch(th, c, ompt_task_switch, t);
+		oa_omp_switch(th, c, ompt_task_switch, t);
 		return;
 	}
 	struct otask *t = task_data ? task_data->ptr : NULL;
@@ -458,9 +458,9 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 		return;
 	if (t == th->cur) {
 		struct otask *r = th->nret ? th->ret[--th->nret] : NULL;
-		omp_switch(th, t, ompt_task_complete, r);
+		oa_omp_switch(th, t, ompt_task_complete, r);
 	} else {
-		omp_anomaly(th, "end of an implicit task this thread does not run", t, th->cur);
+		oa_omp_anomaly(th, "end of an implicit task this thread does not run", t, th->cur);
 		forget(th, t);
 	}
 	task_data->ptr = NULL;
@@ -468,7 +468,7 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
 
 static _Atomic int active_parallel;
 
-int omp_parallel_active(void)
+int oa_omp_parallel_active(void)
 {
 	return atomic_load(&active_parallel);
 }
@@ -482,12 +482,12 @@ static void on_parallel_begin(ompt_data_t *enc, const ompt_frame_t *frame, ompt_
 	if (parallel_data)
 		parallel_data->ptr = (void *)codeptr;
 	atomic_fetch_add(&active_parallel, 1);
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (th)
-		omp_note(th, "parallel_begin", enc ? enc->ptr : NULL, (long)requested, NULL);
-	struct otask *o = th ? omp_owner(th, enc) : NULL;
+		oa_omp_note(th, "parallel_begin", enc ? enc->ptr : NULL, (long)requested, NULL);
+	struct otask *o = th ? oa_omp_owner(th, enc) : NULL;
 	if (o)
-		omp_region_begin(th, o, 0, RK_FORK_CALL, 0, 0, 0, 0);
+		oa_omp_region_begin(th, o, 0, RK_FORK_CALL, 0, 0, 0, 0);
 }
 
 static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc, int flags, const void *codeptr)
@@ -496,12 +496,12 @@ static void on_parallel_end(ompt_data_t *parallel_data, ompt_data_t *enc, int fl
 	(void)flags;
 	(void)codeptr;
 	atomic_fetch_sub(&active_parallel, 1);
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (th)
-		omp_note(th, "parallel_end", enc ? enc->ptr : NULL, 0, NULL);
-	struct otask *o = th ? omp_owner(th, enc) : NULL;
+		oa_omp_note(th, "parallel_end", enc ? enc->ptr : NULL, 0, NULL);
+	struct otask *o = th ? oa_omp_owner(th, enc) : NULL;
 	if (o)
-		omp_region_end(th, o, RK_BIT(RK_FORK_CALL), 0);
+		oa_omp_region_end(th, o, RK_BIT(RK_FORK_CALL), 0);
 }
 
 static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
@@ -509,15 +509,15 @@ static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
 	(void)sink;
 	struct otask *s = src ? src->ptr : NULL;
 	uint32_t id = s && s->state != TS_FREE ? s->id : 0;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (!id || !th)
 		return;
 	if (th->cur_pending)
-		omp_materialize(th);
+		oa_omp_materialize(th);
 	struct ev_batch b;
-	omp_begin(&b, 0);
+	oa_omp_begin(&b, 0);
 	ev_omp_mark(&b, "OM=", OA_MARK_OMP_DEPS, id);
-	omp_end(&b);
+	oa_omp_end(&b);
 }
 
 /* The dependences of a task just created (or of a taskwait depend): their
@@ -525,16 +525,16 @@ static void on_task_dependence(ompt_data_t *src, ompt_data_t *sink)
 static void on_dependences(ompt_data_t *task_data, const ompt_dependence_t *deps, int ndeps)
 {
 	(void)task_data;
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (!th || !deps || ndeps <= 0)
 		return;
 	if (th->cur_pending)
-		omp_materialize(th);
+		oa_omp_materialize(th);
 	struct ev_batch b;
-	omp_begin(&b, 0);
+	oa_omp_begin(&b, 0);
 	for (int i = 0; i < ndeps && i < 64; i++)
 		ev_omp_mark(&b, "OM=", OA_MARK_OMP_DEPKIND, (int64_t)deps[i].dependence_type);
-	omp_end(&b);
+	oa_omp_end(&b);
 }
 
 static void on_cancel(ompt_data_t *task_data, int flags, const void *codeptr)
@@ -543,15 +543,15 @@ static void on_cancel(ompt_data_t *task_data, int flags, const void *codeptr)
 	(void)codeptr;
 	if (flags & ompt_cancel_discarded_task)
 		return; /* its task_schedule(cancel) follows */
-	struct othr *th = omp_thread();
+	struct othr *th = oa_omp_thread();
 	if (!th)
 		return;
 	if (th->cur_pending)
-		omp_materialize(th);
-	omp_task_mark(th, TM_CANCEL_BASE + (flags & 0x3f), 0);
+		oa_omp_materialize(th);
+	oa_omp_task_mark(th, TM_CANCEL_BASE + (flags & 0x3f), 0);
 }
 
-void omp_register_task_callbacks(ompt_set_callback_t set)
+void oa_omp_register_task_callbacks(ompt_set_callback_t set)
 {
 	set(ompt_callback_task_create, (ompt_callback_t)on_task_create);
 	set(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);

@@ -50,7 +50,7 @@ static inline unsigned hash(uintptr_t k)
 	return (unsigned)(h >> 40) & (SLOTS - 1);
 }
 
-void omp_types_set_runtime(uintptr_t addr_in_runtime)
+void oa_omp_types_set_runtime(uintptr_t addr_in_runtime)
 {
 	uintptr_t lo, hi;
 	if (oa_sym_object_range(addr_in_runtime, &lo, &hi) == 0) {
@@ -59,7 +59,7 @@ void omp_types_set_runtime(uintptr_t addr_in_runtime)
 		/* The runtime's idle loops call sched_yield endlessly: not recorded. */
 		sync_quiet_range(lo, hi);
 	}
-	if (oa_sym_object_range((uintptr_t)omp_type_of, &lo, &hi) == 0) {
+	if (oa_sym_object_range((uintptr_t)oa_omp_type_of, &lo, &hi) == 0) {
 		self_lo = lo;
 		self_hi = hi;
 	}
@@ -199,7 +199,7 @@ static void slow(uintptr_t key, uintptr_t codeptr, uintptr_t region, struct otyp
 	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
-void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out)
+void oa_omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out)
 {
 	uintptr_t key = codeptr ? codeptr : 1;
 	unsigned h = hash(key);
@@ -218,7 +218,7 @@ void omp_type_of(uintptr_t codeptr, uintptr_t region, struct otype *out)
 	slow(key, codeptr, region, out);
 }
 
-void omp_type_of_caller(uintptr_t region, struct otype *out)
+void oa_omp_type_of_caller(uintptr_t region, struct otype *out)
 {
 	void *frames[32];
 	oa_guard++; /* libunwind's locks are not the program's waits */
@@ -228,32 +228,32 @@ void omp_type_of_caller(uintptr_t region, struct otype *out)
 		uintptr_t pc = (uintptr_t)frames[i];
 		if (!pc || (pc >= rt_lo && pc < rt_hi) || (pc >= self_lo && pc < self_hi))
 			continue;
-		omp_type_of(pc, region, out);
+		oa_omp_type_of(pc, region, out);
 		if (out->id)
 			return;
 	}
-	omp_type_of(0, 0, out);
+	oa_omp_type_of(0, 0, out);
 }
 
-void omp_types_set_generation(int gen)
+void oa_omp_types_set_generation(int gen)
 {
 	/* Types belong to the process, which an exec keeps: each image has its
 	 * own block of MAX_LABELS ids. */
 	next_type = 1 + (uint32_t)gen * MAX_LABELS;
 }
 
-void omp_types_lock(void)
+void oa_omp_types_lock(void)
 {
 	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
 		;
 }
 
-void omp_types_unlock(void)
+void oa_omp_types_unlock(void)
 {
 	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
-void omp_types_reset(void)
+void oa_omp_types_reset(void)
 {
 	/* In a fork child: this process has declared nothing yet. */
 	atomic_flag_clear(&lock);

@@ -5,7 +5,7 @@
  * microseconds (default 200) after queueing it, before the part returns.
  * That opens the window in which another thread runs the task's next part
  * while this part is still finishing, which libomp reports in an unusual
- * order (hooks/ompt/ompt_task.c, omp_orphan_close).  Creations are passed on by
+ * order (hooks/ompt/ompt_task.c, oa_omp_orphan_close).  Creations are passed on by
  * a tail call, so the runtime still sees the program's return address. */
 #include <dlfcn.h>
 #include <stdlib.h>
