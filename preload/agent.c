@@ -30,6 +30,7 @@
 #include "cpus.h"
 #include "owner.h"
 #include "version.h"
+#include "../common/env.h"
 
 OA_TLS struct oa_thread *oa_self;
 OA_TLS int oa_guard;
@@ -118,12 +119,12 @@ static void place_in_pidns(int may_setenv)
 	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
 	if (stat("/proc/self/ns/pid", &st) != 0)
 		return; /* no /proc: nothing to tell */
-	const char *run = getenv("OVNI_PIDNS");
+	const char *run = oa_env(OA_ENV_PIDNS);
 	if (!run || !*run) {
 		if (may_setenv) {
 			char v[32];
 			oa_snprintf(v, sizeof(v), "%lu", (unsigned long)st.st_ino);
-			setenv("OVNI_PIDNS", v, 1);
+			oa_env_set(OA_ENV_PIDNS, v);
 		}
 		return;
 	}
@@ -152,7 +153,7 @@ static unsigned long path_hash(const char *p)
 
 static int tracedir_is_the_runs(void)
 {
-	const char *id = getenv("OVNI_TRACEDIR_ID");
+	const char *id = oa_env(OA_ENV_TRACEDIR_ID);
 	char mine[64];
 	/* "dev:ino:hash of the path": another path is another run's (a traced
 	 * script that runs a command with its own OVNI_TRACEDIR). */
@@ -178,7 +179,7 @@ static int tracedir_is_the_runs(void)
 
 static void note_tracedir(void)
 {
-	const char *id = getenv("OVNI_TRACEDIR_ID");
+	const char *id = oa_env(OA_ENV_TRACEDIR_ID);
 	char mine[64];
 	oa_snprintf(mine, sizeof(mine), ":%lu", path_hash(oa_cfg.tracedir));
 	const char *tail = id ? strrchr(id, ':') : NULL;
@@ -187,7 +188,7 @@ static void note_tracedir(void)
 		return;
 	oa_snprintf(mine, sizeof(mine), "%lu:%lu:%lu", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
 		    path_hash(oa_cfg.tracedir));
-	setenv("OVNI_TRACEDIR_ID", mine, 1);
+	oa_env_set(OA_ENV_TRACEDIR_ID, mine);
 }
 
 static int set_process_dirs(void)

@@ -33,6 +33,7 @@
 #include "../writer/sigblock.h"
 #include "config.h"
 #include "real.h"
+#include "../common/env.h"
 
 #define CONNECT_MS 2000          /* a collector that does not answer in this time is unreachable */
 #define IO_SECONDS 10            /* the whole start-up exchange, and a transfer's base time */
@@ -417,7 +418,7 @@ static int local_dir(void)
 
 static void join(int may_setenv)
 {
-	if (getenv("OVNI_COLLECT_UNREACHABLE")) {
+	if (oa_env(OA_ENV_COLLECT_UNREACHABLE)) {
 		atomic_store(&said, 1); /* an earlier process of the run said it */
 		return;
 	}
@@ -443,14 +444,14 @@ static void join(int may_setenv)
 		 * once.  Not in a fork child: the environment's lock may be held
 		 * by a thread of the parent that did not come along. */
 		if (may_setenv)
-			setenv("OVNI_COLLECT_UNREACHABLE", "1", 1);
+			oa_env_set(OA_ENV_COLLECT_UNREACHABLE, "1");
 	}
 }
 
 /* OVNI_COLLECT read: contact and local directory. 0, or -1 (said). */
 static int setup(void)
 {
-	const char *v = getenv("OVNI_COLLECT");
+	const char *v = oa_env(OA_ENV_COLLECT);
 	char text[600];
 	if (v[0] == '@') {
 		int fd = open(v + 1, O_RDONLY | O_CLOEXEC);
@@ -507,7 +508,7 @@ static int resolve(void)
 
 int oa_collect_init(void)
 {
-	const char *v = getenv("OVNI_COLLECT");
+	const char *v = oa_env(OA_ENV_COLLECT);
 	if (!v || !*v)
 		return 0;
 	if (setup() != 0)
@@ -527,8 +528,8 @@ int oa_collect_init(void)
 
 void oa_collect_untraced_image(void)
 {
-	const char *v = getenv("OVNI_COLLECT");
-	if (!v || !*v || getenv("OVNI_COLLECT_UNREACHABLE") || setup() != 0)
+	const char *v = oa_env(OA_ENV_COLLECT);
+	if (!v || !*v || oa_env(OA_ENV_COLLECT_UNREACHABLE) || setup() != 0)
 		return;
 	char procdir[4400];
 	struct stat st;

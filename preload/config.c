@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/env.h"
 
 struct oa_config oa_cfg;
 
@@ -44,7 +45,7 @@ size_t oa_config_parse_size(const char *s)
 
 static int env_int(const char *name, int def)
 {
-	const char *v = getenv(name);
+	const char *v = getenv(name); /* the launchers' variables (detect_rank) too */
 	if (!v || !*v)
 		return def;
 	char *end;
@@ -108,25 +109,25 @@ int oa_config_load(void)
 	int r;
 
 	memset(&oa_cfg, 0, sizeof(oa_cfg));
-	v = getenv("OVNI_DISABLE");
+	v = oa_env(OA_ENV_DISABLE);
 	oa_cfg.disabled = v && *v && strcmp(v, "0") != 0;
-	v = getenv("OVNI_DEBUG");
+	v = oa_env(OA_ENV_DEBUG);
 	oa_cfg.debug = v && *v && strcmp(v, "0") != 0;
 	/* ovnirun's report: what the agent says is also said at the end. */
-	v = getenv("OVNI_REPORT");
+	v = oa_env(OA_ENV_REPORT);
 	if (v && v[0] == '/' && strlen(v) < sizeof(oa_log_report))
 		strcpy(oa_log_report, v);
 	else
 		oa_log_report[0] = '\0';
 
-	v = getenv("OVNI_TRACEDIR");
+	v = oa_env(OA_ENV_TRACEDIR);
 	if ((r = absolute(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), v && *v ? v : "ovni")) != 0)
 		return r;
-	v = getenv("OVNI_TMPDIR");
+	v = oa_env(OA_ENV_TMPDIR);
 	if (v && *v && (r = absolute(oa_cfg.tmpdir, sizeof(oa_cfg.tmpdir), v)) != 0)
 		return r;
 
-	v = getenv("OVNI_LOOM");
+	v = oa_env(OA_ENV_LOOM);
 	if (v && *v) {
 		strncpy(oa_cfg.loom, v, sizeof(oa_cfg.loom) - 1);
 	} else if (gethostname(oa_cfg.loom, sizeof(oa_cfg.loom) - 1) != 0 || !oa_cfg.loom[0]) {
@@ -136,12 +137,12 @@ int oa_config_load(void)
 		if (*p == '/')
 			*p = '_';
 
-	oa_cfg.app_id = env_int("OVNI_APPID", 1);
+	oa_cfg.app_id = env_int(oa_env_names[OA_ENV_APPID], 1);
 	if (oa_cfg.app_id <= 0)
 		oa_cfg.app_id = 1;
 	detect_rank();
 
-	v = getenv("OVNI_CHILDREN");
+	v = oa_env(OA_ENV_CHILDREN);
 	oa_cfg.children = OA_CHILDREN_ALL;
 	if (v && *v && strcmp(v, "all") != 0) {
 		if (!strcmp(v, "none")) {
@@ -151,24 +152,24 @@ int oa_config_load(void)
 			snprintf(oa_cfg.children_pattern, sizeof(oa_cfg.children_pattern), "%s", v);
 		}
 	}
-	oa_cfg.root_pid = env_int("OVNI_ROOT_PID", 0);
+	oa_cfg.root_pid = env_int(oa_env_names[OA_ENV_ROOT_PID], 0);
 	if (oa_cfg.children != OA_CHILDREN_ALL && oa_cfg.root_pid <= 0) {
 		/* Started without ovnirun: this process is the root; its
 		 * children learn it through the inherited environment. */
 		char pid[16];
 		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		setenv("OVNI_ROOT_PID", pid, 1);
+		oa_env_set(OA_ENV_ROOT_PID, pid);
 		oa_cfg.root_pid = getpid();
 	}
 
-	v = getenv("OVNI_TRACE_LAUNCHERS");
+	v = oa_env(OA_ENV_TRACE_LAUNCHERS);
 	oa_cfg.trace_launchers = v && *v && strcmp(v, "0") != 0;
 
-	v = getenv("OVNI_CALLSITES");
+	v = oa_env(OA_ENV_CALLSITES);
 	oa_cfg.callsites = v && *v && strcmp(v, "0") != 0;
 
 	oa_cfg.bufsize = 0;
-	v = getenv("OVNI_BUFSIZE");
+	v = oa_env(OA_ENV_BUFSIZE);
 	if (v && *v && !(oa_cfg.bufsize = oa_config_parse_size(v)))
 		oa_log("ignoring OVNI_BUFSIZE=%s: not a size (e.g. 4M)", v);
 	return 0;

@@ -38,6 +38,7 @@
 #include "agent.h"
 #include "real.h"
 #include "symbols.h"
+#include "../common/env.h"
 
 #define SET_SIZE 8192 /* distinct sampled addresses kept per process */
 
@@ -147,11 +148,11 @@ void oa_sample_stop(const char *why)
 
 void oa_sample_init(void)
 {
-	const char *v = getenv("OVNI_SAMPLE_US");
+	const char *v = oa_env(OA_ENV_SAMPLE_US);
 	long us = v ? atol(v) : 0;
 	if (us <= 0)
 		return;
-	const char *s = getenv("OVNI_SAMPLE_SIGNAL");
+	const char *s = oa_env(OA_ENV_SAMPLE_SIGNAL);
 	signo = s && *s ? atoi(s) : SIGRTMIN + 4;
 	struct sigaction old, sa;
 	if (signo <= 0 || signo >= NSIG || oa_real_init() != 0 || oa_real.sigaction(signo, NULL, &old) != 0 ||

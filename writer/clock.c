@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "../common/env.h"
 
 OA_TLS struct oa_clk oa_clk_tls;
 int64_t oa_clock_skew;
@@ -29,7 +30,7 @@ static atomic_flag calibrating = ATOMIC_FLAG_INIT;
 
 static void skew_init(void)
 {
-	const char *s = getenv("OVNI_TEST_CLOCK_SKEW");
+	const char *s = oa_env(OA_ENV_TEST_CLOCK_SKEW);
 	if (s && *s)
 		oa_clock_skew = strtoll(s, NULL, 10);
 }
@@ -71,7 +72,7 @@ static int sample(uint64_t *tsc, uint64_t *ns, uint64_t *unc)
 void oa_clock_init(void)
 {
 	skew_init();
-	const char *e = getenv("OVNI_TSC"), *old = getenv("OVNI_OMP_TSC");
+	const char *e = oa_env(OA_ENV_TSC), *old = oa_env(OA_ENV_OMP_TSC);
 	/* Whether the TSC is invariant is asked at calibration (CPUID traps
 	 * to the hypervisor in a VM: ~30 us, which a process that ends
 	 * before calibration does not pay). */

@@ -29,6 +29,7 @@
 #include "../../common/log.h"
 #include "../hooks.h"
 #include "mpi.h"
+#include "../../common/env.h"
 
 OA_TLS int oa_mpi_depth;
 struct oa_pmpi oa_pmpi;
@@ -277,7 +278,7 @@ static int my_rank = -1, my_size = -1, mode;
 static const char *uniform_why_not(void)
 {
 	const char *apps = getenv("OMPI_NUM_APP_CTX"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"),
-		   *size = getenv("OMPI_COMM_WORLD_SIZE"), *per_rank = getenv("OVNI_MPI_PER_RANK");
+		   *size = getenv("OMPI_COMM_WORLD_SIZE"), *per_rank = oa_env(OA_ENV_MPI_PER_RANK);
 	if (apps && atoi(apps) > 1)
 		return "an MPMD launch (several programs) may run the agent in some of them only";
 	if (local && size && atoi(local) < atoi(size) && !(per_rank && *per_rank == '1'))
@@ -290,7 +291,7 @@ static const char *uniform_why_not(void)
  * "force") measures without asking whether every rank has the agent. */
 static int sync_mode(int rank)
 {
-	const char *v = getenv("OVNI_MPI_SYNC");
+	const char *v = oa_env(OA_ENV_MPI_SYNC);
 	if (v && (!strcmp(v, "0") || !strcmp(v, "off")))
 		return 0;
 	if (v && (!strcmp(v, "1") || !strcmp(v, "force")))

@@ -19,6 +19,7 @@
 #include "../../common/log.h"
 #include "../names.h"
 #include "ompt.h"
+#include "../../common/env.h"
 
 uint64_t oa_omp_merge_ns = 5000;
 int oa_omp_debug;
@@ -168,9 +169,9 @@ static int tool_initialize(ompt_function_lookup_t lookup, int initial_device_num
 	if (!set || !agent_active())
 		return 0;
 	oa_guard++;
-	const char *dbg = getenv("OVNI_OMP_DEBUG");
+	const char *dbg = oa_env(OA_ENV_OMP_DEBUG);
 	oa_omp_debug = dbg ? atoi(dbg) : 0;
-	const char *merge = getenv("OVNI_OMP_MERGE_NS");
+	const char *merge = oa_env(OA_ENV_OMP_MERGE_NS);
 	if (merge && *merge)
 		oa_omp_merge_ns = strtoull(merge, NULL, 10);
 	oa_omp_types_set_runtime((uintptr_t)set);
@@ -218,7 +219,7 @@ __attribute__((destructor(102))) static void ompt_destructor(void)
 	if (!atomic_load(&initialized) || atomic_load(&finalized) || !agent_active())
 		return;
 	struct othr *th = oa_omp_thread_peek();
-	const char *off = getenv("OVNI_OMP_SHUTDOWN");
+	const char *off = oa_env(OA_ENV_OMP_SHUTDOWN);
 	if (!th || !th->initial || (off && *off == '0') || oa_omp_parallel_active())
 		return;
 	int (*level)(void) = (int (*)(void))dlsym(RTLD_DEFAULT, "omp_get_level");

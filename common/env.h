@@ -1,0 +1,56 @@
+/* env.h: every OVNI_* variable the agent reads or sets, in one table.
+ * Code names a variable by its enum (oa_env(OA_ENV_LOOM)), never by its
+ * string: the table is the list of what the agent understands, and
+ * docs/ovni-auto-env.7.md documents each entry (t022 checks both). */
+#ifndef OA_ENV_H
+#define OA_ENV_H
+
+#include <stdlib.h>
+
+enum oa_env {
+	/* What users and ovnirun set (ovni-auto-env(7)). */
+	OA_ENV_TRACEDIR,
+	OA_ENV_TMPDIR,
+	OA_ENV_LOOM,
+	OA_ENV_APPID,
+	OA_ENV_BUFSIZE,
+	OA_ENV_CHILDREN,
+	OA_ENV_CALLSITES,
+	OA_ENV_SAMPLE_US,
+	OA_ENV_SAMPLE_SIGNAL,
+	OA_ENV_TRACE_LAUNCHERS,
+	OA_ENV_MPI_SYNC,
+	OA_ENV_COLLECT,
+	OA_ENV_DISABLE,
+	OA_ENV_DEBUG,
+	OA_ENV_TSC,
+	OA_ENV_OMP_TSC, /* the older name of OVNI_TSC */
+	OA_ENV_OMP_MERGE_NS,
+	OA_ENV_OMP_SHUTDOWN,
+	OA_ENV_OMP_DEBUG,
+	OA_ENV_TEST_CLOCK_SKEW,
+	/* What ovnirun and the agent pass to the processes of a run. */
+	OA_ENV_ROOT_PID,
+	OA_ENV_REPORT,
+	OA_ENV_PIDNS,
+	OA_ENV_TRACEDIR_ID,
+	OA_ENV_COLLECT_UNREACHABLE,
+	OA_ENV_MPI_PER_RANK,
+	OA_ENV_N
+};
+
+extern const char *const oa_env_names[OA_ENV_N];
+
+/* The variable's value now, NULL when unset. */
+static inline const char *oa_env(enum oa_env e)
+{
+	return getenv(oa_env_names[e]);
+}
+
+/* Set it for this process and the children it starts. */
+static inline int oa_env_set(enum oa_env e, const char *value)
+{
+	return setenv(oa_env_names[e], value, 1);
+}
+
+#endif
