@@ -24,7 +24,7 @@ AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c) $(wildcard hooks/*/*.
 # and checker), export/, linktest/ (SIONlib, LinkTest, heat map), collect/
 # (the TCP collector's parts) below;
 # ovnirun/ is the launcher, a program of its own.
-TOOLS_SRC := $(filter-out tools/main.c,$(wildcard tools/*.c) $(wildcard tools/trace/*.c tools/export/*.c tools/linktest/*.c tools/collect/*.c))
+TOOLS_SRC := $(filter-out tools/main.c,$(wildcard tools/*.c) $(wildcard tools/trace/*.c tools/check/*.c tools/export/*.c tools/linktest/*.c tools/collect/*.c))
 RUN_SRC := $(wildcard tools/ovnirun/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(filter-out tests/prog/so_%.c,$(wildcard tests/prog/*.c))

@@ -13,7 +13,7 @@
 
 #include "../common/log.h"
 #include "../writer/ovni_fmt.h"
-#include "trace/check.h"
+#include "trace/map.h"
 #include "export/export.h"
 #include "trace/labels.h"
 #include "trace/reader.h"

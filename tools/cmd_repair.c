@@ -19,7 +19,7 @@
 #include "../writer/finish.h"
 #include "../common/log.h"
 #include "../writer/ovni_fmt.h"
-#include "trace/check.h"
+#include "trace/map.h"
 #include "trace/reader.h"
 
 static const struct rd_trace *trace_of_repair; /* the trace being repaired */

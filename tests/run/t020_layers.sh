@@ -31,10 +31,18 @@ for kind in ompt mpi libovni; do
 	[ -d hooks/$kind ] || fail "no hooks/$kind"
 done
 bad=$(incs tools/*.c tools/*.h tools/*/*.c tools/*/*.h | grep '#include "\.\./' |
-	grep -v '#include "\(\.\./\)\{1,2\}common/[a-z_]*\.h"' |
+	grep -v '#include "\(\.\./\)\{1,2\}common/[a-z_]*\.h"' | grep -v '#include "\.\./trace/[a-z_]*\.h"' |
 	grep -v '#include "\(\.\./\)\{1,2\}writer/\(ovni_fmt\|mpi_fmt\|finish\)\.h"')
 [ -z "$bad" ] || fail "tools/ includes more of writer/ than the format headers, or includes upward: $bad"
-# The families under tools/ stand alone: trace/ needs no back-end.
-bad=$(incs tools/trace/* | grep '#include "\(\.\./\)\?\(export\|linktest\|ovnirun\)/')
-[ -z "$bad" ] || fail "tools/trace/ includes a back-end: $bad"
+# The families under tools/ stand alone: trace/ needs no back-end and not
+# the checker; the checker (check/) reads the trace through trace/ only.
+bad=$(incs tools/trace/* | grep '#include "\(\.\./\)\?\(export\|linktest\|ovnirun\|check\|collect\)/')
+[ -z "$bad" ] || fail "tools/trace/ includes a back-end or the checker: $bad"
+bad=$(incs tools/check/* | grep '#include "\.\./' | grep -v '#include "\.\./trace/\|#include "\.\./\.\./\(common\|writer\)/')
+[ -z "$bad" ] || fail "tools/check/ includes beyond trace/, common/ and writer's format: $bad"
+# The checker's rules report through report.c, never through the command.
+bad=$(grep -ln 'ck_problem\|ck_note' tools/*.c | grep -v '^tools/cmd_check\.c$')
+[ -z "$bad" ] || fail "a command other than check reports problems: $bad"
+grep -q '^void ck_problem' tools/check/report.c || fail "ck_problem is not in tools/check/report.c"
+grep -q 'ck_problem\|ck_note' tools/cmd_check.c && fail "cmd_check.c reports problems itself: the checker's walk does"
 assert_ge "files checked" 60 "$(ls common/*.[ch] writer/*.[ch] preload/*.[ch] hooks/*.[ch] hooks/*/*.[ch] tools/*.[ch] tools/*/*.[ch] | wc -l)"

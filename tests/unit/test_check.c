@@ -7,7 +7,7 @@
  * cases). */
 #include <jansson.h>
 
-#include "../../tools/trace/check.h"
+#include "../../tools/check/check.h"
 #include "test.h"
 
 /* ---- the test-only trace writer ------------------------------------------

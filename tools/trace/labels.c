@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "map.h"
 #include "../../writer/mpi_fmt.h"
 
 struct lb_marks {

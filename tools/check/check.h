@@ -1,17 +1,18 @@
-/* check.h: internal interface of `ovni-auto check`.  cmd_check.c drives (the
- * command, the walk in merged clock order, clocks, the end checks, problem
- * reports); check_meta.c holds the stream.json rules and their merge,
- * check_marks.c the mark channels, check_ovni.c the ovni model (thread
- * states, CPUs, affinity, flushes), check_openmp.c the openmp model,
- * check_models.c the model table and the kernel and mpi models,
- * check_util.c a hash map and growable stacks. */
+/* check.h: the checker of `ovni-auto check` (tools/check/).  walk.c drives
+ * (the walk in merged clock order, clocks, the end checks, the summary);
+ * report.c prints and counts the problems, which the rules report and the
+ * driver does not; meta.c holds the stream.json rules and their merge,
+ * marks.c the mark channels, ovni.c the ovni model (thread states, CPUs,
+ * affinity, flushes), openmp.c the openmp model, models.c the model table
+ * and the kernel and mpi models.  cmd_check.c is the command only. */
 #ifndef OA_CHECK_H
 #define OA_CHECK_H
 
 #include <stdint.h>
 #include <stdio.h>
 
-#include "reader.h"
+#include "../trace/map.h"
+#include "../trace/reader.h"
 
 #define CK_MAX_DEPTH 512  /* any stack channel of the emulator */
 #define CK_MARK_TYPES 100 /* mark types are 0..99 */
@@ -20,33 +21,6 @@
 
 enum ck_state { TH_UNKNOWN, TH_RUNNING, TH_PAUSED, TH_COOLING, TH_WARMING, TH_DEAD };
 extern const char *const ck_state_name[];
-
-/* A small u64 -> u64 hash map (open addressing; key 0 not allowed). */
-struct ck_map {
-	uint64_t *keys, *vals;
-	size_t cap, n;
-};
-int ck_map_get(const struct ck_map *m, uint64_t key, uint64_t *val);
-void ck_map_put(struct ck_map *m, uint64_t key, uint64_t val);
-void ck_map_free(struct ck_map *m);
-
-/* A growable stack of u32 values. */
-struct ck_stack {
-	uint32_t *v;
-	int n, cap;
-};
-void ck_push(struct ck_stack *s, uint32_t v);
-static inline uint32_t ck_top(const struct ck_stack *s)
-{
-	return s->n ? s->v[s->n - 1] : 0;
-}
-
-/* A growable stack of i64 values (mark channels). */
-struct ck_stack64 {
-	int64_t *v;
-	int n, cap;
-};
-void ck_push64(struct ck_stack64 *s, int64_t v);
 
 struct ck_loom {
 	const char *name;
@@ -159,6 +133,9 @@ void ck_problem(struct ck *c, struct ck_thread *th, const struct rd_event *ev, c
 	__attribute__((format(printf, 5, 6)));
 /* An informational line, not a problem (not shown with -q). */
 void ck_note(struct ck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Count a problem of `kind` (on thread th, or the trace); *listed: whether
+ * it is still to be printed (CK_LIST_MAX per kind). */
+void ck_count_problem(struct ck *c, struct ck_thread *th, const char *kind, int *listed);
 
 /* Check the trace at path; problems and the summary go to out. Returns the
  * number of problems, or -1 (err set) when the trace cannot be opened. */

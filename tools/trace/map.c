@@ -1,10 +1,9 @@
-/* check_util.c: small containers for `ovni-auto check`: a u64 -> u64 hash
- * map with open addressing, and growable stacks. */
+/* map.c: small containers of the trace tools (see map.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../common/log.h"
-#include "check.h"
+#include "map.h"
 
 static void *grow(void *p, size_t n)
 {
