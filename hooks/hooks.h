@@ -4,12 +4,59 @@
 #ifndef OA_HOOKS_H
 #define OA_HOOKS_H
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <string.h>
 
 #include "../preload/agent.h"
 #include "../preload/real.h"
 
-/* Resolve the real symbol if a hook runs before the constructor. */
+/* ---- One shape for the real functions a hook file calls ----
+ * The file lists them, each with its type, its field and its symbol
+ * ("name", or "name@VERSION" for one version of a versioned symbol):
+ *
+ *	#define REALS(X) X(pid_t, waitpid, "waitpid", (pid_t, int *, int)) ...
+ *	HOOK_REALS(REALS)
+ *
+ * and gets `real`, a typed table that a constructor resolves once (before
+ * main: no loader lock is taken on a program thread later), and
+ * REAL(field), which resolves the table first when a hook runs before that
+ * constructor (called from an earlier library's constructor). */
+static inline void *hook_real_lookup(const char *sym)
+{
+	const char *at = strchr(sym, '@');
+	if (!at)
+		return dlsym(RTLD_NEXT, sym);
+	char name[64];
+	size_t n = (size_t)(at - sym) < sizeof(name) - 1 ? (size_t)(at - sym) : sizeof(name) - 1;
+	memcpy(name, sym, n);
+	name[n] = '\0';
+	return dlvsym(RTLD_NEXT, name, at + 1);
+}
+
+#define HOOK_REAL_FIELD_(ret, field, sym, params) ret(*field) params;
+#define HOOK_REAL_RESOLVE_(ret, field, sym, params) *(void **)&real.field = hook_real_lookup(sym);
+#define HOOK_REALS(LIST)                                                       \
+	static struct {                                                        \
+		LIST(HOOK_REAL_FIELD_)                                         \
+	} real;                                                                \
+	__attribute__((constructor(102))) static void hook_reals_resolve(void) \
+	{                                                                      \
+		LIST(HOOK_REAL_RESOLVE_)                                       \
+	}
+#define REAL(field) (real.field ? real.field : (hook_reals_resolve(), real.field))
+
+/* Agent work inside a wrapper, after the real call: the program sees the
+ * real call's errno, whatever the agent's own calls set. */
+#define HOOK_KEEP_ERRNO(work)                  \
+	do {                                   \
+		int hook_saved_errno_ = errno; \
+		work;                          \
+		errno = hook_saved_errno_;     \
+	} while (0)
+
+/* The real functions the agent itself calls too (preload/real.c), one
+ * table for all: resolve it if a hook runs before the constructor. */
 #define HOOK_REAL(name) (oa_real.name ? oa_real.name : (oa_real_init(), oa_real.name))
 
 /* Depth of MPI calls on this thread (hooks/mpi sets it): only the outermost

@@ -13,51 +13,40 @@
 
 #include "hooks.h"
 
-static struct {
-	int (*setuid)(uid_t);
-	int (*seteuid)(uid_t);
-	int (*setreuid)(uid_t, uid_t);
-	int (*setresuid)(uid_t, uid_t, uid_t);
-	int (*chroot)(const char *);
-} real;
-
-__attribute__((constructor(102))) static void identity_init(void)
-{
-	*(void **)&real.setuid = dlsym(RTLD_NEXT, "setuid");
-	*(void **)&real.seteuid = dlsym(RTLD_NEXT, "seteuid");
-	*(void **)&real.setreuid = dlsym(RTLD_NEXT, "setreuid");
-	*(void **)&real.setresuid = dlsym(RTLD_NEXT, "setresuid");
-	*(void **)&real.chroot = dlsym(RTLD_NEXT, "chroot");
-}
-
-#define RESOLVED(f) (real.f ? real.f : (identity_init(), real.f))
+#define REALS(X)                                              \
+	X(int, setuid, "setuid", (uid_t))                     \
+	X(int, seteuid, "seteuid", (uid_t))                   \
+	X(int, setreuid, "setreuid", (uid_t, uid_t))          \
+	X(int, setresuid, "setresuid", (uid_t, uid_t, uid_t)) \
+	X(int, chroot, "chroot", (const char *))
+HOOK_REALS(REALS)
 
 OA_EXPORT int setuid(uid_t uid)
 {
 	agent_user_change(uid);
-	return RESOLVED(setuid)(uid);
+	return REAL(setuid)(uid);
 }
 
 OA_EXPORT int seteuid(uid_t euid)
 {
 	agent_user_change(euid);
-	return RESOLVED(seteuid)(euid);
+	return REAL(seteuid)(euid);
 }
 
 OA_EXPORT int setreuid(uid_t ruid, uid_t euid)
 {
 	agent_user_change(euid);
-	return RESOLVED(setreuid)(ruid, euid);
+	return REAL(setreuid)(ruid, euid);
 }
 
 OA_EXPORT int setresuid(uid_t ruid, uid_t euid, uid_t suid)
 {
 	agent_user_change(euid);
-	return RESOLVED(setresuid)(ruid, euid, suid);
+	return REAL(setresuid)(ruid, euid, suid);
 }
 
 OA_EXPORT int chroot(const char *path)
 {
 	agent_root_change();
-	return RESOLVED(chroot)(path);
+	return REAL(chroot)(path);
 }

@@ -13,20 +13,12 @@
 
 #include "sync.h"
 
-static struct {
-	void (*longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
-	void (*_longjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
-	void (*siglongjmp)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
-	void (*longjmp_chk)(struct __jmp_buf_tag *, int) __attribute__((noreturn));
-} real;
-
-__attribute__((constructor(102))) static void jump_init(void)
-{
-	*(void **)&real.longjmp = dlsym(RTLD_NEXT, "longjmp");
-	*(void **)&real._longjmp = dlsym(RTLD_NEXT, "_longjmp");
-	*(void **)&real.siglongjmp = dlsym(RTLD_NEXT, "siglongjmp");
-	*(void **)&real.longjmp_chk = dlsym(RTLD_NEXT, "__longjmp_chk");
-}
+#define REALS(X)                                                         \
+	X(void, longjmp, "longjmp", (struct __jmp_buf_tag *, int))       \
+	X(void, _longjmp, "_longjmp", (struct __jmp_buf_tag *, int))     \
+	X(void, siglongjmp, "siglongjmp", (struct __jmp_buf_tag *, int)) \
+	X(void, longjmp_chk, "__longjmp_chk", (struct __jmp_buf_tag *, int))
+HOOK_REALS(REALS)
 
 static void before_jump(struct __jmp_buf_tag *env)
 {
@@ -44,12 +36,11 @@ static void before_jump(struct __jmp_buf_tag *env)
 #endif
 }
 
-#define JUMP(f, env, val)            \
-	do {                         \
-		before_jump(env);    \
-		if (!real.f)         \
-			jump_init(); \
-		real.f(env, val);    \
+#define JUMP(f, env, val)                \
+	do {                             \
+		before_jump(env);        \
+		REAL(f)(env, val);       \
+		__builtin_unreachable(); \
 	} while (0)
 
 OA_EXPORT __attribute__((noreturn)) void longjmp(struct __jmp_buf_tag env[1], int val)

@@ -15,7 +15,8 @@
 #include "hooks.h"
 #include "names.h"
 
-static int (*real_setname)(pthread_t, const char *);
+#define REALS(X) X(int, setname, "pthread_setname_np", (pthread_t, const char *))
+HOOK_REALS(REALS)
 
 static int64_t name_value(const char *name)
 {
@@ -58,7 +59,6 @@ void names_start_routine(void *(*fn)(void *))
 
 __attribute__((constructor(103))) static void names_init(void)
 {
-	*(void **)&real_setname = dlsym(RTLD_NEXT, "pthread_setname_np");
 	if (!agent_active())
 		return;
 	oa_meta_mark_type(&oa_meta, OA_MARK_THREAD_NAME, 0, "Thread name (ovni-auto)");
@@ -67,9 +67,7 @@ __attribute__((constructor(103))) static void names_init(void)
 
 OA_EXPORT int pthread_setname_np(pthread_t th, const char *name)
 {
-	if (!real_setname)
-		*(void **)&real_setname = dlsym(RTLD_NEXT, "pthread_setname_np");
-	int r = real_setname(th, name);
+	int r = REAL(setname)(th, name);
 	if (r == 0 && hook_tracing() && pthread_equal(th, pthread_self()))
 		names_set(name);
 	return r;

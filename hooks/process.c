@@ -18,24 +18,17 @@
 #include "../preload/childenv.h"
 #include "hooks.h"
 
-static struct {
-	pid_t (*fork)(void);
-	pid_t (*_Fork)(void);
-	int (*posix_spawn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-			   char *const[], char *const[]);
-	int (*posix_spawnp)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
-			    char *const[], char *const[]);
-	int (*clone)(int (*)(void *), void *, int, void *, ...);
-} real;
-
-__attribute__((constructor(102))) static void process_resolve(void)
-{
-	*(void **)&real.fork = dlsym(RTLD_NEXT, "fork");
-	*(void **)&real._Fork = dlsym(RTLD_NEXT, "_Fork");
-	*(void **)&real.posix_spawn = dlsym(RTLD_NEXT, "posix_spawn");
-	*(void **)&real.posix_spawnp = dlsym(RTLD_NEXT, "posix_spawnp");
-	*(void **)&real.clone = dlsym(RTLD_NEXT, "clone");
-}
+#define REALS(X)                                                                                                \
+	X(pid_t, fork, "fork", (void))                                                                          \
+	X(pid_t, _Fork, "_Fork", (void))                                                                        \
+	X(int, posix_spawn, "posix_spawn",                                                                      \
+	  (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[], \
+	   char *const[]))                                                                                      \
+	X(int, posix_spawnp, "posix_spawnp",                                                                    \
+	  (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[], \
+	   char *const[]))                                                                                      \
+	X(int, clone, "clone", (int (*)(void *), void *, int, void *, ...))
+HOOK_REALS(REALS)
 
 static void record_child(const char *what, const char *path, pid_t pid)
 {
@@ -51,9 +44,7 @@ static void record_child(const char *what, const char *path, pid_t pid)
 
 OA_EXPORT pid_t fork(void)
 {
-	if (!real.fork)
-		process_resolve();
-	pid_t pid = real.fork();
+	pid_t pid = REAL(fork)();
 	if (pid > 0 && hook_tracing())
 		record_child("fork", NULL, pid);
 	return pid;
@@ -61,9 +52,7 @@ OA_EXPORT pid_t fork(void)
 
 OA_EXPORT pid_t _Fork(void)
 {
-	if (!real._Fork)
-		process_resolve();
-	pid_t pid = real._Fork();
+	pid_t pid = REAL(_Fork)();
 	if (pid == 0)
 		agent_fork_child();
 	else if (pid > 0 && hook_tracing())
@@ -99,13 +88,11 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	void *tls = va_arg(ap, void *);
 	pid_t *ctid = va_arg(ap, pid_t *);
 	va_end(ap);
-	if (!real.clone)
-		process_resolve();
 	if ((flags & (CLONE_VM | CLONE_VFORK)) || !hook_tracing() || !fn)
-		return real.clone(fn, stack, flags, arg, ptid, tls, ctid);
+		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
 	struct clone_start st = { fn, arg };
 	agent_fork_prepare();
-	int pid = real.clone(clone_child, stack, flags, &st, ptid, tls, ctid);
+	int pid = REAL(clone)(clone_child, stack, flags, &st, ptid, tls, ctid);
 	int saved = errno;
 	agent_fork_parent();
 	if (pid > 0)
@@ -114,21 +101,19 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	return pid;
 }
 
-#define SPAWN(fn, pid, path, fa, attr, argv, envp)                                               \
-	do {                                                                                     \
-		if (!real.fn)                                                                    \
-			process_resolve();                                                       \
-		if (!hook_tracing())                                                             \
-			return real.fn(pid, path, fa, attr, argv, envp);                         \
-		char *out_[oa_childenv_count(envp) + OA_CHILDENV_EXTRA + 1];                     \
-		char text_[oa_childenv_text_size(envp)];                                         \
-		pid_t child_ = 0;                                                                \
-		int r_ = real.fn(&child_, path, fa, attr, argv, oa_childenv(envp, out_, text_)); \
-		if (pid)                                                                         \
-			*pid = child_;                                                           \
-		if (r_ == 0)                                                                     \
-			record_child("spawn", path, child_);                                     \
-		return r_;                                                                       \
+#define SPAWN(fn, pid, path, fa, attr, argv, envp)                                                \
+	do {                                                                                      \
+		if (!hook_tracing())                                                              \
+			return REAL(fn)(pid, path, fa, attr, argv, envp);                         \
+		char *out_[oa_childenv_count(envp) + OA_CHILDENV_EXTRA + 1];                      \
+		char text_[oa_childenv_text_size(envp)];                                          \
+		pid_t child_ = 0;                                                                 \
+		int r_ = REAL(fn)(&child_, path, fa, attr, argv, oa_childenv(envp, out_, text_)); \
+		if (pid)                                                                          \
+			*pid = child_;                                                            \
+		if (r_ == 0)                                                                      \
+			record_child("spawn", path, child_);                                      \
+		return r_;                                                                        \
 	} while (0)
 
 OA_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,

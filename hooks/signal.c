@@ -38,7 +38,6 @@ static const int fatal[] = { SIGHUP,  SIGINT,    SIGQUIT, SIGILL,  SIGTRAP, SIGA
 			     SIGUSR1, SIGSEGV,   SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU,
 			     SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSYS };
 
-static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static _Atomic int ours[NSIG];      /* our handler stands for the program's SIG_DFL */
 static _Atomic int reset[NSIG];     /* the program's SA_RESETHAND handler is behind on_reset */
 static struct sigaction view[NSIG]; /* what the program set, where ours[] or reset[] */
@@ -66,12 +65,6 @@ static int is_fatal(int sig)
 static int sync_fault(int sig, const siginfo_t *si)
 {
 	return si && si->si_code > 0 && (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE);
-}
-
-static void resolve(void)
-{
-	if (!real_sigaction)
-		*(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
 }
 
 /* ---- the fatal path, on a stack of its own ---- */
@@ -122,7 +115,7 @@ static int install_ours(int sig)
 {
 	struct sigaction sa;
 	our_action(&sa);
-	int r = real_sigaction(sig, &sa, NULL);
+	int r = HOOK_REAL(sigaction)(sig, &sa, NULL);
 	if (r == 0) {
 		atomic_store(&reset[sig], 0);
 		atomic_store(&ours[sig], 1);
@@ -148,7 +141,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	struct sigaction dfl = view[sig];
 	dfl.sa_handler = SIG_DFL;
 	dfl.sa_flags &= ~SA_SIGINFO;
-	real_sigaction(sig, &dfl, NULL);
+	HOOK_REAL(sigaction)(sig, &dfl, NULL);
 	atomic_store(&ours[sig], 0);
 	/* A real fault happens again when we return; anything else is sent
 	 * again to this thread and delivered (it is blocked until we return). */
@@ -167,7 +160,7 @@ static void on_reset(int sig, siginfo_t *si, void *uc)
 	if (!atomic_load(&dying) && agent_active())
 		install_ours(sig);
 	else
-		real_sigaction(sig, &view[sig], NULL);
+		HOOK_REAL(sigaction)(sig, &view[sig], NULL);
 	if (p.sa_flags & SA_SIGINFO)
 		p.sa_sigaction(sig, si, uc);
 	else if (p.sa_handler != SIG_DFL && p.sa_handler != SIG_IGN)
@@ -213,7 +206,7 @@ static void sample_deliver(int sig, siginfo_t *si, void *uc)
 static int sample_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
 	struct sigaction cur, prev;
-	int r = real_sigaction(sig, NULL, &cur);
+	int r = HOOK_REAL(sigaction)(sig, NULL, &cur);
 	if (r != 0)
 		return r;
 	prev = (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == oa_sample_on_signal ? sview : cur;
@@ -221,13 +214,13 @@ static int sample_sigaction(int sig, const struct sigaction *act, struct sigacti
 		/* The signal is the program's from now on. */
 		oa_sample_stop("its disposition was set");
 		if (!(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_IGN) {
-			r = real_sigaction(sig, act, NULL);
+			r = HOOK_REAL(sigaction)(sig, act, NULL);
 		} else {
 			struct sigaction in = *act;
 			in.sa_sigaction = oa_sample_on_signal;
 			in.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
 			sview = *act;
-			r = real_sigaction(sig, &in, NULL);
+			r = HOOK_REAL(sigaction)(sig, &in, NULL);
 		}
 		if (r != 0)
 			return r;
@@ -239,8 +232,7 @@ static int sample_sigaction(int sig, const struct sigaction *act, struct sigacti
 
 __attribute__((constructor(102))) static void signal_init(void)
 {
-	resolve();
-	if (!real_sigaction || !agent_active())
+	if (!HOOK_REAL(sigaction) || !agent_active())
 		return;
 	oa_sample_set_deliver(sample_deliver);
 	/* One call per signal, not a query and an install: ours goes in and
@@ -256,14 +248,14 @@ __attribute__((constructor(102))) static void signal_init(void)
 	our_action(&sa);
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction cur;
-		if (!is_fatal(sig) || real_sigaction(sig, &sa, &cur) != 0)
+		if (!is_fatal(sig) || HOOK_REAL(sigaction)(sig, &sa, &cur) != 0)
 			continue;
 		if (cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO)) {
 			view[sig] = cur;
 			atomic_store(&reset[sig], 0);
 			atomic_store(&ours[sig], 1);
 		} else {
-			real_sigaction(sig, &cur, NULL);
+			HOOK_REAL(sigaction)(sig, &cur, NULL);
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
@@ -274,7 +266,7 @@ __attribute__((constructor(102))) static void signal_init(void)
 static int prog_query(int sig, struct sigaction *out)
 {
 	struct sigaction cur;
-	int r = real_sigaction(sig, NULL, &cur);
+	int r = HOOK_REAL(sigaction)(sig, NULL, &cur);
 	if (r != 0)
 		return r;
 	if (atomic_load(&ours[sig]) && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal) {
@@ -296,12 +288,11 @@ static int prog_query(int sig, struct sigaction *out)
 /* sigaction as the program would see it without the agent. */
 static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
-	resolve();
 	if (is_sample(sig))
 		return sample_sigaction(sig, act, oldact);
 	if (sig <= 0 || sig >= NSIG || !is_fatal(sig) ||
 	    (!atomic_load(&ours[sig]) && !atomic_load(&reset[sig]) && !agent_active()))
-		return real_sigaction(sig, act, oldact);
+		return HOOK_REAL(sigaction)(sig, act, oldact);
 	struct sigaction prev;
 	int r = prog_query(sig, &prev);
 	if (r != 0)
@@ -318,11 +309,11 @@ static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction
 			tr.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
 			view[sig] = *act;
 			atomic_store(&ours[sig], 0);
-			r = real_sigaction(sig, &tr, NULL);
+			r = HOOK_REAL(sigaction)(sig, &tr, NULL);
 			if (r == 0)
 				atomic_store(&reset[sig], 1);
 		} else {
-			r = real_sigaction(sig, act, NULL);
+			r = HOOK_REAL(sigaction)(sig, act, NULL);
 			if (r == 0) {
 				atomic_store(&ours[sig], 0);
 				atomic_store(&reset[sig], 0);

@@ -14,20 +14,12 @@
 #include "../preload/sample.h"
 #include "hooks.h"
 
-static struct {
-	int (*sigwait)(const sigset_t *, int *);
-	int (*sigwaitinfo)(const sigset_t *, siginfo_t *);
-	int (*sigtimedwait)(const sigset_t *, siginfo_t *, const struct timespec *);
-	int (*signalfd)(int, const sigset_t *, int);
-} real;
-
-__attribute__((constructor(102))) static void sigwait_init(void)
-{
-	*(void **)&real.sigwait = dlsym(RTLD_NEXT, "sigwait");
-	*(void **)&real.sigwaitinfo = dlsym(RTLD_NEXT, "sigwaitinfo");
-	*(void **)&real.sigtimedwait = dlsym(RTLD_NEXT, "sigtimedwait");
-	*(void **)&real.signalfd = dlsym(RTLD_NEXT, "signalfd");
-}
+#define REALS(X)                                                                                       \
+	X(int, sigwait, "sigwait", (const sigset_t *, int *))                                          \
+	X(int, sigwaitinfo, "sigwaitinfo", (const sigset_t *, siginfo_t *))                            \
+	X(int, sigtimedwait, "sigtimedwait", (const sigset_t *, siginfo_t *, const struct timespec *)) \
+	X(int, signalfd, "signalfd", (int, const sigset_t *, int))
+HOOK_REALS(REALS)
 
 /* A sample of ours that was pending: consumed here, dropped, and the
  * wait goes on.  The program's own signals (even the sampling signal,
@@ -45,14 +37,12 @@ __attribute__((noinline)) static int has_sample(const sigset_t *set)
 	return sig && set && sigismember(set, sig) == 1;
 }
 
-#define RESOLVED(f) (real.f ? real.f : (sigwait_init(), real.f))
-
 OA_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
 {
 	siginfo_t si;
 	int r;
 	do
-		r = RESOLVED(sigwaitinfo)(set, &si);
+		r = REAL(sigwaitinfo)(set, &si);
 	while (ours(r, &si));
 	if (r > 0 && info)
 		*info = si;
@@ -64,7 +54,7 @@ OA_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct ti
 	siginfo_t si;
 	int r;
 	do
-		r = RESOLVED(sigtimedwait)(set, &si, timeout);
+		r = REAL(sigtimedwait)(set, &si, timeout);
 	while (ours(r, &si));
 	if (r > 0 && info)
 		*info = si;
@@ -74,7 +64,7 @@ OA_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info, const struct ti
 OA_EXPORT int sigwait(const sigset_t *set, int *sig)
 {
 	if (!has_sample(set))
-		return RESOLVED(sigwait)(set, sig);
+		return REAL(sigwait)(set, sig);
 	/* As glibc's: sigtimedwait, again after EINTR. */
 	int saved = errno, r;
 	do
@@ -96,5 +86,5 @@ OA_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
 {
 	if (has_sample(mask))
 		oa_sample_stop("signalfd");
-	return RESOLVED(signalfd)(fd, mask, flags);
+	return REAL(signalfd)(fd, mask, flags);
 }

@@ -11,7 +11,10 @@
 #include "hooks.h"
 
 typedef int (*main_fn)(int, char **, char **);
-typedef int (*start_fn)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *);
+#define REALS(X)                           \
+	X(int, start, "__libc_start_main", \
+	  (main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *))
+HOOK_REALS(REALS)
 
 static main_fn real_main;
 
@@ -32,7 +35,6 @@ static int wrapped_main(int argc, char **argv, char **envp)
 OA_EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
 				void (*rtld_fini)(void), void *stack_end)
 {
-	start_fn real = (start_fn)dlsym(RTLD_NEXT, "__libc_start_main");
 	real_main = main;
-	return real(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+	return REAL(start)(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
 }

@@ -19,24 +19,26 @@
 #include "../preload/callsite.h"
 #include "sync.h"
 
-static struct {
-	int (*mutex_lock)(pthread_mutex_t *);
-	int (*mutex_trylock)(pthread_mutex_t *);
-	int (*mutex_timedlock)(pthread_mutex_t *, const struct timespec *);
-	int (*rd)(pthread_rwlock_t *), (*tryrd)(pthread_rwlock_t *);
-	int (*wr)(pthread_rwlock_t *), (*trywr)(pthread_rwlock_t *);
-	int (*timedrd)(pthread_rwlock_t *, const struct timespec *);
-	int (*timedwr)(pthread_rwlock_t *, const struct timespec *);
-	int (*mutex_clocklock)(pthread_mutex_t *, clockid_t, const struct timespec *);
-	int (*clockrd)(pthread_rwlock_t *, clockid_t, const struct timespec *);
-	int (*clockwr)(pthread_rwlock_t *, clockid_t, const struct timespec *);
-	int (*timedjoin)(pthread_t, void **, const struct timespec *);
-	int (*clockjoin)(pthread_t, void **, clockid_t, const struct timespec *);
-	int (*barrier_wait)(pthread_barrier_t *);
-	int (*join)(pthread_t, void **);
-	int (*tryjoin)(pthread_t, void **);
-	int (*once)(pthread_once_t *, void (*)(void));
-} real;
+#define REALS(X)                                                                                                    \
+	X(int, mutex_lock, "pthread_mutex_lock", (pthread_mutex_t *))                                               \
+	X(int, mutex_trylock, "pthread_mutex_trylock", (pthread_mutex_t *))                                         \
+	X(int, mutex_timedlock, "pthread_mutex_timedlock", (pthread_mutex_t *, const struct timespec *))            \
+	X(int, rd, "pthread_rwlock_rdlock", (pthread_rwlock_t *))                                                   \
+	X(int, tryrd, "pthread_rwlock_tryrdlock", (pthread_rwlock_t *))                                             \
+	X(int, wr, "pthread_rwlock_wrlock", (pthread_rwlock_t *))                                                   \
+	X(int, trywr, "pthread_rwlock_trywrlock", (pthread_rwlock_t *))                                             \
+	X(int, timedrd, "pthread_rwlock_timedrdlock", (pthread_rwlock_t *, const struct timespec *))                \
+	X(int, timedwr, "pthread_rwlock_timedwrlock", (pthread_rwlock_t *, const struct timespec *))                \
+	X(int, barrier_wait, "pthread_barrier_wait", (pthread_barrier_t *))                                         \
+	X(int, join, "pthread_join", (pthread_t, void **))                                                          \
+	X(int, tryjoin, "pthread_tryjoin_np", (pthread_t, void **))                                                 \
+	X(int, once, "pthread_once", (pthread_once_t *, void (*)(void)))                                            \
+	X(int, mutex_clocklock, "pthread_mutex_clocklock", (pthread_mutex_t *, clockid_t, const struct timespec *)) \
+	X(int, clockrd, "pthread_rwlock_clockrdlock", (pthread_rwlock_t *, clockid_t, const struct timespec *))     \
+	X(int, clockwr, "pthread_rwlock_clockwrlock", (pthread_rwlock_t *, clockid_t, const struct timespec *))     \
+	X(int, timedjoin, "pthread_timedjoin_np", (pthread_t, void **, const struct timespec *))                    \
+	X(int, clockjoin, "pthread_clockjoin_np", (pthread_t, void **, clockid_t, const struct timespec *))
+HOOK_REALS(REALS)
 
 static const char *const labels[SYNC_NKINDS] = {
 	[SYNC_MUTEX] = "mutex lock",      [SYNC_COND] = "condition wait",
@@ -46,33 +48,13 @@ static const char *const labels[SYNC_NKINDS] = {
 	[SYNC_SLEEP] = "sleep",           [SYNC_YIELD] = "yield",
 };
 
-__attribute__((constructor(102))) static void sync_init(void)
+/* The "Blocked in" channel and its fixed labels (the kinds of wait). */
+__attribute__((constructor(102))) static void sync_declare(void)
 {
-#define R(field, name) *(void **)&real.field = dlsym(RTLD_NEXT, name)
-	R(mutex_lock, "pthread_mutex_lock");
-	R(mutex_trylock, "pthread_mutex_trylock");
-	R(mutex_timedlock, "pthread_mutex_timedlock");
-	R(rd, "pthread_rwlock_rdlock");
-	R(tryrd, "pthread_rwlock_tryrdlock");
-	R(wr, "pthread_rwlock_wrlock");
-	R(trywr, "pthread_rwlock_trywrlock");
-	R(timedrd, "pthread_rwlock_timedrdlock");
-	R(timedwr, "pthread_rwlock_timedwrlock");
-	R(barrier_wait, "pthread_barrier_wait");
-	R(join, "pthread_join");
-	R(tryjoin, "pthread_tryjoin_np");
-	R(once, "pthread_once");
-	R(mutex_clocklock, "pthread_mutex_clocklock");
-	R(clockrd, "pthread_rwlock_clockrdlock");
-	R(clockwr, "pthread_rwlock_clockwrlock");
-	R(timedjoin, "pthread_timedjoin_np");
-	R(clockjoin, "pthread_clockjoin_np");
-#undef R
 	if (!agent_active())
 		return;
 	oa_meta_mark_type(&oa_meta, OA_MARK_SYNC, 1, "Blocked in (ovni-auto)");
-	for (int k = 1; k < SYNC_NKINDS; k++)
-		oa_meta_mark_label(&oa_meta, NULL, OA_MARK_SYNC, k, labels[k]);
+	oa_meta_fixed_labels(&oa_meta, OA_MARK_SYNC, 1, labels + 1, SYNC_NKINDS - 1);
 }
 
 static OA_TLS int blocked;          /* depth of waits on this thread */
@@ -155,8 +137,6 @@ void sync_bracket_cancel(void *bracket)
 	sync_unblock(b->t, b->kind);
 }
 
-#define RESOLVED(f) (real.f ? real.f : (sync_init(), real.f))
-
 /* Try first; only a call that would block is recorded. */
 #define TRY_THEN_BLOCK(kind, trycall, call)         \
 	do {                                        \
@@ -177,68 +157,68 @@ OA_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 	 * between blocks unrecorded: a rare miss, never a wrong result. */
 	struct oa_thread *t = sync_self();
 	if (!t || __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0)
-		return RESOLVED(mutex_lock)(m);
-	int r = RESOLVED(mutex_trylock)(m);
+		return REAL(mutex_lock)(m);
+	int r = REAL(mutex_trylock)(m);
 	if (r != EBUSY)
 		return r;
-	SYNC_WAIT(r, t, SYNC_MUTEX, RESOLVED(mutex_lock)(m));
+	SYNC_WAIT(r, t, SYNC_MUTEX, REAL(mutex_lock)(m));
 	return r;
 }
 
 OA_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_MUTEX, RESOLVED(mutex_trylock)(m), RESOLVED(mutex_timedlock)(m, abstime));
+	TRY_THEN_BLOCK(SYNC_MUTEX, REAL(mutex_trylock)(m), REAL(mutex_timedlock)(m, abstime));
 }
 
 OA_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_MUTEX, RESOLVED(mutex_trylock)(m), RESOLVED(mutex_clocklock)(m, clk, abstime));
+	TRY_THEN_BLOCK(SYNC_MUTEX, REAL(mutex_trylock)(m), REAL(mutex_clocklock)(m, clk, abstime));
 }
 
 OA_EXPORT int pthread_rwlock_rdlock(pthread_rwlock_t *l)
 {
-	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, RESOLVED(tryrd)(l), RESOLVED(rd)(l));
+	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, REAL(tryrd)(l), REAL(rd)(l));
 }
 
 OA_EXPORT int pthread_rwlock_wrlock(pthread_rwlock_t *l)
 {
-	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, RESOLVED(trywr)(l), RESOLVED(wr)(l));
+	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, REAL(trywr)(l), REAL(wr)(l));
 }
 
 OA_EXPORT int pthread_rwlock_timedrdlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, RESOLVED(tryrd)(l), RESOLVED(timedrd)(l, abstime));
+	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, REAL(tryrd)(l), REAL(timedrd)(l, abstime));
 }
 
 OA_EXPORT int pthread_rwlock_timedwrlock(pthread_rwlock_t *l, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, RESOLVED(trywr)(l), RESOLVED(timedwr)(l, abstime));
+	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, REAL(trywr)(l), REAL(timedwr)(l, abstime));
 }
 
 OA_EXPORT int pthread_rwlock_clockrdlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, RESOLVED(tryrd)(l), RESOLVED(clockrd)(l, clk, abstime));
+	TRY_THEN_BLOCK(SYNC_RWLOCK_RD, REAL(tryrd)(l), REAL(clockrd)(l, clk, abstime));
 }
 
 OA_EXPORT int pthread_rwlock_clockwrlock(pthread_rwlock_t *l, clockid_t clk, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, RESOLVED(trywr)(l), RESOLVED(clockwr)(l, clk, abstime));
+	TRY_THEN_BLOCK(SYNC_RWLOCK_WR, REAL(trywr)(l), REAL(clockwr)(l, clk, abstime));
 }
 
 OA_EXPORT int pthread_timedjoin_np(pthread_t th, void **ret, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_JOIN, RESOLVED(tryjoin)(th, ret), RESOLVED(timedjoin)(th, ret, abstime));
+	TRY_THEN_BLOCK(SYNC_JOIN, REAL(tryjoin)(th, ret), REAL(timedjoin)(th, ret, abstime));
 }
 
 OA_EXPORT int pthread_clockjoin_np(pthread_t th, void **ret, clockid_t clk, const struct timespec *abstime)
 {
-	TRY_THEN_BLOCK(SYNC_JOIN, RESOLVED(tryjoin)(th, ret), RESOLVED(clockjoin)(th, ret, clk, abstime));
+	TRY_THEN_BLOCK(SYNC_JOIN, REAL(tryjoin)(th, ret), REAL(clockjoin)(th, ret, clk, abstime));
 }
 
 OA_EXPORT int pthread_join(pthread_t th, void **ret)
 {
 	/* A thread that already ended is joined at once, without a wait. */
-	TRY_THEN_BLOCK(SYNC_JOIN, RESOLVED(tryjoin)(th, ret), RESOLVED(join)(th, ret));
+	TRY_THEN_BLOCK(SYNC_JOIN, REAL(tryjoin)(th, ret), REAL(join)(th, ret));
 }
 
 /* A barrier cannot be tried, and the last thread to arrive does not wait:
@@ -258,15 +238,15 @@ OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 {
 	struct oa_thread *t = sync_self();
 	if (!t)
-		return RESOLVED(barrier_wait)(b);
+		return REAL(barrier_wait)(b);
 	if (blocked) {
 		int r;
-		SYNC_WAIT(r, t, SYNC_BARRIER, RESOLVED(barrier_wait)(b));
+		SYNC_WAIT(r, t, SYNC_BARRIER, REAL(barrier_wait)(b));
 		return r;
 	}
 	uint64_t arrived = oa_clock_now();
 	unsigned gen = t->s.open_gen;
-	int r = RESOLVED(barrier_wait)(b);
+	int r = REAL(barrier_wait)(b);
 	if (r == PTHREAD_BARRIER_SERIAL_THREAD || r != 0)
 		return r;
 	int saved = errno;
@@ -305,14 +285,14 @@ OA_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
 	 * fn or waits for the thread that does: shown as "once", not paused. */
 	struct oa_thread *t = sync_self();
 	if (!t || (__atomic_load_n((int *)once, __ATOMIC_ACQUIRE) & 2))
-		return RESOLVED(once)(once, fn);
+		return REAL(once)(once, fn);
 	int saved = errno;
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, SYNC_ONCE);
 	errno = saved;
 	int r;
 	/* fn may be cancelled (pthread_once is a cancellation point). */
 	pthread_cleanup_push(once_end, t);
-	r = RESOLVED(once)(once, fn);
+	r = REAL(once)(once, fn);
 	pthread_cleanup_pop(0);
 	once_end(t);
 	return r;

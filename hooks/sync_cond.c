@@ -12,59 +12,42 @@
 
 #include "sync.h"
 
-static struct {
-	int (*init)(pthread_cond_t *, const pthread_condattr_t *);
-	int (*destroy)(pthread_cond_t *);
-	int (*wait)(pthread_cond_t *, pthread_mutex_t *);
-	int (*timedwait)(pthread_cond_t *, pthread_mutex_t *, const struct timespec *);
-	int (*clockwait)(pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *);
-	int (*signal)(pthread_cond_t *);
-	int (*broadcast)(pthread_cond_t *);
-	int (*sem_wait)(sem_t *);
-	int (*sem_trywait)(sem_t *);
-	int (*sem_timedwait)(sem_t *, const struct timespec *);
-	int (*sem_clockwait)(sem_t *, clockid_t, const struct timespec *);
-} real;
-
-__attribute__((constructor(102))) static void cond_init(void)
-{
-#define V(field, name) *(void **)&real.field = dlvsym(RTLD_NEXT, name, "GLIBC_2.3.2")
-	V(init, "pthread_cond_init");
-	V(destroy, "pthread_cond_destroy");
-	V(wait, "pthread_cond_wait");
-	V(timedwait, "pthread_cond_timedwait");
-	V(signal, "pthread_cond_signal");
-	V(broadcast, "pthread_cond_broadcast");
-#undef V
-#define R(field, name) *(void **)&real.field = dlsym(RTLD_NEXT, name)
-	R(clockwait, "pthread_cond_clockwait"); /* one version only (2.30) */
-	R(sem_wait, "sem_wait");
-	R(sem_trywait, "sem_trywait");
-	R(sem_timedwait, "sem_timedwait");
-	R(sem_clockwait, "sem_clockwait");
-#undef R
-}
-
-#define RESOLVED(f) (real.f ? real.f : (cond_init(), real.f))
+/* The condition variables of the current ABI (GLIBC_2.3.2); clockwait has
+ * one version only (2.30). */
+#define REALS(X)                                                                                      \
+	X(int, init, "pthread_cond_init@GLIBC_2.3.2", (pthread_cond_t *, const pthread_condattr_t *)) \
+	X(int, destroy, "pthread_cond_destroy@GLIBC_2.3.2", (pthread_cond_t *))                       \
+	X(int, wait, "pthread_cond_wait@GLIBC_2.3.2", (pthread_cond_t *, pthread_mutex_t *))          \
+	X(int, timedwait, "pthread_cond_timedwait@GLIBC_2.3.2",                                       \
+	  (pthread_cond_t *, pthread_mutex_t *, const struct timespec *))                             \
+	X(int, signal, "pthread_cond_signal@GLIBC_2.3.2", (pthread_cond_t *))                         \
+	X(int, broadcast, "pthread_cond_broadcast@GLIBC_2.3.2", (pthread_cond_t *))                   \
+	X(int, clockwait, "pthread_cond_clockwait",                                                   \
+	  (pthread_cond_t *, pthread_mutex_t *, clockid_t, const struct timespec *))                  \
+	X(int, sem_wait, "sem_wait", (sem_t *))                                                       \
+	X(int, sem_trywait, "sem_trywait", (sem_t *))                                                 \
+	X(int, sem_timedwait, "sem_timedwait", (sem_t *, const struct timespec *))                    \
+	X(int, sem_clockwait, "sem_clockwait", (sem_t *, clockid_t, const struct timespec *))
+HOOK_REALS(REALS)
 
 OA_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 {
-	return RESOLVED(init)(c, a);
+	return REAL(init)(c, a);
 }
 
 OA_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
 {
-	return RESOLVED(destroy)(c);
+	return REAL(destroy)(c);
 }
 
 OA_EXPORT int pthread_cond_signal(pthread_cond_t *c)
 {
-	return RESOLVED(signal)(c);
+	return REAL(signal)(c);
 }
 
 OA_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 {
-	return RESOLVED(broadcast)(c);
+	return REAL(broadcast)(c);
 }
 
 #define BLOCKING(kind, call)                        \
@@ -79,17 +62,17 @@ OA_EXPORT int pthread_cond_broadcast(pthread_cond_t *c)
 
 OA_EXPORT int pthread_cond_wait(pthread_cond_t *c, pthread_mutex_t *m)
 {
-	BLOCKING(SYNC_COND, RESOLVED(wait)(c, m));
+	BLOCKING(SYNC_COND, REAL(wait)(c, m));
 }
 
 OA_EXPORT int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *t)
 {
-	BLOCKING(SYNC_COND, RESOLVED(timedwait)(c, m, t));
+	BLOCKING(SYNC_COND, REAL(timedwait)(c, m, t));
 }
 
 OA_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, clockid_t id, const struct timespec *t)
 {
-	BLOCKING(SYNC_COND, RESOLVED(clockwait)(c, m, id, t));
+	BLOCKING(SYNC_COND, REAL(clockwait)(c, m, id, t));
 }
 
 /* Semaphores return -1 with errno: try first, keep the real call's errno. */
@@ -113,15 +96,15 @@ OA_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 
 OA_EXPORT int sem_wait(sem_t *s)
 {
-	SEM_TRY_THEN_BLOCK(RESOLVED(sem_trywait)(s), RESOLVED(sem_wait)(s));
+	SEM_TRY_THEN_BLOCK(REAL(sem_trywait)(s), REAL(sem_wait)(s));
 }
 
 OA_EXPORT int sem_timedwait(sem_t *s, const struct timespec *t)
 {
-	SEM_TRY_THEN_BLOCK(RESOLVED(sem_trywait)(s), RESOLVED(sem_timedwait)(s, t));
+	SEM_TRY_THEN_BLOCK(REAL(sem_trywait)(s), REAL(sem_timedwait)(s, t));
 }
 
 OA_EXPORT int sem_clockwait(sem_t *s, clockid_t id, const struct timespec *t)
 {
-	SEM_TRY_THEN_BLOCK(RESOLVED(sem_trywait)(s), RESOLVED(sem_clockwait)(s, id, t));
+	SEM_TRY_THEN_BLOCK(REAL(sem_trywait)(s), REAL(sem_clockwait)(s, id, t));
 }

@@ -12,32 +12,21 @@
 #include "../writer/ovni_fmt.h"
 #include "sync.h"
 
-static struct {
-	unsigned (*sleep)(unsigned);
-	int (*usleep)(useconds_t);
-	int (*nanosleep)(const struct timespec *, struct timespec *);
-	int (*clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
-	int (*sched_yield)(void);
-} real;
-
-__attribute__((constructor(102))) static void sleep_init(void)
-{
-	*(void **)&real.sleep = dlsym(RTLD_NEXT, "sleep");
-	*(void **)&real.usleep = dlsym(RTLD_NEXT, "usleep");
-	*(void **)&real.nanosleep = dlsym(RTLD_NEXT, "nanosleep");
-	*(void **)&real.clock_nanosleep = dlsym(RTLD_NEXT, "clock_nanosleep");
-	*(void **)&real.sched_yield = dlsym(RTLD_NEXT, "sched_yield");
-}
-
-#define RESOLVED(f) (real.f ? real.f : (sleep_init(), real.f))
+#define REALS(X)                                                                                                 \
+	X(unsigned, sleep, "sleep", (unsigned))                                                                  \
+	X(int, usleep, "usleep", (useconds_t))                                                                   \
+	X(int, nanosleep, "nanosleep", (const struct timespec *, struct timespec *))                             \
+	X(int, clock_nanosleep, "clock_nanosleep", (clockid_t, int, const struct timespec *, struct timespec *)) \
+	X(int, sched_yield, "sched_yield", (void))
+HOOK_REALS(REALS)
 
 OA_EXPORT unsigned sleep(unsigned s)
 {
 	struct oa_thread *t = sync_self();
 	if (!t)
-		return RESOLVED(sleep)(s);
+		return REAL(sleep)(s);
 	unsigned r;
-	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(sleep)(s));
+	SYNC_WAIT(r, t, SYNC_SLEEP, REAL(sleep)(s));
 	return r;
 }
 
@@ -45,9 +34,9 @@ OA_EXPORT int usleep(useconds_t us)
 {
 	struct oa_thread *t = sync_self();
 	if (!t)
-		return RESOLVED(usleep)(us);
+		return REAL(usleep)(us);
 	int r;
-	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(usleep)(us));
+	SYNC_WAIT(r, t, SYNC_SLEEP, REAL(usleep)(us));
 	return r;
 }
 
@@ -55,9 +44,9 @@ OA_EXPORT int nanosleep(const struct timespec *req, struct timespec *rem)
 {
 	struct oa_thread *t = sync_self();
 	if (!t)
-		return RESOLVED(nanosleep)(req, rem);
+		return REAL(nanosleep)(req, rem);
 	int r;
-	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(nanosleep)(req, rem));
+	SYNC_WAIT(r, t, SYNC_SLEEP, REAL(nanosleep)(req, rem));
 	return r;
 }
 
@@ -65,9 +54,9 @@ OA_EXPORT int clock_nanosleep(clockid_t id, int flags, const struct timespec *re
 {
 	struct oa_thread *t = sync_self();
 	if (!t)
-		return RESOLVED(clock_nanosleep)(id, flags, req, rem);
+		return REAL(clock_nanosleep)(id, flags, req, rem);
 	int r;
-	SYNC_WAIT(r, t, SYNC_SLEEP, RESOLVED(clock_nanosleep)(id, flags, req, rem));
+	SYNC_WAIT(r, t, SYNC_SLEEP, REAL(clock_nanosleep)(id, flags, req, rem));
 	return r;
 }
 
@@ -84,11 +73,11 @@ OA_EXPORT int sched_yield(void)
 	struct oa_thread *t = sync_self();
 	uintptr_t from = (uintptr_t)__builtin_return_address(0);
 	if (!t || (from >= sync_quiet_lo && from < sync_quiet_hi))
-		return RESOLVED(sched_yield)();
+		return REAL(sched_yield)();
 	int saved = errno;
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, SYNC_YIELD);
 	errno = saved;
-	int r = RESOLVED(sched_yield)();
+	int r = REAL(sched_yield)();
 	saved = errno;
 	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_YIELD);
 	errno = saved;

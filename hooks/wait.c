@@ -13,40 +13,25 @@
 
 #include "hooks.h"
 
-static struct {
-	pid_t (*wait)(int *);
-	pid_t (*waitpid)(pid_t, int *, int);
-	pid_t (*wait3)(int *, int, struct rusage *);
-	pid_t (*wait4)(pid_t, int *, int, struct rusage *);
-	int (*waitid)(idtype_t, id_t, siginfo_t *, int);
-} real;
-
-__attribute__((constructor(102))) static void wait_init(void)
-{
-	*(void **)&real.wait = dlsym(RTLD_NEXT, "wait");
-	*(void **)&real.waitpid = dlsym(RTLD_NEXT, "waitpid");
-	*(void **)&real.wait3 = dlsym(RTLD_NEXT, "wait3");
-	*(void **)&real.wait4 = dlsym(RTLD_NEXT, "wait4");
-	*(void **)&real.waitid = dlsym(RTLD_NEXT, "waitid");
-}
-
-#define RESOLVED(f) (real.f ? real.f : (wait_init(), real.f))
+#define REALS(X)                                                       \
+	X(pid_t, wait, "wait", (int *))                                \
+	X(pid_t, waitpid, "waitpid", (pid_t, int *, int))              \
+	X(pid_t, wait3, "wait3", (int *, int, struct rusage *))        \
+	X(pid_t, wait4, "wait4", (pid_t, int *, int, struct rusage *)) \
+	X(int, waitid, "waitid", (idtype_t, id_t, siginfo_t *, int))
+HOOK_REALS(REALS)
 
 static void reaped(pid_t pid, int status)
 {
 	if (pid <= 0 || !hook_tracing())
 		return;
-	int saved = errno;
-	oa_guard++;
-	agent_child_gone(pid, status);
-	oa_guard--;
-	errno = saved;
+	HOOK_KEEP_ERRNO(oa_guard++; agent_child_gone(pid, status); oa_guard--);
 }
 
 OA_EXPORT pid_t wait(int *wstatus)
 {
 	int st = 0;
-	pid_t r = RESOLVED(wait)(&st);
+	pid_t r = REAL(wait)(&st);
 	if (r > 0 && wstatus)
 		*wstatus = st;
 	reaped(r, st);
@@ -56,7 +41,7 @@ OA_EXPORT pid_t wait(int *wstatus)
 OA_EXPORT pid_t waitpid(pid_t pid, int *wstatus, int options)
 {
 	int st = 0;
-	pid_t r = RESOLVED(waitpid)(pid, &st, options);
+	pid_t r = REAL(waitpid)(pid, &st, options);
 	if (r > 0 && wstatus)
 		*wstatus = st;
 	reaped(r, st);
@@ -66,7 +51,7 @@ OA_EXPORT pid_t waitpid(pid_t pid, int *wstatus, int options)
 OA_EXPORT pid_t wait3(int *wstatus, int options, struct rusage *ru)
 {
 	int st = 0;
-	pid_t r = RESOLVED(wait3)(&st, options, ru);
+	pid_t r = REAL(wait3)(&st, options, ru);
 	if (r > 0 && wstatus)
 		*wstatus = st;
 	reaped(r, st);
@@ -76,7 +61,7 @@ OA_EXPORT pid_t wait3(int *wstatus, int options, struct rusage *ru)
 OA_EXPORT pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *ru)
 {
 	int st = 0;
-	pid_t r = RESOLVED(wait4)(pid, &st, options, ru);
+	pid_t r = REAL(wait4)(pid, &st, options, ru);
 	if (r > 0 && wstatus)
 		*wstatus = st;
 	reaped(r, st);
@@ -85,7 +70,7 @@ OA_EXPORT pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *ru)
 
 OA_EXPORT int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 {
-	int r = RESOLVED(waitid)(idtype, id, info, options);
+	int r = REAL(waitid)(idtype, id, info, options);
 	if (r != 0 || !info || !(options & WEXITED) || info->si_pid <= 0)
 		return r;
 	/* The same status word as wait's, from the siginfo. */
