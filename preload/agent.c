@@ -493,7 +493,7 @@ void agent_process_finish(int in_signal, int sig)
 	if (foreign_process())
 		return;
 	agent_process_end(in_signal);
-	oa_collect_process_done(sig ? OA_COLLECT_SIGNAL : OA_COLLECT_EXIT, sig);
+	oa_col_process_done(sig ? OA_COLLECT_SIGNAL : OA_COLLECT_EXIT, sig);
 }
 
 void agent_collect_stop(void)
@@ -936,10 +936,10 @@ void agent_process_init(void)
 		goto out;
 	oa_childenv_init();
 	if (!oa_config_trace_child(program_invocation_short_name)) {
-		oa_collect_untraced_image();
+		oa_col_untraced_image();
 		goto out;
 	}
-	if (oa_collect_init() != 0)
+	if (oa_col_init() != 0)
 		goto out;
 	if (tracedir_is_the_runs() && start_process(-1) == 0)
 		note_tracedir();
@@ -1005,7 +1005,7 @@ void agent_fork_child(void)
 	int traced = oa_config_trace_child(program_invocation_short_name);
 	/* unshare(CLONE_NEWPID) then fork: this child is pid 1 of a new one. */
 	place_in_pidns(0);
-	if (oa_collect_after_fork(traced) != 0)
+	if (oa_col_after_fork(traced) != 0)
 		traced = 0;
 	if (traced && tracedir_is_the_runs() && start_process(parent_tid) == 0) {
 		char label[64];

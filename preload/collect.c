@@ -59,7 +59,7 @@ static socklen_t watch_local_len, watch_peer_len;
 
 static uint8_t iobuf[64 * 1024]; /* one sender per process (send_state) */
 
-int oa_collect_active(void)
+int oa_col_active(void)
 {
 	return active;
 }
@@ -370,7 +370,7 @@ static void *watch_main(void *arg)
 			return NULL;
 		}
 		agent_collect_stop();
-		oa_collect_process_done(OA_COLLECT_STOPPED, 0);
+		oa_col_process_done(OA_COLLECT_STOPPED, 0);
 		return NULL;
 	}
 }
@@ -506,7 +506,7 @@ static int resolve(void)
 	return 0;
 }
 
-int oa_collect_init(void)
+int oa_col_init(void)
 {
 	const char *v = oa_env(OA_ENV_COLLECT);
 	if (!v || !*v)
@@ -526,7 +526,7 @@ int oa_collect_init(void)
 	return 0;
 }
 
-void oa_collect_untraced_image(void)
+void oa_col_untraced_image(void)
 {
 	const char *v = oa_env(OA_ENV_COLLECT);
 	if (!v || !*v || oa_env(OA_ENV_COLLECT_UNREACHABLE) || setup() != 0)
@@ -540,12 +540,12 @@ void oa_collect_untraced_image(void)
 		reachable = 1;
 		streams = 1;
 		oa_snprintf(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), "%s", localdir);
-		oa_collect_process_done(OA_COLLECT_EXIT, 0);
+		oa_col_process_done(OA_COLLECT_EXIT, 0);
 	}
 	active = 0;
 }
 
-int oa_collect_after_fork(int traced)
+int oa_col_after_fork(int traced)
 {
 	if (!active)
 		return 0;
@@ -669,7 +669,7 @@ static void wait_sent(void)
 	}
 }
 
-void oa_collect_process_done(enum oa_collect_how how, int sig)
+void oa_col_process_done(enum oa_col_how how, int sig)
 {
 	if (!active)
 		return;

@@ -77,7 +77,7 @@ struct client {
 	enum stage stage;
 	enum role role;
 	int staging;
-	struct col_proc *proc;
+	struct oa_col_proc *proc;
 	char loom[COL_LOOM_MAX + 1]; /* who it said it is (fini: the process is made known at FINI) */
 	int pid;
 	int file_fd;
@@ -184,10 +184,10 @@ static void drop(struct client *c, const char *why)
 		close(c->file_fd);
 	c->file_fd = -1;
 	if (c->staging)
-		col_store_abort(c->id);
+		oa_col_store_abort(c->id);
 	c->staging = 0;
 	if (c->role == R_WATCH && c->proc && --c->proc->watch == 0 && c->proc->state == PROC_RUNNING)
-		c->proc->watch_lost_at = col_clock();
+		c->proc->watch_lost_at = oa_col_clock();
 	close(c->fd);
 	c->fd = -1;
 }
@@ -199,10 +199,10 @@ static double best_rtt = 1e18; /* the shortest round trip of any series: what th
  * event loop waits meanwhile: 100 ms at most per call, and at most
  * MEASURE_MAX series per host in the whole run. */
 #define MEASURE_MAX 12
-static int series(struct col_host *h, int fd, double *med, double *mean, double *std, double *rtt)
+static int series(struct oa_col_host *h, int fd, double *med, double *mean, double *std, double *rtt)
 {
 	int ok = 0;
-	uint64_t deadline = col_clock() + 100000000ull;
+	uint64_t deadline = oa_col_clock() + 100000000ull;
 	for (int i = 0; i < 5 && h->nmeasured < MEASURE_MAX; i++) {
 		double m, a, s, r;
 		if (i) {
@@ -210,7 +210,7 @@ static int series(struct col_host *h, int fd, double *med, double *mean, double 
 			nanosleep(&pause, NULL);
 		}
 		h->nmeasured++;
-		if (col_clock_measure(fd, deadline, &m, &a, &s, &r) != 0)
+		if (oa_col_clock_measure(fd, deadline, &m, &a, &s, &r) != 0)
 			break;
 		if (!ok || r < *rtt)
 			*med = m, *mean = a, *std = s, *rtt = r, ok = 1;
@@ -222,13 +222,13 @@ static int series(struct col_host *h, int fd, double *med, double *mean, double 
 	return ok ? 0 : -1;
 }
 
-static int poor(const struct col_host *h)
+static int poor(const struct oa_col_host *h)
 {
 	return h->first_rtt > 2 * best_rtt + 2000;
 }
 
 /* 0, or -1 when the agent did not answer (a broken or hostile client). */
-static int measure(struct col_host *h, int fd, int again)
+static int measure(struct oa_col_host *h, int fd, int again)
 {
 	double med = 0, mean = 0, std = 0, rtt = 0;
 	if (h->nmeasured >= MEASURE_MAX)
@@ -243,14 +243,14 @@ static int measure(struct col_host *h, int fd, int again)
 		if (h->measured && rtt >= h->first_rtt)
 			return 0;
 		h->first = med, h->first_mean = mean, h->first_std = std, h->first_rtt = rtt;
-		h->t_first = col_clock();
+		h->t_first = oa_col_clock();
 		if (!h->measured)
 			note("host %s: clock offset %+.0f ns (best round trip %.0f us)", h->loom, med, rtt / 1000);
 		if (!h->measured)
 			h->measured = 1;
 	} else {
 		h->last = med, h->last_mean = mean, h->last_std = std, h->last_rtt = rtt;
-		h->t_last = col_clock();
+		h->t_last = oa_col_clock();
 		h->measured = 2;
 	}
 	return 0;
@@ -307,13 +307,13 @@ static int hello(struct client *c, const char *text)
 	}
 	char *end;
 	long pid = kv(text, "pid", v, sizeof(v)) ? strtol(v, &end, 10) : 0;
-	if (!kv(text, "loom", loom, sizeof(loom)) || !col_valid_loom(loom) || pid <= 0 || pid > 1 << 30 || *end)
+	if (!kv(text, "loom", loom, sizeof(loom)) || !oa_col_valid_loom(loom) || pid <= 0 || pid > 1 << 30 || *end)
 		return -1;
 	snprintf(c->loom, sizeof(c->loom), "%s", loom);
 	c->pid = (int)pid;
 	if (c->role == R_FINI) {
 		/* Known only once its streams are in (FINI) or it says it crashed. */
-		if (col_store_begin(c->id) != 0)
+		if (oa_col_store_begin(c->id) != 0)
 			return send_frame(c->fd, OA_COL_DENY, "cannot write the trace"), -1;
 		c->staging = 1;
 		c->stage = ST_READY;
@@ -321,22 +321,22 @@ static int hello(struct client *c, const char *text)
 	}
 	if (c->role == R_JOIN && stopping) /* it will run untraced: not one of ours */
 		return send_frame(c->fd, OA_COL_DENY, "the run is stopping (fail-stop)"), -1;
-	if (col_nprocs >= PROCS_MAX)
+	if (oa_col_nprocs >= PROCS_MAX)
 		return send_frame(c->fd, OA_COL_DENY, "too many processes in this run"), -1;
-	struct col_host *h = col_host_get(loom);
+	struct oa_col_host *h = oa_col_host_get(loom);
 	if (!h)
 		return -1;
 	/* The clock first: a process that does not answer is not one. */
 	if (c->role == R_JOIN && h->joins_measured < 3 && measure(h, c->fd, 0) != 0)
 		return -1;
-	struct col_proc *p = col_proc_get(h, (int)pid);
+	struct oa_col_proc *p = oa_col_proc_get(h, (int)pid);
 	if (!p)
 		return -1;
 	c->proc = p;
 	if (kv(text, "prog", v, sizeof(v)))
 		snprintf(p->prog, sizeof(p->prog), "%s", v);
 	if (c->role == R_JOIN) {
-		last_join = col_clock();
+		last_join = oa_col_clock();
 		if (p->state == PROC_LOST)
 			note("%s/proc.%d is back", h->loom, p->pid);
 		if (p->state != PROC_FINISHED)
@@ -360,24 +360,24 @@ static int hello(struct client *c, const char *text)
 }
 
 /* The process a fini connection speaks for. */
-static struct col_proc *proc_of(struct client *c)
+static struct oa_col_proc *proc_of(struct client *c)
 {
-	if (!c->proc && col_nprocs >= PROCS_MAX)
+	if (!c->proc && oa_col_nprocs >= PROCS_MAX)
 		return NULL;
 	if (!c->proc) {
-		struct col_host *h = col_host_get(c->loom);
-		c->proc = h ? col_proc_get(h, c->pid) : NULL;
+		struct oa_col_host *h = oa_col_host_get(c->loom);
+		c->proc = h ? oa_col_proc_get(h, c->pid) : NULL;
 	}
 	return c->proc;
 }
 
 static int fini(struct client *c, const char *text)
 {
-	struct col_proc *p = proc_of(c);
+	struct oa_col_proc *p = proc_of(c);
 	int n = 0;
 	if (!p)
 		return -1;
-	int r = clocks_only ? 0 : col_store_commit(c->id, p->host->loom, p->pid, &n);
+	int r = clocks_only ? 0 : oa_col_store_commit(c->id, p->host->loom, p->pid, &n);
 	c->staging = 0;
 	if (r) {
 		/* Not stored: the process keeps its streams (no BYE). */
@@ -393,8 +393,8 @@ static int fini(struct client *c, const char *text)
 	nfini++;
 	/* The clock again, for drift: once per host and second at most; or,
 	 * sooner, a better series where the join's was poor. */
-	struct col_host *h = p->host;
-	if (h->measured && col_clock() - (h->measured == 2 ? h->t_last : h->t_first) > 1000000000ull)
+	struct oa_col_host *h = p->host;
+	if (h->measured && oa_col_clock() - (h->measured == 2 ? h->t_last : h->t_first) > 1000000000ull)
 		measure(h, c->fd, 1);
 	else if (h->measured == 1 && poor(h))
 		measure(h, c->fd, 0);
@@ -419,7 +419,7 @@ static int frame(struct client *c, uint32_t type, uint8_t *payload, uint32_t len
 			sessions_done++;
 		else
 			return -1;
-		last_join = col_clock();
+		last_join = oa_col_clock();
 		return 1;
 	}
 	switch (type) {
@@ -439,7 +439,7 @@ static int frame(struct client *c, uint32_t type, uint8_t *payload, uint32_t len
 		text[len] = '\0';
 		if (size > max_bytes - c->bytes) /* c->bytes <= max_bytes: no overflow */
 			return -1;
-		int r = col_store_file(c->id, text + 8, &c->file_fd);
+		int r = oa_col_store_file(c->id, text + 8, &c->file_fd);
 		if (r == -EINVAL)
 			return -1;
 		if (r != 0) {
@@ -517,7 +517,7 @@ static void serve(struct client *c)
 		return;
 	}
 	c->have += (size_t)n;
-	c->last_io = col_clock();
+	c->last_io = oa_col_clock();
 	int r = consume(c);
 	if (r == 1)
 		drop(c, NULL);
@@ -533,7 +533,7 @@ static void accept_one(int lfd)
 	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 	if (fd < 0) {
 		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-			accept_pause_until = col_clock() + 100000000ull; /* not a busy loop */
+			accept_pause_until = oa_col_clock() + 100000000ull; /* not a busy loop */
 		return;
 	}
 	/* Not yet identified: at most HELLO_MAX; the oldest makes room (a
@@ -559,7 +559,7 @@ static void accept_one(int lfd)
 	c->fd = fd;
 	c->id = ++next_id;
 	c->file_fd = -1;
-	c->since = c->last_io = col_clock();
+	c->since = c->last_io = oa_col_clock();
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c->next = clients;
@@ -620,7 +620,7 @@ static void make_secret(void)
 static void counts(long *running, long *finished, long *lost, long *streams)
 {
 	*running = *finished = *lost = *streams = 0;
-	for (struct col_proc *p = col_procs; p; p = p->next) {
+	for (struct oa_col_proc *p = oa_col_procs; p; p = p->next) {
 		*running += p->state == PROC_RUNNING;
 		*finished += p->state == PROC_FINISHED;
 		*lost += p->state == PROC_LOST;
@@ -632,13 +632,13 @@ static void status(const char *state)
 {
 	long running, finished, lost, streams, hosts = 0;
 	counts(&running, &finished, &lost, &streams);
-	for (struct col_host *h = col_hosts; h; h = h->next)
+	for (struct oa_col_host *h = oa_col_hosts; h; h = h->next)
 		hosts += h->nprocs > 0;
 	char text[512];
 	snprintf(text, sizeof(text),
 		 "pid %d\nstate %s\nhosts %ld\nprocesses running %ld finished %ld lost %ld\nstreams %ld\nbytes %llu\n",
 		 (int)getpid(), state, hosts, running, finished, lost, streams, (unsigned long long)total_bytes);
-	col_write_file(".collect-status", text);
+	oa_col_write_file(".collect-status", text);
 }
 
 static int show_status(const char *dir)
@@ -665,7 +665,7 @@ static void finish(void)
 {
 	long running, finished, lost, streams, hosts = 0;
 	counts(&running, &finished, &lost, &streams);
-	for (struct col_host *h = col_hosts; h; h = h->next)
+	for (struct oa_col_host *h = oa_col_hosts; h; h = h->next)
 		hosts += h->nprocs > 0;
 	char *sum = NULL;
 	size_t sumlen = 0;
@@ -673,8 +673,8 @@ static void finish(void)
 	fprintf(f, "ovni-auto collect: %s\n", outdir);
 	fprintf(f, "  %ld hosts, %ld processes (%ld finished, %ld did not), %ld streams, %.1f KiB\n", hosts,
 		running + finished + lost, finished, running + lost, streams, (double)total_bytes / 1024);
-	col_clock_write(f);
-	for (struct col_proc *p = col_procs; p; p = p->next) {
+	oa_col_clock_write(f);
+	for (struct oa_col_proc *p = oa_col_procs; p; p = p->next) {
 		if (p->state == PROC_FINISHED && !p->crashed && !p->stopped)
 			continue;
 		const char *what = p->state == PROC_RUNNING ? "did not finish (still running or killed)"
@@ -689,11 +689,11 @@ static void finish(void)
 	if (ngarbage)
 		fprintf(f, "  %ld connections dropped (not of this run, or broken off)\n", ngarbage);
 	fclose(f);
-	col_write_file("collect.txt", sum);
+	oa_col_write_file("collect.txt", sum);
 	if (!quiet)
 		fputs(sum, stderr);
 	free(sum);
-	col_store_cleanup();
+	oa_col_store_cleanup();
 	status("done");
 }
 
@@ -771,7 +771,7 @@ int cmd_collect(int argc, char **argv)
 		if (rl.rlim_cur != RLIM_INFINITY && (rlim_t)max_clients > rl.rlim_cur / 2)
 			max_clients = (int)(rl.rlim_cur / 2) > 16 ? (int)(rl.rlim_cur / 2) : 16;
 	}
-	int r = col_store_open_root(outdir);
+	int r = oa_col_store_open_root(outdir);
 	if (r)
 		die("cannot write in %s: %s", outdir, strerror(-r));
 	make_secret();
@@ -808,7 +808,7 @@ int cmd_collect(int argc, char **argv)
 	for (;;) {
 		/* Read what came first, then judge silences and ends. */
 		int n = 0;
-		if (lfd >= 0 && col_clock() >= accept_pause_until) {
+		if (lfd >= 0 && oa_col_clock() >= accept_pause_until) {
 			pfd[n].fd = lfd;
 			pfd[n].events = POLLIN;
 			who[n++] = NULL;
@@ -828,7 +828,7 @@ int cmd_collect(int argc, char **argv)
 					serve(who[i]);
 			}
 		}
-		uint64_t now = col_clock();
+		uint64_t now = oa_col_clock();
 		if (terminate > seen_terminate) {
 			if (seen_terminate || terminate > 1)
 				break; /* a second signal: now */
@@ -843,7 +843,7 @@ int cmd_collect(int argc, char **argv)
 		/* Watch connections gone without a FINI within 2 s (an exec, or
 		 * a program that closed the descriptor, reconnects sooner): the
 		 * process vanished. */
-		for (struct col_proc *p = col_procs; p; p = p->next) {
+		for (struct oa_col_proc *p = oa_col_procs; p; p = p->next) {
 			if (p->state == PROC_RUNNING && !p->watch && p->watch_lost_at &&
 			    now - p->watch_lost_at > 2000000000ull) {
 				p->state = PROC_LOST;

@@ -19,11 +19,11 @@
 #include "../../preload/config.h"
 #include "../../writer/clock.h"
 #include "../../common/log.h"
+#include "../../common/offsets.h"
 #include "../hooks.h"
 #include "mpi.h"
 
 #define ROUNDS 64
-#define BEST (ROUNDS / 4)
 #define JOIN_LIMIT_NS 10000000000ull /* 10 s */
 #define HOST_MAX 64
 
@@ -51,36 +51,10 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* No libm in the agent: programs that do not link it could not load it. */
-static double root(double x)
-{
-	if (x <= 0)
-		return 0;
-	double r = x > 1 ? x / 2 : 1;
-	for (int i = 0; i < 60; i++)
-		r = (r + x / r) / 2;
-	return r;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-struct sample {
-	double offset, rtt;
-};
-
-static int cmp_rtt(const void *a, const void *b)
-{
-	return cmp_double(&((const struct sample *)a)->rtt, &((const struct sample *)b)->rtt);
-}
-
 /* Rank 0's side with one peer. Returns 0 when every round went through. */
 static int measure(intptr_t comm, int peer, struct loom_offset *o)
 {
-	struct sample s[ROUNDS];
+	struct oa_offset_sample s[ROUNDS];
 	for (int i = 0; i < ROUNDS; i++) {
 		uint64_t t0 = oa_clock_now(), tp = 0;
 		if (oa_pmpi.send(&t0, 8, oa_mpi_abi.byte, peer, 0, comm) != 0 ||
@@ -90,25 +64,12 @@ static int measure(intptr_t comm, int peer, struct loom_offset *o)
 		s[i].rtt = (double)(t1 - t0);
 		s[i].offset = ((double)t0 + (double)(t1 - t0) / 2.0) - (double)tp;
 	}
-	/* The rounds close to the shortest (within 25% + 1 us, at least 4):
-	 * an offset's error is at most half its round trip, and a longer one
-	 * was delayed one way (a busy node). */
-	qsort(s, ROUNDS, sizeof(s[0]), cmp_rtt);
-	int best = 0;
-	while (best < BEST && (best < 4 || s[best].rtt <= s[0].rtt * 1.25 + 1000))
-		best++;
-	double v[BEST], sum = 0, sq = 0;
-	for (int i = 0; i < best; i++) {
-		v[i] = s[i].offset;
-		sum += v[i];
-	}
-	o->mean = sum / best;
-	for (int i = 0; i < best; i++)
-		sq += (v[i] - o->mean) * (v[i] - o->mean);
-	o->stdev = best > 1 ? root(sq / (best - 1)) : 0;
-	qsort(v, (size_t)best, sizeof(v[0]), cmp_double);
-	o->median = best % 2 ? v[best / 2] : (v[best / 2 - 1] + v[best / 2]) / 2;
-	o->rtt = s[0].rtt;
+	struct oa_offset est;
+	oa_offset_estimate(s, ROUNDS, &est);
+	o->median = est.median;
+	o->mean = est.mean;
+	o->stdev = est.stdev;
+	o->rtt = est.rtt;
 	return 0;
 }
 
@@ -156,25 +117,20 @@ static void write_offsets(struct loom_offset *o, int n, int at_end)
 		free(drift);
 		return;
 	}
-	size_t len = (size_t)snprintf(text, size, "rank hostname offset_median offset_mean offset_std\n"), dlen = 0;
+	size_t len = (size_t)snprintf(text, size, OA_OFFSETS_HEADER), dlen = 0;
 	if (drift)
 		dlen = (size_t)snprintf(drift, size, "hostname offset_init offset_finalize drift_ns seconds\n");
 	double secs = (double)(oa_clock_now() - first_clock) / 1e9;
 	for (int i = 0; i < n; i++) {
 		double med = o[i].median, mean = o[i].mean;
 		if (at_end && i < nfirst && first[i].rank == o[i].rank) {
-			/* The middle of the two, unless one series had much longer
-			 * round trips: then the better one alone. */
-			double w = o[i].rtt > 2 * first[i].rtt + 2000   ? 0
-				   : first[i].rtt > 2 * o[i].rtt + 2000 ? 1
-									: 0.5;
+			double w = oa_offset_weight(first[i].rtt, o[i].rtt);
 			med = (1 - w) * first[i].median + w * o[i].median;
 			mean = (1 - w) * first[i].mean + w * o[i].mean;
 			dlen += (size_t)snprintf(drift + dlen, size - dlen, "%s %.0f %.0f %.0f %.3f\n", o[i].host,
 						 first[i].median, o[i].median, o[i].median - first[i].median, secs);
 		}
-		len += (size_t)snprintf(text + len, size - len, "%d %s %.0f %.1f %.1f\n", o[i].rank, o[i].host, med,
-					mean, o[i].stdev);
+		len += (size_t)oa_offsets_line(text + len, size - len, o[i].rank, o[i].host, med, mean, o[i].stdev);
 	}
 	write_file("clock-offsets.txt", text);
 	if (drift)

@@ -4,7 +4,6 @@
  * measured twice). */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,10 +16,9 @@
 
 #include "../../common/collect_fmt.h"
 #include "collect.h"
+#include "../../common/offsets.h"
 
-#define BEST (OA_COL_SYNC_ROUNDS / 4) /* the rounds with the shortest round trips */
-
-uint64_t col_clock(void)
+uint64_t oa_col_clock(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -34,7 +32,7 @@ static int read_n(int fd, uint8_t *buf, size_t n, uint64_t deadline)
 {
 	while (n) {
 		ssize_t r = recv(fd, buf, n, 0);
-		if (r < 0 && errno == EINTR && col_clock() < deadline)
+		if (r < 0 && errno == EINTR && oa_col_clock() < deadline)
 			continue;
 		if (r <= 0)
 			return -1;
@@ -44,25 +42,9 @@ static int read_n(int fd, uint8_t *buf, size_t n, uint64_t deadline)
 	return 0;
 }
 
-struct sample {
-	double off, rtt;
-};
-
-static int by_rtt(const void *a, const void *b)
+int oa_col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt)
 {
-	double x = ((const struct sample *)a)->rtt, y = ((const struct sample *)b)->rtt;
-	return x < y ? -1 : x > y;
-}
-
-static int by_off(const void *a, const void *b)
-{
-	double x = ((const struct sample *)a)->off, y = ((const struct sample *)b)->off;
-	return x < y ? -1 : x > y;
-}
-
-int col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt)
-{
-	struct sample s[OA_COL_SYNC_ROUNDS];
+	struct oa_offset_sample s[OA_COL_SYNC_ROUNDS];
 	/* Blocking for the measurement; the whole of it ends by the deadline
 	 * (a client answering slowly, byte by byte, holds nobody up longer). */
 	int fl = fcntl(fd, F_GETFL);
@@ -70,7 +52,7 @@ int col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, d
 	fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	int r = 0;
 	for (int i = 0; i < OA_COL_SYNC_ROUNDS && !r; i++) {
-		uint64_t now = col_clock();
+		uint64_t now = oa_col_clock();
 		if (now >= deadline) {
 			r = -1;
 			break;
@@ -82,41 +64,31 @@ int col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, d
 		uint8_t ping[OA_COL_HDR], pong[OA_COL_HDR + 8];
 		oa_col_put32(ping, OA_COL_PING);
 		oa_col_put32(ping + 4, 0);
-		uint64_t t0 = col_clock();
+		uint64_t t0 = oa_col_clock();
 		if (send(fd, ping, sizeof(ping), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(ping) ||
 		    read_n(fd, pong, sizeof(pong), deadline)) {
 			r = -1;
 			break;
 		}
-		uint64_t t1 = col_clock();
+		uint64_t t1 = oa_col_clock();
 		if (oa_col_get32(pong) != OA_COL_PONG || oa_col_get32(pong + 4) != 8) {
 			r = -1;
 			break;
 		}
 		uint64_t tc = oa_col_get64(pong + OA_COL_HDR);
-		s[i].off = ((double)t0 + (double)t1) / 2 - (double)tc;
+		s[i].offset = ((double)t0 + (double)t1) / 2 - (double)tc;
 		s[i].rtt = (double)(t1 - t0);
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof(none));
 	fcntl(fd, F_SETFL, fl);
 	if (r)
 		return r;
-	/* The round trips close to the shortest: the error of each offset is
-	 * at most half its round trip; a longer one was delayed one way. */
-	qsort(s, OA_COL_SYNC_ROUNDS, sizeof(s[0]), by_rtt);
-	int best = 0;
-	while (best < BEST && (best < 4 || s[best].rtt <= s[0].rtt * 1.25 + 1000))
-		best++;
-	double sum = 0, sq = 0;
-	for (int i = 0; i < best; i++)
-		sum += s[i].off;
-	*mean = sum / best;
-	for (int i = 0; i < best; i++)
-		sq += (s[i].off - *mean) * (s[i].off - *mean);
-	*std = sqrt(sq / (best - 1));
-	*rtt = s[0].rtt;
-	qsort(s, (size_t)best, sizeof(s[0]), by_off);
-	*median = best % 2 ? s[best / 2].off : (s[best / 2 - 1].off + s[best / 2].off) / 2;
+	struct oa_offset est;
+	oa_offset_estimate(s, OA_COL_SYNC_ROUNDS, &est);
+	*median = est.median;
+	*mean = est.mean;
+	*std = est.stdev;
+	*rtt = est.rtt;
 	return 0;
 }
 
@@ -131,37 +103,38 @@ static void host_name(const char *loom, char *out, size_t size)
 
 /* clock-offsets.txt: every measured host; measured twice, the middle of the
  * two (the smallest error over the run for a steady drift). */
-void col_clock_write(FILE *summary)
+void oa_col_clock_write(FILE *summary)
 {
 	size_t size = 256, len = 0, dlen = 0;
 	int n = 0, twice = 0;
-	for (struct col_host *h = col_hosts; h; h = h->next)
+	for (struct oa_col_host *h = oa_col_hosts; h; h = h->next)
 		size += 3 * COL_LOOM_MAX + 200;
 	char *text = malloc(size), *drift = malloc(size);
 	if (!text || !drift)
 		goto out;
-	len = (size_t)snprintf(text, size, "rank hostname offset_median offset_mean offset_std\n");
+	len = (size_t)snprintf(text, size, OA_OFFSETS_HEADER);
 	dlen = (size_t)snprintf(drift, size, "hostname offset_join offset_end drift_ns seconds\n");
-	for (struct col_host *h = col_hosts; h; h = h->next) {
+	for (struct oa_col_host *h = oa_col_hosts; h; h = h->next) {
 		/* The emulator refuses a line for a host with no loom in the
 		 * trace (one whose processes sent nothing). */
 		char loomdir[COL_LOOM_MAX + 8];
 		struct stat st;
 		snprintf(loomdir, sizeof(loomdir), "loom.%s", h->loom);
-		if (!h->measured || fstatat(col_store_root(), loomdir, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		if (!h->measured || fstatat(oa_col_store_root(), loomdir, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
 		char host[COL_LOOM_MAX + 1];
 		host_name(h->loom, host, sizeof(host));
 		double med = h->first, mean = h->first_mean, std = h->first_std;
 		/* Measured twice: the middle, unless one series was much worse
 		 * (longer round trips) than the other; then the better one. */
-		if (h->measured == 2 && h->last_rtt > 2 * h->first_rtt + 2000) {
+		double w = h->measured == 2 ? oa_offset_weight(h->first_rtt, h->last_rtt) : 0;
+		if (h->measured == 2 && w == 0) {
 			dlen += (size_t)snprintf(drift + dlen, size - dlen,
 						 "%s %.0f %.0f %.0f %.3f (end: round trip %.0f us, not used)\n", host,
 						 h->first, h->last, h->last - h->first,
 						 (double)(h->t_last - h->t_first) / 1e9, h->last_rtt / 1000);
 			twice++;
-		} else if (h->measured == 2 && h->first_rtt > 2 * h->last_rtt + 2000) {
+		} else if (h->measured == 2 && w == 1) {
 			med = h->last, mean = h->last_mean, std = h->last_std;
 			dlen += (size_t)snprintf(drift + dlen, size - dlen,
 						 "%s %.0f %.0f %.0f %.3f (join: round trip %.0f us, not used)\n", host,
@@ -176,16 +149,16 @@ void col_clock_write(FILE *summary)
 						 h->last, h->last - h->first, (double)(h->t_last - h->t_first) / 1e9);
 			twice++;
 		}
-		len += (size_t)snprintf(text + len, size - len, "%d %s %.0f %.1f %.1f\n", n++, host, med, mean, std);
+		len += (size_t)oa_offsets_line(text + len, size - len, n++, host, med, mean, std);
 		if (summary)
 			fprintf(summary, "  host %-20s offset %+.0f ns (spread %.0f ns, best round trip %.0f us%s)\n",
 				host, med, std, h->first_rtt / 1000,
 				h->measured == 2 ? ", measured again at the end" : "");
 	}
 	if (n)
-		col_write_file("clock-offsets.txt", text);
+		oa_col_write_file("clock-offsets.txt", text);
 	if (twice)
-		col_write_file("clock-drift.txt", drift);
+		oa_col_write_file("clock-drift.txt", drift);
 out:
 	free(text);
 	free(drift);

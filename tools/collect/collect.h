@@ -10,7 +10,7 @@
 
 #define COL_LOOM_MAX 200
 
-struct col_host {
+struct oa_col_host {
 	char loom[COL_LOOM_MAX + 1];
 	int measured;       /* 0, 1 (at join), 2 (and again later) */
 	int joins_measured; /* processes measured at their join (the first 3) */
@@ -19,50 +19,50 @@ struct col_host {
 	double first_mean, first_std, last_mean, last_std, first_rtt, last_rtt;
 	uint64_t t_first, t_last; /* collector clock of each measurement */
 	int nprocs;
-	struct col_host *next;
+	struct oa_col_host *next;
 };
 
-enum col_proc_state { PROC_RUNNING, PROC_FINISHED, PROC_LOST };
+enum oa_col_proc_state { PROC_RUNNING, PROC_FINISHED, PROC_LOST };
 
-struct col_proc {
-	struct col_host *host;
+struct oa_col_proc {
+	struct oa_col_host *host;
 	int pid;
 	char prog[64];
-	enum col_proc_state state;
+	enum oa_col_proc_state state;
 	int crashed;            /* its fatal signal, from its CRSH */
 	int stopped;            /* it finished because we told it to (fail-stop) */
 	int watch;              /* has an open watch connection */
 	uint64_t watch_lost_at; /* when that connection ended (collector clock), 0 */
 	int nstreams;
 	uint64_t bytes;
-	struct col_proc *next;
+	struct oa_col_proc *next;
 };
 
 /* table.c */
-struct col_host *col_host_get(const char *loom);
-struct col_proc *col_proc_get(struct col_host *h, int pid);
-extern struct col_host *col_hosts;
-extern struct col_proc *col_procs;
-extern long col_nprocs;
-int col_valid_loom(const char *s);
+struct oa_col_host *oa_col_host_get(const char *loom);
+struct oa_col_proc *oa_col_proc_get(struct oa_col_host *h, int pid);
+extern struct oa_col_host *oa_col_hosts;
+extern struct oa_col_proc *oa_col_procs;
+extern long oa_col_nprocs;
+int oa_col_valid_loom(const char *s);
 
 /* store.c: files of one transfer wait in DIR/.incoming/<id>/ and move into
  * DIR/loom.L/proc.P/ when the process says FINI.  Names are checked: only
  * "thread.<digits>/stream.obs" or ".../stream.json". */
-int col_store_open_root(const char *dir);                   /* 0 or -errno */
-int col_store_begin(unsigned id);                           /* make the transfer's directory */
-int col_store_file(unsigned id, const char *name, int *fd); /* 0, -EINVAL (bad name), -errno */
-int col_store_commit(unsigned id, const char *loom, int pid, int *nstreams);
-void col_store_abort(unsigned id);
-int col_store_root(void);                               /* the trace directory's descriptor */
-void col_store_cleanup(void);                           /* removes .incoming */
-int col_write_file(const char *name, const char *text); /* a small file of ours in DIR, replaced whole */
+int oa_col_store_open_root(const char *dir);                   /* 0 or -errno */
+int oa_col_store_begin(unsigned id);                           /* make the transfer's directory */
+int oa_col_store_file(unsigned id, const char *name, int *fd); /* 0, -EINVAL (bad name), -errno */
+int oa_col_store_commit(unsigned id, const char *loom, int pid, int *nstreams);
+void oa_col_store_abort(unsigned id);
+int oa_col_store_root(void);                               /* the trace directory's descriptor */
+void oa_col_store_cleanup(void);                           /* removes .incoming */
+int oa_col_write_file(const char *name, const char *text); /* a small file of ours in DIR, replaced whole */
 
 /* clocks.c */
-uint64_t col_clock(void); /* the collector's CLOCK_MONOTONIC, ns */
+uint64_t oa_col_clock(void); /* the collector's CLOCK_MONOTONIC, ns */
 /* Measure the offset of the agent at fd (blocking, until `deadline` at
  * most, collector clock): 0 or -1. */
-int col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt);
-void col_clock_write(FILE *summary);
+int oa_col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt);
+void oa_col_clock_write(FILE *summary);
 
 #endif

@@ -16,12 +16,12 @@
 
 static int root = -1, incoming = -1;
 
-int col_store_root(void)
+int oa_col_store_root(void)
 {
 	return root;
 }
 
-int col_store_open_root(const char *dir)
+int oa_col_store_open_root(const char *dir)
 {
 	mkdir(dir, 0755);
 	root = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -66,7 +66,7 @@ static void id_name(unsigned id, char *out, size_t size)
 	snprintf(out, size, "t%u", id);
 }
 
-int col_store_begin(unsigned id)
+int oa_col_store_begin(unsigned id)
 {
 	char n[32];
 	id_name(id, n, sizeof(n));
@@ -99,7 +99,7 @@ static int check_name(const char *name, char *dir, const char **file)
 	return 0;
 }
 
-int col_store_file(unsigned id, const char *name, int *out)
+int oa_col_store_file(unsigned id, const char *name, int *out)
 {
 	char dir[32], n[32];
 	const char *file;
@@ -123,7 +123,7 @@ int col_store_file(unsigned id, const char *name, int *out)
 	return 0;
 }
 
-void col_store_abort(unsigned id)
+void oa_col_store_abort(unsigned id)
 {
 	char n[32];
 	id_name(id, n, sizeof(n));
@@ -131,7 +131,7 @@ void col_store_abort(unsigned id)
 }
 
 /* Move every thread directory of the transfer into loom.L/proc.P/. */
-int col_store_commit(unsigned id, const char *loom, int pid, int *nstreams)
+int oa_col_store_commit(unsigned id, const char *loom, int pid, int *nstreams)
 {
 	char n[32], ln[COL_LOOM_MAX + 8], pn[32];
 	id_name(id, n, sizeof(n));
@@ -187,7 +187,7 @@ out:
 	return r;
 }
 
-void col_store_cleanup(void)
+void oa_col_store_cleanup(void)
 {
 	if (incoming >= 0)
 		close(incoming);
@@ -195,7 +195,7 @@ void col_store_cleanup(void)
 	remove_tree(root, ".incoming");
 }
 
-int col_write_file(const char *name, const char *text)
+int oa_col_write_file(const char *name, const char *text)
 {
 	char tmp[96];
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);

@@ -4,12 +4,12 @@
 
 #include "collect.h"
 
-struct col_host *col_hosts;
-struct col_proc *col_procs;
-long col_nprocs;
+struct oa_col_host *oa_col_hosts;
+struct oa_col_proc *oa_col_procs;
+long oa_col_nprocs;
 
 /* A loom name that is one safe path component. */
-int col_valid_loom(const char *s)
+int oa_col_valid_loom(const char *s)
 {
 	size_t n = strlen(s);
 	if (n == 0 || n > COL_LOOM_MAX || s[0] == '.')
@@ -21,13 +21,13 @@ int col_valid_loom(const char *s)
 	return 1;
 }
 
-struct col_host *col_host_get(const char *loom)
+struct oa_col_host *oa_col_host_get(const char *loom)
 {
-	struct col_host **pp = &col_hosts;
+	struct oa_col_host **pp = &oa_col_hosts;
 	for (; *pp; pp = &(*pp)->next)
 		if (!strcmp((*pp)->loom, loom))
 			return *pp;
-	struct col_host *h = calloc(1, sizeof(*h));
+	struct oa_col_host *h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
 	strcpy(h->loom, loom);
@@ -35,19 +35,19 @@ struct col_host *col_host_get(const char *loom)
 	return h;
 }
 
-struct col_proc *col_proc_get(struct col_host *h, int pid)
+struct oa_col_proc *oa_col_proc_get(struct oa_col_host *h, int pid)
 {
-	struct col_proc **pp = &col_procs;
+	struct oa_col_proc **pp = &oa_col_procs;
 	for (; *pp; pp = &(*pp)->next)
 		if ((*pp)->host == h && (*pp)->pid == pid)
 			return *pp;
-	struct col_proc *p = calloc(1, sizeof(*p));
+	struct oa_col_proc *p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	p->host = h;
 	p->pid = pid;
 	h->nprocs++;
-	col_nprocs++;
+	oa_col_nprocs++;
 	*pp = p;
 	return p;
 }

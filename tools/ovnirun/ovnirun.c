@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"ovnirun: warning: the collector's secret is on the command line, where every local user "
 			"reads it (ps): use --collect @FILE or OVNI_COLLECT\n");
-	if (collect && collect_contact(collect, contact, sizeof(contact)) != 0) {
+	if (collect && oa_col_contact(collect, contact, sizeof(contact)) != 0) {
 		fprintf(stderr,
 			"ovnirun: --collect %s: not a contact string (HOST:PORT:RUN:SECRET, as "
 			"`ovni-auto collect` prints it, or @FILE holding one)\n",
@@ -407,7 +407,7 @@ int main(int argc, char **argv)
 		snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
 	}
 
-	if (contact[0] && !launcher_rank() && collect_session(contact, 0) != 0) {
+	if (contact[0] && !launcher_rank() && oa_col_session(contact, 0) != 0) {
 		contact_lost = 1;
 		/* Said once here; the agent in every process keeps its streams locally at once. */
 		const char *base = tmpdir ? tmpdir : getenv("TMPDIR");
@@ -495,7 +495,7 @@ int main(int argc, char **argv)
 		/* Under a launcher every rank runs ovnirun: none of them is the run. */
 		if (contact_lost || rank)
 			;
-		else if (collect_session(contact, 1) != 0 && !quiet)
+		else if (oa_col_session(contact, 1) != 0 && !quiet)
 			fprintf(stderr, "ovnirun: could not tell the collector that the run ended%s\n", said);
 		else if (!quiet)
 			fprintf(stderr, "ovnirun: run ended: the collector has what the traced processes sent%s\n",

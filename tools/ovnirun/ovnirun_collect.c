@@ -14,7 +14,7 @@
 
 #include "../../common/collect_fmt.h"
 
-int collect_contact(const char *arg, char *out, size_t size)
+int oa_col_contact(const char *arg, char *out, size_t size)
 {
 	if (arg[0] != '@') {
 		snprintf(out, size, "%s", arg);
@@ -45,7 +45,7 @@ static int frame(int fd, uint32_t type, const char *text)
 	return send(fd, m, OA_COL_HDR + n, MSG_NOSIGNAL) == (ssize_t)(OA_COL_HDR + n) ? 0 : -1;
 }
 
-int collect_session(const char *contact, int done)
+int oa_col_session(const char *contact, int done)
 {
 	char copy[600], *host, *port, *run, *secret;
 	snprintf(copy, sizeof(copy), "%s", contact);

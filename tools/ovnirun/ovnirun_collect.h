@@ -5,9 +5,9 @@
 #include <stddef.h>
 
 /* CONTACT, or @FILE holding it, into out. 0, or -1 if it is not one. */
-int collect_contact(const char *arg, char *out, size_t size);
+int oa_col_contact(const char *arg, char *out, size_t size);
 
 /* Tell the collector a session begins (done 0) or its program ended (1). 0 or -1. */
-int collect_session(const char *contact, int done);
+int oa_col_session(const char *contact, int done);
 
 #endif
