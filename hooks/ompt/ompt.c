@@ -21,9 +21,6 @@
 #include "ompt.h"
 #include "../../common/env.h"
 
-uint64_t oa_omp_merge_ns = 5000;
-int oa_omp_debug;
-
 static _Atomic int started;     /* ompt_start_tool answered once */
 static _Atomic int initialized; /* initialize returned 1 */
 static _Atomic int finalized;

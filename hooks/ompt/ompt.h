@@ -12,6 +12,12 @@
  * subsystem stack is balanced and a task that migrates is an end on one
  * thread and a new execution on the other.
  *
+ * Layers (t020 checks them): ompt_state.c (task and region stacks, the
+ * segment events, the tool's settings) <- ompt_task.c (creation, switches,
+ * the owner of a callback, the end of a wait) <- ompt_sync.c (waits, locks,
+ * worksharing) <- ompt.c (the tool: start, registration, thread begin and
+ * end); ompt_types.c and ompt_debug.c are helpers below them all.
+ *
  * Ownership: a task's state is touched only by the thread that runs (or
  * creates, or completes) it; libomp's own hand-offs order those accesses. A
  * thread's state is touched only by its thread. */

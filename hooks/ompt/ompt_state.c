@@ -8,6 +8,11 @@
 
 #include "ompt.h"
 
+/* The tool's settings (OVNI_OMP_MERGE_NS, OVNI_OMP_DEBUG), set by ompt.c at
+ * start and read by every layer: here, at the bottom. */
+uint64_t oa_omp_merge_ns = 5000;
+int oa_omp_debug;
+
 OA_TLS struct othr *oa_omp_tls_thr;
 
 /* Task ids: u32, unique in the process, never 0, handed out in blocks. */
@@ -325,29 +330,6 @@ void oa_omp_materialize(struct othr *th)
 	oa_omp_end(&b);
 }
 
-struct otask *oa_omp_owner(struct othr *th, ompt_data_t *task_data)
-{
-	struct otask *t = task_data ? task_data->ptr : th->cur;
-	if (unlikely(!t)) {
-		/* A task we never saw begin (tool started late): it writes no
-		 * segment events, only its regions. */
-		t = oa_omp_task_new(th, TK_HIDDEN);
-		if (!t)
-			return NULL;
-		if (task_data)
-			task_data->ptr = t;
-	}
-	if (unlikely(t != th->cur) && oa_omp_is_orphan(th->cur, t))
-		oa_omp_orphan_close(th, th->cur, t); /* its last part ended unreported */
-	if (unlikely(t != th->cur)) {
-		oa_omp_anomaly(th, "a callback names a task this thread does not run (switching to it)", t, th->cur);
-		oa_omp_switch(th, th->cur, ompt_task_switch, t);
-	} else if (unlikely(th->cur_pending)) {
-		oa_omp_materialize(th);
-	}
-	return t;
-}
-
 void oa_omp_lazy_write(struct othr *th)
 {
 	struct otask *t = th->cur;
@@ -426,27 +408,6 @@ int oa_omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t
 		oa_omp_reg_remove(&b, t, i);
 	oa_omp_end(&b);
 	return 0;
-}
-
-int oa_omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key)
-{
-	if (!t)
-		t = task_data ? task_data->ptr : th->cur;
-	if (t && t == th->cur && th->cur_pending == PEND_WAIT && t->nreg) {
-		struct oreg *r = &t->regs[t->nreg - 1];
-		if ((kinds >> r->kind & 1u) && (!key || r->key == key) &&
-		    oa_omp_now() - th->resume_clock < oa_omp_merge_ns) {
-			t->nreg--;
-			if (t->untied && t->nested)
-				th->cur_pending = PEND_PART; /* the part may end at once */
-			else
-				oa_omp_materialize(th);
-			return 0;
-		}
-	}
-	if (!t || t != th->cur || th->cur_pending)
-		t = oa_omp_owner(th, task_data);
-	return t ? oa_omp_region_end(th, t, kinds, key) : -1;
 }
 
 void oa_omp_task_mark(struct othr *th, int64_t value, uint32_t about)

@@ -562,3 +562,52 @@ void oa_omp_register_task_callbacks(ompt_set_callback_t set)
 	set(ompt_callback_dependences, (ompt_callback_t)on_dependences);
 	set(ompt_callback_cancel, (ompt_callback_t)on_cancel);
 }
+
+/* The task a callback is about, made current on this thread if it is not
+ * (a task we never saw begin, an orphan, a switch the runtime did not
+ * report): above the state layer, as it may switch tasks. */
+struct otask *oa_omp_owner(struct othr *th, ompt_data_t *task_data)
+{
+	struct otask *t = task_data ? task_data->ptr : th->cur;
+	if (unlikely(!t)) {
+		/* A task we never saw begin (tool started late): it writes no
+		 * segment events, only its regions. */
+		t = oa_omp_task_new(th, TK_HIDDEN);
+		if (!t)
+			return NULL;
+		if (task_data)
+			task_data->ptr = t;
+	}
+	if (unlikely(t != th->cur) && oa_omp_is_orphan(th->cur, t))
+		oa_omp_orphan_close(th, th->cur, t); /* its last part ended unreported */
+	if (unlikely(t != th->cur)) {
+		oa_omp_anomaly(th, "a callback names a task this thread does not run (switching to it)", t, th->cur);
+		oa_omp_switch(th, th->cur, ompt_task_switch, t);
+	} else if (unlikely(th->cur_pending)) {
+		oa_omp_materialize(th);
+	}
+	return t;
+}
+
+/* The end of a wait: dropped when the task resumed into it a moment ago
+ * (oa_omp_merge_ns), else the region ends on the task that owns it. */
+int oa_omp_wait_end(struct othr *th, ompt_data_t *task_data, struct otask *t, unsigned kinds, uint64_t key)
+{
+	if (!t)
+		t = task_data ? task_data->ptr : th->cur;
+	if (t && t == th->cur && th->cur_pending == PEND_WAIT && t->nreg) {
+		struct oreg *r = &t->regs[t->nreg - 1];
+		if ((kinds >> r->kind & 1u) && (!key || r->key == key) &&
+		    oa_omp_now() - th->resume_clock < oa_omp_merge_ns) {
+			t->nreg--;
+			if (t->untied && t->nested)
+				th->cur_pending = PEND_PART; /* the part may end at once */
+			else
+				oa_omp_materialize(th);
+			return 0;
+		}
+	}
+	if (!t || t != th->cur || th->cur_pending)
+		t = oa_omp_owner(th, task_data);
+	return t ? oa_omp_region_end(th, t, kinds, key) : -1;
+}

@@ -45,4 +45,21 @@ bad=$(grep -ln 'ck_problem\|ck_note' tools/*.c | grep -v '^tools/cmd_check\.c$')
 [ -z "$bad" ] || fail "a command other than check reports problems: $bad"
 grep -q '^void ck_problem' tools/check/report.c || fail "ck_problem is not in tools/check/report.c"
 grep -q 'ck_problem\|ck_note' tools/cmd_check.c && fail "cmd_check.c reports problems itself: the checker's walk does"
+# The OMPT tool in layers: the helpers (ompt_debug.c, ompt_types.c) <-
+# ompt_state.c (task and region stacks, the
+# tool's settings) <- ompt_task.c (creation, switches, the owner of a
+# callback) <- ompt_sync.c (waits, locks, worksharing) <- ompt.c (the tool:
+# start, callbacks' registration).  No file calls a function defined in a
+# layer above it.
+layers="ompt_debug ompt_types ompt_state ompt_task ompt_sync ompt"
+defs() { grep -oE '^[a-z][a-z_ *]*\boa_omp_[a-z_0-9]+\(' "hooks/ompt/$1.c" | grep -oE 'oa_omp_[a-z_0-9]+' | sort -u; }
+lower=""
+for l in $layers; do
+	for below in $lower; do
+		for f in $(defs "$l"); do
+			grep -qw "$f" "hooks/ompt/$below.c" && fail "hooks/ompt/$below.c calls $f, of the layer above it ($l.c)"
+		done
+	done
+	lower="$lower $l"
+done
 assert_ge "files checked" 60 "$(ls common/*.[ch] writer/*.[ch] preload/*.[ch] hooks/*.[ch] hooks/*/*.[ch] tools/*.[ch] tools/*/*.[ch] | wc -l)"
