@@ -25,7 +25,9 @@ static void usage(FILE *f)
 		"commands:\n");
 	for (size_t i = 0; commands[i].name; i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n`ovni-auto <command> --help` describes one command.\n");
+	fprintf(f,
+		"\n`ovni-auto <command> --help` describes one command; the manual has a page for\n"
+		"each: man ovni-auto-<command> (docs/ovni-auto-<command>.1.md in the source).\n");
 }
 
 int main(int argc, char **argv)
