@@ -63,12 +63,12 @@ static void exec_event(const char *kind, const char *path, int err)
 {
 	if (!hook_tracing())
 		return;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	char label[512];
 	snprintf(label, sizeof(label), "%s %s%s%s", kind, path ? path : "(fd)", err ? ": " : "",
 		 err ? strerror(err) : "");
 	agent_proc_event(label);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT int execve(const char *path, char *const argv[], char *const envp_in[])

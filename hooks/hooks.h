@@ -46,13 +46,19 @@ static inline void *hook_real_lookup(const char *sym)
 	}
 #define REAL(field) (real.field ? real.field : (hook_reals_resolve(), real.field))
 
-/* Agent work inside a wrapper, after the real call: the program sees the
- * real call's errno, whatever the agent's own calls set. */
-#define HOOK_KEEP_ERRNO(work)                  \
-	do {                                   \
-		int hook_saved_errno_ = errno; \
-		work;                          \
-		errno = hook_saved_errno_;     \
+/* The program sees the real call's errno, whatever the agent's own calls
+ * set: HOOK_ERRNO_SAVE() before the agent's work, HOOK_ERRNO_RESTORE()
+ * after it (and on every way out), HOOK_ERRNO_AGAIN() to take the value
+ * anew after a second real call; HOOK_KEEP_ERRNO(work) for one statement.
+ * Every wrapper keeps errno this way. */
+#define HOOK_ERRNO_SAVE() int hook_errno_ = errno
+#define HOOK_ERRNO_AGAIN() (hook_errno_ = errno)
+#define HOOK_ERRNO_RESTORE() (errno = hook_errno_)
+#define HOOK_KEEP_ERRNO(work)         \
+	do {                          \
+		HOOK_ERRNO_SAVE();    \
+		work;                 \
+		HOOK_ERRNO_RESTORE(); \
 	} while (0)
 
 /* The real functions the agent itself calls too (preload/real.c), one

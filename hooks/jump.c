@@ -25,12 +25,12 @@ static void before_jump(struct __jmp_buf_tag *env)
 #if defined(__x86_64__) && defined(__GLIBC__)
 	if (!oa_self)
 		return;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	uintptr_t guard, sp = (uintptr_t)env->__jmpbuf[6]; /* JB_RSP */
 	__asm__("mov %%fs:0x30, %0" : "=r"(guard));
 	sp = ((sp >> 17) | (sp << 47)) ^ guard; /* ror 17, xor: PTR_DEMANGLE */
 	sync_unwind(sp);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 #else
 	(void)env;
 #endif

@@ -32,11 +32,11 @@ void names_set(const char *name)
 	struct oa_thread *t = oa_self;
 	if (!t || !name || !*name || oa_emitting(&t->s))
 		return;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	int64_t v = name_value(name);
 	oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_THREAD_NAME, v, name);
 	ev_ovni_mark_set(&t->s, OA_MARK_THREAD_NAME, v);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 void names_start_routine(void *(*fn)(void *))

@@ -33,13 +33,13 @@ HOOK_REALS(REALS)
 static void record_child(const char *what, const char *path, pid_t pid)
 {
 	char label[512];
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	if (path)
 		snprintf(label, sizeof(label), "%s %s: child %d", what, path, (int)pid);
 	else
 		snprintf(label, sizeof(label), "%s: child %d", what, (int)pid);
 	agent_proc_event(label);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT pid_t fork(void)
@@ -93,11 +93,11 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	struct clone_start st = { fn, arg };
 	agent_fork_prepare();
 	int pid = REAL(clone)(clone_child, stack, flags, &st, ptid, tls, ctid);
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	agent_fork_parent();
 	if (pid > 0)
 		record_child("clone", NULL, pid);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	return pid;
 }
 

@@ -36,10 +36,10 @@ OA_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = HOOK_REAL(pthread_create);
 	if (!hook_tracing())
 		return real(th, attr, fn, arg);
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	struct start *st = malloc(sizeof(*st));
 	if (!st) {
-		errno = saved;
+		HOOK_ERRNO_RESTORE();
 		return real(th, attr, fn, arg);
 	}
 	struct oa_thread *self = oa_self;
@@ -51,13 +51,13 @@ OA_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	if (where)
 		ev_ovni_mark_push(&self->s, OA_MARK_CALLSITE, where);
 	st->clock = self ? ev_ovni_thread_create(&self->s, atomic_load(&self->cpu), st->tag) : 0;
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	int r = real(th, attr, trampoline, st);
 	if (r != 0)
 		free(st);
 	if (where)
 		ev_ovni_mark_pop(&self->s, OA_MARK_CALLSITE, where);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	return r;
 }
 
@@ -65,12 +65,12 @@ OA_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t 
 {
 	int r = HOOK_REAL(pthread_setaffinity_np)(th, size, set);
 	if (r == 0 && hook_tracing()) {
-		int saved = errno;
+		HOOK_ERRNO_SAVE();
 		if (pthread_equal(th, pthread_self()))
 			agent_affinity_self();
 		else
 			agent_affinity_other(th, 0);
-		errno = saved;
+		HOOK_ERRNO_RESTORE();
 	}
 	return r;
 }
@@ -79,12 +79,12 @@ OA_EXPORT int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set)
 {
 	int r = HOOK_REAL(sched_setaffinity)(pid, size, set);
 	if (r == 0 && hook_tracing()) {
-		int saved = errno;
+		HOOK_ERRNO_SAVE();
 		if (pid == 0 || pid == gettid())
 			agent_affinity_self();
 		else
 			agent_affinity_other(pthread_self(), pid);
-		errno = saved;
+		HOOK_ERRNO_RESTORE();
 	}
 	return r;
 }

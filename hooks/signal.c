@@ -126,7 +126,7 @@ static int install_ours(int sig)
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	if (!atomic_exchange(&dying, 1)) {
 		run_on_own_stack(fatal_work, &sig);
 		atomic_store(&ended, 1);
@@ -147,7 +147,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	 * again to this thread and delivered (it is blocked until we return). */
 	if (!sync_fault(sig, si))
 		syscall(SYS_tgkill, getpid(), gettid(), sig);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 /* The program's SA_RESETHAND handler: reset (to ours, the program seeing

@@ -66,17 +66,18 @@ OA_EXPORT int sigwait(const sigset_t *set, int *sig)
 	if (!has_sample(set))
 		return REAL(sigwait)(set, sig);
 	/* As glibc's: sigtimedwait, again after EINTR. */
-	int saved = errno, r;
+	HOOK_ERRNO_SAVE();
+	int r;
 	do
 		r = sigwaitinfo(set, NULL);
 	while (r < 0 && errno == EINTR);
 	if (r < 0) {
 		r = errno;
-		errno = saved;
+		HOOK_ERRNO_RESTORE();
 		return r;
 	}
 	*sig = r;
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	return 0;
 }
 

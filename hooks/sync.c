@@ -90,7 +90,7 @@ void sync_unwind(uintptr_t sp)
  * restart Running, possibly from this very bracket). */
 void sync_block(struct oa_thread *t, enum sync_kind kind)
 {
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	/* A wait left by a non-local jump (siglongjmp out of a handler that
 	 * interrupted it) that the jump wrappers could not see: its frames are
@@ -110,15 +110,15 @@ void sync_block(struct oa_thread *t, enum sync_kind kind)
 	}
 	if (depth == 0)
 		ev_ovni_thread_pause(&t->s);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 {
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	int depth = --blocked;
 	if (atomic_load_explicit(&t->s.closed, memory_order_relaxed)) {
-		errno = saved; /* ended meanwhile: it restarts Running, marks closed */
+		HOOK_ERRNO_RESTORE(); /* ended meanwhile: it restarts Running, marks closed */
 		return;
 	}
 	if (depth == 0 && t->s.paused)
@@ -128,7 +128,7 @@ void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 			ev_ovni_mark_pop(&t->s, OA_MARK_CALLSITE, site[depth]);
 		ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, kind);
 	}
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 void sync_bracket_cancel(void *bracket)
@@ -249,7 +249,7 @@ OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 	int r = REAL(barrier_wait)(b);
 	if (r == PTHREAD_BARRIER_SERIAL_THREAD || r != 0)
 		return r;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	if (t->s.open_gen == gen && !atomic_load_explicit(&t->s.closed, memory_order_relaxed) && !oa_emitting(&t->s)) {
 		int64_t where = oa_callsites ? oa_callsite() : 0;
 		mark_at(&t->s, "OM[", SYNC_BARRIER, arrived);
@@ -266,17 +266,17 @@ OA_EXPORT int pthread_barrier_wait(pthread_barrier_t *b)
 			ev_ovni_mark_pop(&t->s, OA_MARK_CALLSITE, where);
 		ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_BARRIER);
 	}
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	return r;
 }
 
 static void once_end(void *arg)
 {
 	struct oa_thread *t = arg;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	if (!atomic_load_explicit(&t->s.closed, memory_order_relaxed) && !oa_emitting(&t->s))
 		ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_ONCE);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
@@ -286,9 +286,9 @@ OA_EXPORT int pthread_once(pthread_once_t *once, void (*fn)(void))
 	struct oa_thread *t = sync_self();
 	if (!t || (__atomic_load_n((int *)once, __ATOMIC_ACQUIRE) & 2))
 		return REAL(once)(once, fn);
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, SYNC_ONCE);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	int r;
 	/* fn may be cancelled (pthread_once is a cancellation point). */
 	pthread_cleanup_push(once_end, t);

@@ -81,14 +81,14 @@ OA_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 		struct oa_thread *t_ = sync_self();                    \
 		if (!t_)                                               \
 			return call;                                   \
-		int saved_ = errno;                                    \
+		HOOK_ERRNO_SAVE();                                     \
 		if (trycall == 0) {                                    \
-			errno = saved_;                                \
+			HOOK_ERRNO_RESTORE();                          \
 			return 0;                                      \
 		}                                                      \
 		if (errno != EAGAIN)                                   \
 			return -1; /* EINVAL...: what the wait says */ \
-		errno = saved_;                                        \
+		HOOK_ERRNO_RESTORE();                                  \
 		int r_;                                                \
 		SYNC_WAIT(r_, t_, SYNC_SEM, call);                     \
 		return r_;                                             \

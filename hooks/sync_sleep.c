@@ -74,12 +74,12 @@ OA_EXPORT int sched_yield(void)
 	uintptr_t from = (uintptr_t)__builtin_return_address(0);
 	if (!t || (from >= sync_quiet_lo && from < sync_quiet_hi))
 		return REAL(sched_yield)();
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, SYNC_YIELD);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	int r = REAL(sched_yield)();
-	saved = errno;
+	HOOK_ERRNO_AGAIN();
 	ev_ovni_mark_pop(&t->s, OA_MARK_SYNC, SYNC_YIELD);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 	return r;
 }

@@ -38,6 +38,10 @@
 #include "../../common/log.h"
 #include "../hooks.h"
 
+/* The program's own libovni, behind ours: asked for its version only. */
+#define REALS(X) X(void, version_get, "ovni_version_get", (const char **, const char **))
+HOOK_REALS(REALS)
+
 #define LO_VERSION "1.14.0"
 #define LO_MAX_CPUS 4096
 #define LO_MAX_REQUIRE 4096
@@ -135,10 +139,8 @@ OA_EXPORT void ovni_version_check_str(const char *version)
 		return;
 	const char *theirs = NULL, *commit = NULL;
 	int tmajor = 0, tminor = 0;
-	void (*get)(const char **, const char **) =
-		(void (*)(const char **, const char **))dlsym(RTLD_NEXT, "ovni_version_get");
-	if (get)
-		get(&theirs, &commit);
+	if (REAL(version_get))
+		REAL(version_get)(&theirs, &commit);
 	if (major == 1 && theirs && sscanf(theirs, "%d.%d", &tmajor, &tminor) == 2 && tmajor == 1 && tminor >= minor) {
 		oa_log("libovni API: the program was built for libovni %s (its libovni is %s); the agent serves the "
 		       "1.14 API",
@@ -162,7 +164,7 @@ OA_EXPORT void ovni_version_get(const char **version, const char **commit)
 
 OA_EXPORT void ovni_proc_init(int app, const char *loom, int pid)
 {
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	lo_lock_take();
 	if (proc_ready) {
 		misuse("ovni_proc_init called twice");
@@ -177,7 +179,7 @@ OA_EXPORT void ovni_proc_init(int app, const char *loom, int pid)
 			misuse("ovni_proc_init with another pid than the process's");
 	}
 	lo_lock_drop();
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT void ovni_proc_set_rank(int rank, int nranks)
@@ -201,14 +203,14 @@ OA_EXPORT void ovni_proc_fini(void)
 
 OA_EXPORT void ovni_thread_init(pid_t tid)
 {
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	if (lo_self.ready == 2)
 		misuse("ovni_thread_init after ovni_thread_free");
 	else if (tid != gettid())
 		misuse("ovni_thread_init with another tid than the thread's");
 	lo_self.ready = 1;
 	lo_thread();
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT void ovni_thread_free(void)
@@ -243,7 +245,7 @@ OA_EXPORT void ovni_thread_require(const char *model, const char *version)
 		misuse("ovni_thread_require with an invalid model name or version");
 		return;
 	}
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	static const char *const mine[3][2] = { { "ovni", OVNI_MODEL_OVNI_VERSION },
 						{ "openmp", OVNI_MODEL_OPENMP_VERSION },
 						{ "mpi", OVNI_MODEL_MPI_VERSION } };
@@ -265,7 +267,7 @@ OA_EXPORT void ovni_thread_require(const char *model, const char *version)
 				atomic_store_explicit(&oa_meta.require_version[i], v, memory_order_release);
 		}
 		lo_lock_drop();
-		errno = saved;
+		HOOK_ERRNO_RESTORE();
 		return;
 	}
 	lo_lock_take();
@@ -282,7 +284,7 @@ OA_EXPORT void ovni_thread_require(const char *model, const char *version)
 		}
 	}
 	lo_lock_drop();
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 /* ---- CPUs ---- */
@@ -301,7 +303,7 @@ OA_EXPORT void ovni_add_cpu(int index, int phyid)
 		misuse("ovni_add_cpu with an index out of range");
 		return;
 	}
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	int *map = atomic_load(&cpu_map);
 	if (!map) {
 		lo_lock_take();
@@ -312,7 +314,7 @@ OA_EXPORT void ovni_add_cpu(int index, int phyid)
 		}
 		lo_lock_drop();
 		if (!map) {
-			errno = saved;
+			HOOK_ERRNO_RESTORE();
 			return;
 		}
 	}
@@ -322,7 +324,7 @@ OA_EXPORT void ovni_add_cpu(int index, int phyid)
 		       index);
 	/* stored + 2: 0 is "not declared", 1 the virtual CPU */
 	atomic_store((_Atomic int *)&map[index], mine + 2);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 /* The agent's loom index for a program CPU index (-1: virtual CPU). */
@@ -456,7 +458,7 @@ OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
 	struct oa_thread *t = lo_thread();
 	if (!t)
 		return;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	char mcv[3] = { (char)ev->model, (char)ev->category, (char)ev->value };
 	int n = ovni_payload_size(ev);
 	uint8_t p[16];
@@ -476,7 +478,7 @@ OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
 			memcpy(&tid, p + 4, 4);
 		struct oa_thread *who = mcv[2] == 's' ? t : mcv[2] == 'r' ? agent_thread_by_tid(tid) : NULL;
 		if (who && atomic_exchange(&who->cpu, cpu) == cpu) {
-			errno = saved;
+			HOOK_ERRNO_RESTORE();
 			return;
 		}
 		oa_emit_raw_at(&t->s, mcv, ev->clock, p, (unsigned)n);
@@ -491,7 +493,7 @@ OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
 	} else {
 		oa_emit_raw_at(&t->s, mcv, ev->clock, p, (unsigned)n);
 	}
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT void ovni_ev_jumbo_emit(struct lo_ev *ev, const uint8_t *buf, uint32_t bufsize)
@@ -503,10 +505,10 @@ OA_EXPORT void ovni_ev_jumbo_emit(struct lo_ev *ev, const uint8_t *buf, uint32_t
 	struct oa_thread *t = lo_thread();
 	if (!t)
 		return;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	char mcv[3] = { (char)ev->model, (char)ev->category, (char)ev->value };
 	oa_emit_jumbo_raw_at(&t->s, mcv, ev->clock ? ev->clock : oa_clock_now(), buf, bufsize);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT void ovni_flush(void)
@@ -522,7 +524,7 @@ OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
 		misuse("ovni_mark_type with a type out of [0, 100)");
 		return;
 	}
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	lo_lock_take();
 	int to = type;
 	if (type >= OA_MARK_FIRST && !atomic_load(&type_map[type])) {
@@ -534,7 +536,7 @@ OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
 		if (to < 0) {
 			lo_lock_drop();
 			misuse("ovni_mark_type: no free mark type left");
-			errno = saved;
+			HOOK_ERRNO_RESTORE();
 			return;
 		}
 		oa_log("libovni API: the agent uses mark type %d: the program's \"%s\" is written as type %d", type,
@@ -546,7 +548,7 @@ OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
 	atomic_store(&type_map[type], to + 1);
 	oa_meta_mark_type(&oa_meta, to, (flags & 1) != 0, title);
 	lo_lock_drop();
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT void ovni_mark_label(int32_t type, int64_t value, const char *label)
@@ -556,9 +558,9 @@ OA_EXPORT void ovni_mark_label(int32_t type, int64_t value, const char *label)
 		return;
 	}
 	struct oa_thread *t = lo_thread();
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	oa_meta_mark_label(&oa_meta, t ? &t->s.labels : NULL, map_type(type), value, label);
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 static void mark(const char *mcv, int32_t type, int64_t value)
@@ -566,11 +568,11 @@ static void mark(const char *mcv, int32_t type, int64_t value)
 	struct oa_thread *t = lo_thread();
 	if (!t)
 		return;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	uint8_t p[12];
 	ev_mark_payload(p, value, map_type(type));
 	oa_emit(&t->s, mcv, p, sizeof(p));
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 OA_EXPORT void ovni_mark_push(int32_t type, int64_t value)
@@ -680,7 +682,7 @@ static void attr_publish(void)
 
 static void attr_set(const char *key, json_t *v)
 {
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	const char *leaf;
 	json_t *o;
 	if (!key || !v || !strcmp(key, "ovni") || !strcmp(key, "version") || agent_key(key) ||
@@ -688,12 +690,12 @@ static void attr_set(const char *key, json_t *v)
 		if (key && (agent_key(key) || !strcmp(key, "ovni") || !strcmp(key, "version")))
 			oa_log("libovni API: attribute \"%s\" is the agent's: not set", key);
 		json_decref(v);
-		errno = saved;
+		HOOK_ERRNO_RESTORE();
 		return;
 	}
 	json_object_set_new(o, leaf, v);
 	attr_publish();
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }
 
 /* The agent's member `name` of "ovni", as stream.json would say it now
@@ -857,9 +859,9 @@ OA_EXPORT void ovni_attr_flush(void)
 	struct oa_thread *t = lo_thread();
 	if (!t)
 		return;
-	int saved = errno;
+	HOOK_ERRNO_SAVE();
 	oa_guard++;
 	oa_stream_sync_meta(&t->s);
 	oa_guard--;
-	errno = saved;
+	HOOK_ERRNO_RESTORE();
 }

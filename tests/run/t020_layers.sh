@@ -62,4 +62,9 @@ for l in $layers; do
 	done
 	lower="$lower $l"
 done
+# One shape for every hook: real functions through HOOK_REALS/REAL or
+# oa_real (the MPI and OpenMP runtimes, which may be loaded later, are
+# looked up when they are), errno kept with the HOOK_ERRNO_* helpers.
+bad=$( { grep -n 'dlsym(RTLD_NEXT' hooks/*.c hooks/libovni/*.c; grep -n 'int saved[a-z_]* = errno\|errno = saved' hooks/*.c hooks/*/*.c; } | grep -v 'hook_errno_')
+[ -z "$bad" ] || fail "a libc hook resolves or keeps errno by hand: $bad"
 assert_ge "files checked" 60 "$(ls common/*.[ch] writer/*.[ch] preload/*.[ch] hooks/*.[ch] hooks/*/*.[ch] tools/*.[ch] tools/*/*.[ch] | wc -l)"
