@@ -30,16 +30,6 @@ static void mark_used(struct oa_replay *r, int32_t type, int stack)
 	}
 }
 
-/* OpenMP subsystem states: category, entering value, leaving value. */
-static const char pairs[][3] = {
-	{ 'B', 'b', 'B' }, { 'B', 'j', 'J' }, { 'B', 'f', 'F' }, { 'B', 't', 'T' }, { 'I', 'a', 'A' },
-	{ 'I', 'r', 'R' }, { 'I', '[', ']' }, { 'W', 'd', 'D' }, { 'W', 'y', 'Y' }, { 'W', 'c', 'C' },
-	{ 'W', 's', 'S' }, { 'W', 'e', 'E' }, { 'W', 'i', 'I' }, { 'T', 'a', 'A' }, { 'T', 'c', 'C' },
-	{ 'T', 'd', 'D' }, { 'T', 'r', 'R' }, { 'T', '[', ']' }, { 'T', 'i', 'I' }, { 'T', 's', 'S' },
-	{ 'T', 'g', 'G' }, { 'T', 't', 'T' }, { 'T', 'w', 'W' }, { 'T', 'y', 'Y' }, { 'A', '[', ']' },
-	{ 'C', 'f', 'F' }, { 'C', 'i', 'I' }, { 'M', 'i', 'I' }, { 'M', 'u', 'U' }, { 'H', '[', ']' },
-};
-
 static int32_t get_i32(const uint8_t *p)
 {
 	int32_t v;
@@ -98,12 +88,12 @@ void oa_replay_event(struct oa_replay *r, const char *m, uint64_t clock, const u
 			r->nlabels--;
 		return;
 	}
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		if (pairs[i][0] != m[1])
+	for (size_t i = 0; i < OVNI_OMP_NPAIRS; i++) {
+		if (ovni_omp_pairs[i][0] != m[1])
 			continue;
-		if (m[2] == pairs[i][1] && r->nsub < 512)
-			r->sub[r->nsub++] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)pairs[i][1]);
-		else if (m[2] == pairs[i][2] && r->nsub)
+		if (m[2] == ovni_omp_pairs[i][1] && r->nsub < 512)
+			r->sub[r->nsub++] = (uint16_t)((unsigned char)m[1] << 8 | (unsigned char)ovni_omp_pairs[i][1]);
+		else if (m[2] == ovni_omp_pairs[i][2] && r->nsub)
 			r->nsub--;
 	}
 }
@@ -132,9 +122,9 @@ int oa_replay_closers(const struct oa_replay *r, uint8_t *buf, size_t cap, size_
 		PUT("OHr", NULL, 0); /* openmp events need a running thread */
 	for (int i = r->nsub - 1; i >= 0; i--) {
 		char cat = (char)(r->sub[i] >> 8), open = (char)(r->sub[i] & 0xff), mcv[3] = { 'P', cat, 0 };
-		for (size_t k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++)
-			if (pairs[k][0] == cat && pairs[k][1] == open)
-				mcv[2] = pairs[k][2];
+		for (size_t k = 0; k < OVNI_OMP_NPAIRS; k++)
+			if (ovni_omp_pairs[k][0] == cat && ovni_omp_pairs[k][1] == open)
+				mcv[2] = ovni_omp_pairs[k][2];
 		PUT(mcv, NULL, 0);
 	}
 	for (int i = r->nlabels - 1; i >= 0; i--) {

@@ -102,6 +102,18 @@ static inline uint32_t oa_proc_value_seq(const char *loom, long long pid, int64_
 #define OA_MARK_OMP_TASKID 88    /* the task an OA_MARK_OMP_TASK event is about */
 #define OA_MARK_OMP_DEPKIND 89   /* kind of each dependence of a created task */
 
+/* The openmp model's subsystem states: category, entering value, leaving
+ * value (the checker validates them, the finisher closes them). */
+static const char ovni_omp_pairs[][3] = {
+	{ 'B', 'b', 'B' }, { 'B', 'j', 'J' }, { 'B', 'f', 'F' }, { 'B', 't', 'T' }, { 'I', 'a', 'A' },
+	{ 'I', 'r', 'R' }, { 'I', '[', ']' }, { 'W', 'd', 'D' }, { 'W', 'y', 'Y' }, { 'W', 'c', 'C' },
+	{ 'W', 's', 'S' }, { 'W', 'e', 'E' }, { 'W', 'i', 'I' }, { 'T', 'a', 'A' }, { 'T', 'c', 'C' },
+	{ 'T', 'd', 'D' }, { 'T', 'r', 'R' }, { 'T', '[', ']' }, { 'T', 'i', 'I' }, { 'T', 's', 'S' },
+	{ 'T', 'g', 'G' }, { 'T', 't', 'T' }, { 'T', 'w', 'W' }, { 'T', 'y', 'Y' }, { 'A', '[', ']' },
+	{ 'C', 'f', 'F' }, { 'C', 'i', 'I' }, { 'M', 'i', 'I' }, { 'M', 'u', 'U' }, { 'H', '[', ']' },
+};
+#define OVNI_OMP_NPAIRS (sizeof(ovni_omp_pairs) / sizeof(ovni_omp_pairs[0]))
+
 /* Paired events (MPI functions, OpenMP subsystem states): a lower-case
  * value or '[' enters, the matching upper-case one or ']' leaves. */
 static inline int ovni_pair_enters(char v)

@@ -9,19 +9,10 @@
 #include <string.h>
 
 #include "../../common/log.h"
+#include "../../writer/ovni_fmt.h"
 #include "check.h"
 
 #define MAX_LABEL 512
-
-/* Subsystem pairs: category, opening value, closing value. */
-static const char pairs[][3] = {
-	{ 'B', 'b', 'B' }, { 'B', 'j', 'J' }, { 'B', 'f', 'F' }, { 'B', 't', 'T' }, { 'I', 'a', 'A' },
-	{ 'I', 'r', 'R' }, { 'I', '[', ']' }, { 'W', 'd', 'D' }, { 'W', 'y', 'Y' }, { 'W', 'c', 'C' },
-	{ 'W', 's', 'S' }, { 'W', 'e', 'E' }, { 'W', 'i', 'I' }, { 'T', 'a', 'A' }, { 'T', 'c', 'C' },
-	{ 'T', 'd', 'D' }, { 'T', 'r', 'R' }, { 'T', '[', ']' }, { 'T', 'i', 'I' }, { 'T', 's', 'S' },
-	{ 'T', 'g', 'G' }, { 'T', 't', 'T' }, { 'T', 'w', 'W' }, { 'T', 'y', 'Y' }, { 'A', '[', ']' },
-	{ 'C', 'f', 'F' }, { 'C', 'i', 'I' }, { 'M', 'i', 'I' }, { 'M', 'u', 'U' }, { 'H', '[', ']' },
-};
 
 static const char *label_of(const struct ck_proc *p, uint32_t type)
 {
@@ -41,19 +32,19 @@ static void subsystem(struct ck *c, struct ck_thread *th, const struct rd_event 
 	if (cat == 'B' && (val == 's' || val == 'S'))
 		return; /* spin wait: accepted and ignored */
 	int known_cat = 0;
-	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
-		if (pairs[i][0] != cat)
+	for (size_t i = 0; i < OVNI_OMP_NPAIRS; i++) {
+		if (ovni_omp_pairs[i][0] != cat)
 			continue;
 		known_cat = 1;
-		uint32_t id = (uint32_t)(unsigned char)cat << 8 | (unsigned char)pairs[i][1];
-		if (val == pairs[i][1]) {
+		uint32_t id = (uint32_t)(unsigned char)cat << 8 | (unsigned char)ovni_omp_pairs[i][1];
+		if (val == ovni_omp_pairs[i][1]) {
 			if (th->sub.n >= CK_MAX_DEPTH)
 				ck_problem(c, th, ev, "omp-depth", "openmp subsystem stack is full (%d)", CK_MAX_DEPTH);
 			else
 				ck_push(&th->sub, id);
 			return;
 		}
-		if (val == pairs[i][2]) {
+		if (val == ovni_omp_pairs[i][2]) {
 			if (!th->sub.n || ck_top(&th->sub) != id) {
 				char top[16] = "nothing";
 				if (th->sub.n)
