@@ -14,25 +14,14 @@ static const char usage_text[] =
 	"usage: ovni-auto check [-q] PATH\n"
 	"\n"
 	"Validate the trace in directory PATH (or one stream directory) against the\n"
-	"ovni trace format v3 and the rules of the upstream emulator in lint mode:\n"
-	"stream.json keys and how streams merge (app id, ranks, loom CPUs, model\n"
-	"versions, marks), stream headers and event encoding, clocks (never backwards\n"
-	"in a stream, the 1 h gate, clock-offsets.txt), the thread state machine,\n"
-	"CPUs (one running thread per physical CPU), affinity, flushes, mark\n"
-	"channels, the openmp model (types, tasks, worksharing labels, balanced\n"
-	"subsystem stacks), the kernel and mpi models. It also reports causally\n"
-	"ordered events of two threads with equal clocks (OHC/OHx, PPc/PPx), which\n"
-	"the emulator may order either way.\n"
-	"\n"
-	"Each problem is one line:  STREAM offset N MCV: what is wrong\n"
-	"(STREAM: what, for the metadata; trace: what, for the whole trace), then a\n"
-	"summary line: 'ok: N streams, N events' or 'N problems in N streams ...'.\n"
-	"At most 100 problems of one kind are listed.\n"
+	"ovni trace format v3 and the rules of the upstream emulator in lint mode.\n"
 	"\n"
 	"  -q, --quiet   print only the problems and the summary (no notes)\n"
 	"\n"
 	"Exit status: 0 when the trace is valid, 1 when a problem was found or the\n"
-	"trace cannot be read.\n";
+	"trace cannot be read.\n"
+	"\n"
+	"The manual page has the details: man ovni-auto-check\n";
 
 int cmd_check(int argc, char **argv)
 {

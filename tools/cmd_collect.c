@@ -33,11 +33,9 @@ static const char usage_text[] =
 	"usage: ovni-auto collect -o DIR [options]\n"
 	"       ovni-auto collect --status DIR\n"
 	"\n"
-	"Collect one ovni trace over TCP from traced processes on any number of\n"
-	"hosts (no shared file system needed).  Prints its contact string; give it to\n"
-	"`ovnirun --collect CONTACT` (or OVNI_COLLECT=CONTACT) on every host.\n"
+	"Collect one ovni trace over TCP from traced processes on any number of hosts\n"
+	"(no shared file system needed); give its contact to `ovnirun --collect`.\n"
 	"\n"
-	"options:\n"
 	"  -o, --output DIR        the trace directory to write (new or empty)\n"
 	"  -f, --force             write into DIR even if it holds files\n"
 	"  -l, --listen ADDR:PORT  where to listen (default: every address, a free\n"
@@ -59,9 +57,7 @@ static const char usage_text[] =
 	"  -q, --quiet             no progress lines\n"
 	"      --status DIR        show the progress of the collector writing DIR\n"
 	"\n"
-	"Ends when every `ovnirun --collect` that began has ended and every process\n"
-	"has sent its streams (1 s after the last), or on SIGINT/SIGTERM; either way the\n"
-	"trace is valid, and DIR/collect.txt lists processes that did not finish.\n";
+	"The manual page has the details: man ovni-auto-collect\n";
 
 enum stage { ST_HELLO, ST_AUTH, ST_READY, ST_DATA, ST_WATCH };
 enum role { R_NONE, R_JOIN, R_WATCH, R_FINI, R_OVNIRUN };

@@ -14,22 +14,17 @@ static const char usage_text[] =
 	"usage: ovni-auto dump [-x] [--no-sort] PATH\n"
 	"\n"
 	"Print the events of a trace (PATH is the trace directory) or of one stream\n"
-	"(PATH is a stream directory), one per line, in clock order (after clock\n"
-	"offsets; ties in stream path order):\n"
+	"(PATH is a stream directory), one per line, in clock order:\n"
 	"\n"
 	"  CLOCK  MCV  STREAM  FIELDS\n"
-	"\n"
-	"CLOCK is the raw clock in ns, STREAM the stream's directory relative to PATH,\n"
-	"FIELDS the payload as key=value: OHx cpu= tid= tag=, OHC cpu= tag=, OAs cpu=,\n"
-	"OAr cpu= tid=, OM[ OM] OM= value= type=, OCn ncpus=, POc type= label=\"...\",\n"
-	"PPc task= type=, PPx PPe task=, PQx PQe type=; other payloads payload=<hex>;\n"
-	"nothing for events without payload.\n"
 	"\n"
 	"  -x, --hex      also print every payload in hex (hex=...)\n"
 	"  --no-sort      stream after stream, in file order, instead of clock order\n"
 	"\n"
 	"Exit status: 0, or 1 when a stream is damaged (what could be read is printed,\n"
-	"the damage is reported on stderr with the stream and byte offset).\n";
+	"the damage is reported on stderr with the stream and byte offset).\n"
+	"\n"
+	"The manual page has the details: man ovni-auto-dump\n";
 
 /* Output buffer, written with write(2) when nearly full. */
 static char obuf[1 << 17];

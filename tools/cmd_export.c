@@ -21,15 +21,8 @@
 static const char usage_text[] =
 	"usage: ovni-auto export [options] -o FILE PATH\n"
 	"\n"
-	"Write the trace in directory PATH as a timeline for Perfetto UI, chrome://tracing\n"
-	"or speedscope: one process per traced process (named by loom and pid), tracks\n"
-	"per thread for its states (Running, Paused, ... and flushes), its OpenMP states,\n"
-	"its tasks and worksharing labels, each mark channel it uses (with labels) and\n"
-	"its MPI calls (one slice per call, named by the function);\n"
-	"OpenMP task events (suspended, migrated, fulfilled...) as instants;\n"
-	"flow arrows from thread creation (OHC) to thread start (OHx) and from task\n"
-	"creation (PPc) to its first execution; a running-threads counter per process.\n"
-	"Clock offsets (clock-offsets.txt) are applied; times start at the first event.\n"
+	"Write the trace in directory PATH as a timeline for Perfetto UI,\n"
+	"chrome://tracing or speedscope.\n"
 	"\n"
 	"  -o, --output FILE      where to write (- for standard output)\n"
 	"  -f, --format FORMAT    json (Chrome trace events, default) or perfetto\n"
@@ -37,7 +30,7 @@ static const char usage_text[] =
 	"  --from MS, --to MS     only this time window, in milliseconds from the start\n"
 	"  -t, --thread TID[,TID] only these threads\n"
 	"\n"
-	"A progress line is shown on stderr when it is a terminal.\n";
+	"The manual page has the details: man ovni-auto-export\n";
 
 #define MAXDEPTH 512
 #define NTRACK 104 /* 0 state, 1 openmp, 2 tasks, 3+T mark type T, then MPI */

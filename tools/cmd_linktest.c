@@ -19,10 +19,7 @@ static const char usage_text[] =
 	"usage: ovni-auto linktest [-n N] [--csv | --json | --raw] FILE\n"
 	"\n"
 	"Summarise a LinkTest result file (pingpong_results_bin.sion, LinkTest 2.1.16\n"
-	"or 2.1.17; SIONlib is not needed): ranks and hosts, the time per message\n"
-	"(min / avg / max over all pairs), the N slowest links with their hosts, the\n"
-	"time per host pair (min / median / max), the links slower than 2x the\n"
-	"median, and the serial retests (time before and after).\n"
+	"or 2.1.17): ranks, hosts, the slowest links, host pairs.\n"
 	"\n"
 	"  -n N       how many slowest links (default 10)\n"
 	"  --csv      the N x N matrix of times in seconds: row B, column A holds\n"
@@ -32,8 +29,7 @@ static const char usage_text[] =
 	"  --heatmap FILE.png|FILE.svg  also draw the matrix (colour per pair time,\n"
 	"             grey diagonal), its colour scale and a histogram of the times\n"
 	"\n"
-	"A file whose payload does not match the known layouts is reported as\n"
-	"\"unknown layout\" with the rank and sizes, never guessed.\n";
+	"The manual page has the details: man ovni-auto-linktest\n";
 
 static double *matrix; /* [b * n + a] */
 static int n;

@@ -28,28 +28,22 @@ static const char usage_text[] =
 	"usage: ovni-auto repair [-n] [-p PID]... [--loom NAME] [--how TEXT] [--looms] DIR\n"
 	"\n"
 	"Close the unfinished streams of a trace whose processes could not end them\n"
-	"(killed with SIGKILL, by the OOM killer, power loss): cut each stream after\n"
-	"its last whole event, close the states its thread left open (flushes, mark\n"
-	"stacks, OpenMP states, worksharing labels and tasks, MPI calls; a paused thread is\n"
-	"resumed), end the thread (OHe) and mark the stream finished. Every event\n"
-	"written before the end is kept. Prints what it repaired.\n"
+	"(killed with SIGKILL, by the OOM killer, power loss).\n"
 	"\n"
 	"  -n, --dry-run   only say what would be repaired\n"
 	"  -p, --pid PID   only the streams of process PID (may be repeated)\n"
 	"      --loom NAME only the streams of loom NAME (a PID namespace's loom,\n"
 	"                  where pids are those of the namespace)\n"
 	"      --looms     only move the processes without an MPI rank out of a loom\n"
-	"                  whose other processes have one (see below)\n"
+	"                  whose other processes have one (see the manual)\n"
 	"      --how TEXT  how the process ended (\"exit status 3\", \"signal SIGKILL\",\n"
 	"                  \"ended without notice\"): a labelled process event\n"
 	"                  (mark 80) before the end of its main thread\n"
 	"\n"
-	"A loom where some processes have an MPI rank and others not (the shell of a\n"
-	"job script that ran mpirun) is refused by the emulator: the processes\n"
-	"without a rank move to the loom LOOM.norank (the same host).\n"
-	"\n"
 	"Exit status: 0 when the trace is now complete (or already was), 1 when a\n"
-	"stream could not be repaired (its stream.json is unreadable).\n";
+	"stream could not be repaired (its stream.json is unreadable).\n"
+	"\n"
+	"The manual page has the details: man ovni-auto-repair\n";
 
 struct out {
 	uint8_t buf[1 << 17];

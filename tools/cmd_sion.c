@@ -11,17 +11,14 @@
 static const char usage_text[] =
 	"usage: ovni-auto sion [--extract TASK [-o FILE]] SIONFILE\n"
 	"\n"
-	"Read a SIONlib container (file-format version 3 to 5) without SIONlib: print\n"
-	"its header and footer fields (one `sion.KEY  VALUE` line each: version,\n"
-	"block size, tasks, files, global ranks, chunk sizes and offsets, blocks and\n"
-	"the bytes each task wrote in each block, the multi-file mapping as hex), then\n"
-	"one line per task: `task T BYTES`. Both byte orders; collective layouts;\n"
-	"multi-block tasks; sparse files are read with seeks, never whole.\n"
+	"Read a SIONlib container (file-format version 3 to 5) without SIONlib.\n"
 	"\n"
 	"  -x, --extract TASK   write the bytes of global task TASK (all its blocks),\n"
 	"                       following the mapping of a multi-file set\n"
 	"                       (SIONFILE.000001, ...)\n"
-	"  -o, --output FILE    where to write them (default: standard output)\n";
+	"  -o, --output FILE    where to write them (default: standard output)\n"
+	"\n"
+	"The manual page has the details: man ovni-auto-sion\n";
 
 static void list64(const char *key, const int64_t *v, int n, char open, char close)
 {

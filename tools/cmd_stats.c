@@ -20,18 +20,11 @@
 static const char usage_text[] =
 	"usage: ovni-auto stats [--json] PATH\n"
 	"\n"
-	"Summarise a trace: per thread, its lifetime and the time it spent Running,\n"
-	"Paused, Cooling and Warming (ovni thread states), flushing, and in each value\n"
-	"of its mark channels (process events, waits, call sites); per OpenMP\n"
-	"subsystem state; tasks per type (count, segments, total / mean / max\n"
-	"duration, migrations: segments resumed on another thread); per MPI rank, the\n"
-	"calls and time of each MPI function, the time in MPI and the time waiting in\n"
-	"blocking calls (all but MPI_I*, MPI_Test*, MPI_Init*, MPI_Finalize); events per MCV;\n"
-	"the trace size and bytes per event.\n"
+	"Summarise a trace.\n"
 	"\n"
 	"  --json   one JSON object instead of tables (for scripts)\n"
 	"\n"
-	"On a terminal, a progress line is shown for traces over 256 MB.\n";
+	"The manual page has the details: man ovni-auto-stats\n";
 
 #define NSTATES 6
 static const char *const state_names[NSTATES] = { "unknown", "running", "paused", "cooling", "warming", "dead" };

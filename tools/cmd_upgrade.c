@@ -21,10 +21,9 @@ static const char usage_text[] =
 	"\n"
 	"Convert the format-v1 trace in directory OLD (loom.*/proc.*/metadata.json\n"
 	"and thread.* event files) into a format-v3 trace in the new directory NEW,\n"
-	"which the current ovni emulator and every ovni-auto tool read. Events are\n"
-	"copied unchanged. Each stream requires the models whose events it holds\n"
-	"(ovni 1.0.0, openmp, nosv, nanos6, tampi, nodes, kernel, mpi at their\n"
-	"first major version). dump, check and stats also read v1 traces directly.\n";
+	"which the current ovni emulator and every ovni-auto tool read.\n"
+	"\n"
+	"The manual page has the details: man ovni-auto-upgrade\n";
 
 static const struct {
 	char letter;
