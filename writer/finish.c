@@ -14,6 +14,7 @@
 
 #include "../common/fdroom.h"
 #include "../common/log.h"
+#include "meta.h"
 #include "ovni_fmt.h"
 #include "stream.h"
 
@@ -227,81 +228,42 @@ static ssize_t read_at(int dfd, const char *path, char *buf, size_t cap)
 	return (ssize_t)n;
 }
 
-static int is_space(char c)
+/* After the '{' of the object that is member `key` of the object whose
+ * '{' is at `obj` (the structural reader of meta.c), or NULL. */
+static const char *object_in(const char *obj, const char *end, const char *key)
 {
-	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+	struct oa_json r = { obj, end };
+	if (!obj || oa_json_find(&r, key) != 0 || r.p >= end || *r.p != '{')
+		return NULL;
+	return r.p + 1;
 }
 
-/* After `"key":` (spaces allowed) in [from, to): the value's first byte. */
-static char *value_of(char *from, char *to, const char *key)
+static int object_empty(const char *inside, const char *end)
 {
-	size_t kl = strlen(key);
-	for (char *p = from; p + kl + 2 < to; p++) {
-		if (*p != '"' || memcmp(p + 1, key, kl) || p[kl + 1] != '"')
-			continue;
-		char *q = p + kl + 2;
-		while (q < to && is_space(*q))
-			q++;
-		if (q >= to || *q != ':')
-			continue;
-		for (q++; q < to && is_space(*q); q++)
-			;
-		if (q < to)
-			return q;
-	}
-	return NULL;
+	struct oa_json r = { inside, end };
+	oa_json_ws(&r);
+	return r.p < end && *r.p == '}';
 }
 
-/* After the '{' of the object that is the value of "key", or NULL. */
-static char *object_of(char *from, char *to, const char *key)
+/* "ovni": {... "finished": 1 ...} */
+static int is_finished(const char *s, size_t n)
 {
-	for (char *v; (v = value_of(from, to, key)); from = v)
-		if (*v == '{')
-			return v + 1; /* else a label whose value is "key" */
-	return NULL;
-}
-
-/* The '}' that closes the object whose inside starts at p. */
-static char *object_end(char *p, char *to)
-{
-	int depth = 1;
-	for (; p < to; p++) {
-		if (*p == '"') {
-			for (p++; p < to && *p != '"'; p++)
-				if (*p == '\\')
-					p++;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-		} else if ((*p == '}' || *p == ']') && --depth == 0) {
-			return p;
-		}
-	}
-	return NULL;
-}
-
-static int object_empty(const char *p, const char *to)
-{
-	while (p < to && is_space(*p))
-		p++;
-	return p < to && *p == '}';
-}
-
-static int is_finished(char *s, size_t n)
-{
-	char *v = value_of(s, s + n, "finished");
-	return v && *v == '1';
+	struct oa_json r = { s, s + n };
+	if (oa_json_find(&r, "ovni") != 0 || oa_json_find(&r, "finished") != 0)
+		return 0;
+	return r.p < s + n && *r.p == '1';
 }
 
 /* stream.json text s (n bytes) with "finished": 1 and, when how is set,
  * the label `value: how` of mark 80 (declared if missing), into out; its
  * length, or -1 when s is not our metadata or out too small. */
-static ssize_t edit_meta(char *s, size_t n, char *out, size_t cap, int64_t value, const char *how)
+static ssize_t edit_meta(const char *s, size_t n, char *out, size_t cap, int64_t value, const char *how)
 {
-	char *end = s + n, *ovni = object_of(s, end, "ovni");
+	const char *end = s + n, *ovni = object_in(s, end, "ovni");
 	if (!ovni || object_empty(ovni, end))
 		return -1;
 	char label[400], text[256];
-	char *at2 = NULL; /* where the label goes, when inside mark 80 */
+	const char *at2 = NULL; /* where the label goes, when inside mark 80 */
 	const char *ins1 = "\n  \"finished\": 1,", *ins2 = "";
 	char first[600];
 	if (how) {
@@ -309,12 +271,9 @@ static ssize_t edit_meta(char *s, size_t n, char *out, size_t cap, int64_t value
 		for (; how[k] && k + 1 < sizeof(text); k++) /* we wrote it: just in case, no escapes needed */
 			text[k] = how[k] == '"' || how[k] == '\\' || (unsigned char)how[k] < 0x20 ? '?' : how[k];
 		text[k] = '\0';
-		char *oend = object_end(ovni, end);
-		char *mark = oend ? object_of(ovni, oend, "mark") : NULL;
-		char *mend = mark ? object_end(mark, oend) : NULL;
-		char *t80 = mend ? object_of(mark, mend, "80") : NULL;
-		char *t80end = t80 ? object_end(t80, mend) : NULL;
-		char *labels = t80end ? object_of(t80, t80end, "labels") : NULL;
+		const char *mark = object_in(ovni - 1, end, "mark");
+		const char *t80 = object_in(mark ? mark - 1 : NULL, end, "80");
+		const char *labels = object_in(t80 ? t80 - 1 : NULL, end, "labels");
 		if (labels) {
 			at2 = labels;
 			oa_snprintf(label, sizeof(label), "\n     \"%lld\": \"%s\"%s", (long long)value, text,

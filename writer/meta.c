@@ -465,11 +465,7 @@ static void import_label(struct oa_meta *m, struct oa_label_list *owner, int typ
 
 /* ---- reading stream.json back: a small JSON reader ---- */
 
-struct rd {
-	const char *p, *end;
-};
-
-static void rd_ws(struct rd *r)
+void oa_json_ws(struct oa_json *r)
 {
 	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r'))
 		r->p++;
@@ -483,7 +479,7 @@ static int hexval(char c)
 				      : -1;
 }
 
-static int rd_hex4(struct rd *r, unsigned *out)
+static int json_hex4(struct oa_json *r, unsigned *out)
 {
 	if (r->end - r->p < 4)
 		return -1;
@@ -501,7 +497,7 @@ static int rd_hex4(struct rd *r, unsigned *out)
 
 /* A string at r->p (its '"'), unescaped into out (cut to cap - 1 bytes,
  * UTF-8); 0, or -1 when it is not a string. */
-static int rd_string(struct rd *r, char *out, size_t cap)
+static int json_string(struct oa_json *r, char *out, size_t cap)
 {
 	size_t n = 0;
 	if (r->p >= r->end || *r->p != '"')
@@ -524,13 +520,13 @@ static int rd_string(struct rd *r, char *out, size_t cap)
 			case 'r': enc[0] = '\r'; break;
 			case 't': enc[0] = '\t'; break;
 			case 'u':
-				if (rd_hex4(r, &u))
+				if (json_hex4(r, &u))
 					return -1;
 				if (u >= 0xd800 && u < 0xdc00 && r->end - r->p >= 6 && r->p[0] == '\\' &&
 				    r->p[1] == 'u') {
 					unsigned lo;
 					r->p += 2;
-					if (rd_hex4(r, &lo) || lo < 0xdc00 || lo > 0xdfff)
+					if (json_hex4(r, &lo) || lo < 0xdc00 || lo > 0xdfff)
 						return -1;
 					u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
 				}
@@ -564,13 +560,13 @@ static int rd_string(struct rd *r, char *out, size_t cap)
 }
 
 /* Past any value (nested objects and arrays too); 0 or -1. */
-static int rd_skip(struct rd *r)
+int oa_json_skip(struct oa_json *r)
 {
-	rd_ws(r);
+	oa_json_ws(r);
 	if (r->p >= r->end)
 		return -1;
 	if (*r->p == '"')
-		return rd_string(r, NULL, 0);
+		return json_string(r, NULL, 0);
 	if (*r->p != '{' && *r->p != '[') {
 		while (r->p < r->end && *r->p != ',' && *r->p != '}' && *r->p != ']' && *r->p != ' ' && *r->p != '\n')
 			r->p++;
@@ -580,7 +576,7 @@ static int rd_skip(struct rd *r)
 	while (r->p < r->end) {
 		char c = *r->p;
 		if (c == '"') {
-			if (rd_string(r, NULL, 0))
+			if (json_string(r, NULL, 0))
 				return -1;
 			continue;
 		}
@@ -596,42 +592,42 @@ static int rd_skip(struct rd *r)
 /* The members of the object at r->p, one at a time: 1 with the key in
  * key (the reader at its value), 0 at the object's end, -1 on an error.
  * *first: 1 before the first member. */
-static int rd_member(struct rd *r, char *key, size_t cap, int *first)
+static int json_member(struct oa_json *r, char *key, size_t cap, int *first)
 {
-	rd_ws(r);
+	oa_json_ws(r);
 	if (*first) {
 		if (r->p >= r->end || *r->p != '{')
 			return -1;
 		r->p++;
 		*first = 0;
-		rd_ws(r);
+		oa_json_ws(r);
 	} else if (r->p < r->end && *r->p == ',') {
 		r->p++;
-		rd_ws(r);
+		oa_json_ws(r);
 	}
 	if (r->p < r->end && *r->p == '}') {
 		r->p++;
 		return 0;
 	}
-	if (rd_string(r, key, cap))
+	if (json_string(r, key, cap))
 		return -1;
-	rd_ws(r);
+	oa_json_ws(r);
 	if (r->p >= r->end || *r->p != ':')
 		return -1;
 	r->p++;
-	rd_ws(r);
+	oa_json_ws(r);
 	return 1;
 }
 
 /* At the value of key `want` of the object at r->p: 0, or -1. */
-static int rd_find(struct rd *r, const char *want)
+int oa_json_find(struct oa_json *r, const char *want)
 {
 	char key[64];
 	int first = 1, k;
-	while ((k = rd_member(r, key, sizeof(key), &first)) == 1) {
+	while ((k = json_member(r, key, sizeof(key), &first)) == 1) {
 		if (!strcmp(key, want))
 			return 0;
-		if (rd_skip(r))
+		if (oa_json_skip(r))
 			return -1;
 	}
 	return -1;
@@ -649,23 +645,23 @@ int oa_meta_scan_fd(int fd, void (*on_type)(void *, int, int, const char *),
 		return -1;
 	size_t got = oa_read_full(fd, buf, size);
 	buf[got] = '\0'; /* a byte to look at past the end */
-	struct rd r = { buf, buf + got };
+	struct oa_json r = { buf, buf + got };
 	char *text = malloc(OA_META_LABEL_MAX * 4 + 1);
-	int ok = text && rd_find(&r, "ovni") == 0 && rd_find(&r, "mark") == 0;
+	int ok = text && oa_json_find(&r, "ovni") == 0 && oa_json_find(&r, "mark") == 0;
 	char tkey[32], key[64], title[128], kind[16];
 	int first = 1;
-	while (ok && rd_member(&r, tkey, sizeof(tkey), &first) == 1) {
+	while (ok && json_member(&r, tkey, sizeof(tkey), &first) == 1) {
 		/* One type: its title and kind first (they may follow the labels). */
-		struct rd at = r;
+		struct oa_json at = r;
 		int f = 1, k;
 		title[0] = kind[0] = '\0';
-		while ((k = rd_member(&r, key, sizeof(key), &f)) == 1) {
+		while ((k = json_member(&r, key, sizeof(key), &f)) == 1) {
 			if (!strcmp(key, "title") && *r.p == '"')
-				ok = !rd_string(&r, title, sizeof(title));
+				ok = !json_string(&r, title, sizeof(title));
 			else if (!strcmp(key, "chan_type") && *r.p == '"')
-				ok = !rd_string(&r, kind, sizeof(kind));
+				ok = !json_string(&r, kind, sizeof(kind));
 			else
-				ok = !rd_skip(&r);
+				ok = !oa_json_skip(&r);
 			if (!ok)
 				break;
 		}
@@ -676,16 +672,16 @@ int oa_meta_scan_fd(int fd, void (*on_type)(void *, int, int, const char *),
 			continue;
 		if (on_type)
 			on_type(arg, type, !strcmp(kind, "stack"), title);
-		struct rd lr = at;
-		if (!on_label || rd_find(&lr, "labels") != 0)
+		struct oa_json lr = at;
+		if (!on_label || oa_json_find(&lr, "labels") != 0)
 			continue;
 		int lf = 1;
-		while (rd_member(&lr, key, sizeof(key), &lf) == 1) {
+		while (json_member(&lr, key, sizeof(key), &lf) == 1) {
 			if (lr.p < lr.end && *lr.p == '"') {
-				if (rd_string(&lr, text, OA_META_LABEL_MAX * 4 + 1))
+				if (json_string(&lr, text, OA_META_LABEL_MAX * 4 + 1))
 					break;
 				on_label(arg, type, strtoll(key, NULL, 10), text);
-			} else if (rd_skip(&lr)) {
+			} else if (oa_json_skip(&lr)) {
 				break;
 			}
 		}

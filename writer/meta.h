@@ -124,6 +124,19 @@ ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, 
  * from fd (a stream continued after exec keeps what the previous image
  * recorded); the labels go into `owner`. */
 int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd);
+/* A reader of JSON text (stream.json) that allocates nothing: usable in a
+ * signal handler.  The reader's position p moves over the text up to end. */
+struct oa_json {
+	const char *p, *end;
+};
+/* Past blanks. */
+void oa_json_ws(struct oa_json *r);
+/* Past one value (nested objects and arrays too): 0, or -1. */
+int oa_json_skip(struct oa_json *r);
+/* At the value of member `key` of the object at r->p: 0, or -1 (no such
+ * member, or not an object). */
+int oa_json_find(struct oa_json *r, const char *key);
+
 /* The mark types and labels of the stream.json read from fd, one call
  * each: on_type(arg, type, stack, title), then on_label(arg, type, value,
  * text) for each of its labels (either callback may be NULL).  A reader of
