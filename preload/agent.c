@@ -811,9 +811,7 @@ void agent_exit_event(int status)
 /* A value for the "how it ended" event of a child the parent finishes:
  * the loom's counter, else one of the child's pid-based ones (the last of
  * its first 1023). */
-static long gone_pid;
-
-static int64_t gone_value(void)
+static int64_t gone_value(long gone_pid)
 {
 	if (loom_counter())
 		return next_proc_value();
@@ -838,7 +836,6 @@ void agent_child_gone(pid_t pid, int status)
 			oa_snprintf(how, sizeof(how), "killed by signal %d; streams finished by its parent",
 				    WTERMSIG(status));
 	}
-	gone_pid = pid;
 	oa_finish_process(dir, pid, how, gone_value);
 }
 

@@ -338,7 +338,7 @@ static int write_at(int dfd, const char *path, const char *tmp, const char *buf,
 
 /* One thread directory `name` of the process directory dfd: 1 finished
  * (or set aside), 0 nothing to do, -errno. */
-static int finish_stream(int dfd, const char *name, long pid, const char *how, int64_t (*value)(void))
+static int finish_stream(int dfd, const char *name, long pid, const char *how, int64_t (*value)(long pid))
 {
 	char json[300], tmp[320], obs[300];
 	oa_snprintf(json, sizeof(json), "%s/stream.json", name);
@@ -372,7 +372,7 @@ static int finish_stream(int dfd, const char *name, long pid, const char *how, i
 	if (how && tid == pid && rp.state != 0 && rp.state != 5) {
 		uint8_t p[12];
 		int32_t type = OA_MARK_PROC;
-		v = value();
+		v = value(pid);
 		memcpy(p, &v, 8);
 		memcpy(p + 8, &type, 4);
 		if (oa_put_event(obuf, sizeof(obuf), &len, "OM=", rp.last, p, 12) == 0)
@@ -402,7 +402,7 @@ struct dirent64_raw {
 	char name[];
 };
 
-int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(void))
+int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid))
 {
 	char main_json[4400];
 	oa_snprintf(main_json, sizeof(main_json), "%s/thread.%ld/stream.json", procdir, pid);

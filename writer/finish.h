@@ -49,11 +49,11 @@ int oa_replay_closers(const struct oa_replay *r, uint8_t *buf, size_t cap, size_
  * (absolute, reached through oa_path_at) is gone.  If its main stream is
  * unfinished, every unfinished stream of the directory is finished; the main
  * thread gets a process event (mark 80) labelled `how`, its value from
- * value() (called only when needed).  Streams with no event are set aside
+ * value(pid) (called only when needed).  Streams with no event are set aside
  * (stream.json.empty), as repair does.  The directory is locked (flock) for
  * the time: a repair of the same process waits, another finisher gives up.
  * Returns the number of streams finished, 0 when there was nothing to do,
  * or -errno (busy, unreadable, no descriptor room). */
-int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(void));
+int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid));
 
 #endif

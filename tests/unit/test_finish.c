@@ -92,8 +92,9 @@ static void events(int tid, char *out, size_t size)
 	free(buf);
 }
 
-static int64_t value(void)
+static int64_t value(long pid)
 {
+	(void)pid;
 	return 4242;
 }
 
