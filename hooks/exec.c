@@ -24,6 +24,10 @@ extern char **environ;
 	do {                                                                                \
 		if (!oa_real.execve)                                                        \
 			oa_real_init();                                                     \
+		if (oa_off) {                                                               \
+			char *const *envp = (env);                                          \
+			return (call);                                                      \
+		}                                                                           \
 		if (!may_exec(dirfd, what, flags)) {                                        \
 			char *const *envp = (env);                                          \
 			int r_ = (call);                                                    \

@@ -26,12 +26,12 @@ static inline void *hook_real_lookup(const char *sym)
 {
 	const char *at = strchr(sym, '@');
 	if (!at)
-		return dlsym(RTLD_NEXT, sym);
+		return oa_real_lookup(sym, NULL);
 	char name[64];
 	size_t n = (size_t)(at - sym) < sizeof(name) - 1 ? (size_t)(at - sym) : sizeof(name) - 1;
 	memcpy(name, sym, n);
 	name[n] = '\0';
-	return dlvsym(RTLD_NEXT, name, at + 1);
+	return oa_real_lookup(name, at + 1);
 }
 
 #define HOOK_REAL_FIELD_(ret, field, sym, params) ret(*field) params;
@@ -62,8 +62,10 @@ static inline void *hook_real_lookup(const char *sym)
 	} while (0)
 
 /* The real functions the agent itself calls too (preload/real.c), one
- * table for all: resolve it if a hook runs before the constructor. */
-#define HOOK_REAL(name) (oa_real.name ? oa_real.name : (oa_real_init(), oa_real.name))
+ * table for all: the one asked for is resolved if a hook runs before the
+ * constructor (or in a disabled agent, whose constructor resolves none). */
+#define HOOK_REAL(name) \
+	(oa_real.name ? oa_real.name : (__typeof__(oa_real.name))oa_real_one((void **)&oa_real.name, #name))
 
 /* Depth of MPI calls on this thread (hooks/mpi sets it): only the outermost
  * is recorded (a Fortran binding that calls the C one, a library calling

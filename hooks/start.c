@@ -35,6 +35,8 @@ static int wrapped_main(int argc, char **argv, char **envp)
 OA_EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
 				void (*rtld_fini)(void), void *stack_end)
 {
+	if (oa_off) /* disabled: nothing to record at the end */
+		return REAL(start)(main, argc, argv, init, fini, rtld_fini, stack_end);
 	real_main = main;
 	return REAL(start)(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
 }

@@ -65,6 +65,8 @@ long long oa_value_pid(void)
 	return value_pid ? value_pid : oa_meta.pid;
 }
 
+int oa_off;
+
 int agent_active(void)
 {
 	return atomic_load_explicit(&active, memory_order_relaxed) && !oa_registry_ending();

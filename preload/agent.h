@@ -36,6 +36,12 @@ extern int oa_exec_generation;
  * pid, mixed with its PID namespace when that is not the run's). */
 long long oa_value_pid(void);
 
+/* Set by the first constructor when OVNI_DISABLE is set: every other
+ * constructor and destructor of the agent returns at once, and the hooks
+ * resolve their real functions on first use (a disabled agent costs what
+ * an empty preloaded library does). */
+extern int oa_off;
+
 /* The process is traced and not ending. */
 int agent_active(void);
 /* The process is traced (perhaps ending its streams right now). */

@@ -103,14 +103,19 @@ static void detect_rank(void)
 	}
 }
 
+int oa_config_disabled(void)
+{
+	const char *v = oa_env(OA_ENV_DISABLE);
+	return v && *v && strcmp(v, "0") != 0;
+}
+
 int oa_config_load(void)
 {
 	const char *v;
 	int r;
 
 	memset(&oa_cfg, 0, sizeof(oa_cfg));
-	v = oa_env(OA_ENV_DISABLE);
-	oa_cfg.disabled = v && *v && strcmp(v, "0") != 0;
+	oa_cfg.disabled = oa_config_disabled();
 	v = oa_env(OA_ENV_DEBUG);
 	oa_cfg.debug = v && *v && strcmp(v, "0") != 0;
 	/* ovnirun's report: what the agent says is also said at the end. */

@@ -26,6 +26,8 @@ extern struct oa_config oa_cfg;
 
 /* Fill oa_cfg from the environment. Returns 0 or a negative errno. */
 int oa_config_load(void);
+/* Is the agent turned off (OVNI_DISABLE set, not "0")? */
+int oa_config_disabled(void);
 
 /* Should this process be traced under the child policy? `name` is the
  * program's short name. The first process (root) always is, unless it is

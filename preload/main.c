@@ -4,6 +4,7 @@
 #include <pthread.h>
 
 #include "agent.h"
+#include "config.h"
 #include "symbols.h"
 #include "real.h"
 
@@ -25,6 +26,10 @@ static void on_fork_child(void)
 __attribute__((constructor(101))) static void oa_constructor(void)
 {
 	oa_real_init();
+	if (oa_config_disabled()) {
+		oa_off = 1;
+		return;
+	}
 	agent_at_fork(oa_sym_fork_prepare, oa_sym_fork_parent, oa_sym_fork_child);
 	agent_process_init();
 	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
@@ -32,5 +37,7 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 
 __attribute__((destructor(101))) static void oa_destructor(void)
 {
+	if (oa_off)
+		return;
 	agent_process_finish(0, 0);
 }

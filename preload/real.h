@@ -31,5 +31,11 @@ extern struct oa_real oa_real;
 /* Resolve every symbol (idempotent; called by the constructor and by a hook
  * that runs before it). Returns 0 when every symbol was found. */
 int oa_real_init(void);
+/* The real `name` (its default version, or `version` when not NULL): the
+ * first definition in an object loaded after the agent, as
+ * dlsym(RTLD_NEXT)/dlvsym() find it, without the loader's lock. */
+void *oa_real_lookup(const char *name, const char *version);
+/* Resolve one of them (its field and its name) and return it. */
+void *oa_real_one(void **field, const char *name);
 
 #endif
