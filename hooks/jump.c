@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 
+#include "../writer/sigblock.h"
 #include "sync.h"
 
 #define REALS(X)                                                         \
@@ -22,6 +23,9 @@ HOOK_REALS(REALS)
 
 static void before_jump(struct __jmp_buf_tag *env)
 {
+	/* Out of a signal handler that interrupted an agent window: that
+	 * window is abandoned (the jump restores the mask it saved, if any). */
+	oa_sigblock_depth = 0;
 #if defined(__x86_64__) && defined(__GLIBC__)
 	if (!oa_self)
 		return;

@@ -3,7 +3,10 @@
  * descriptor happen inside one: a SIGTERM or SIGINT that arrives meanwhile is
  * delivered when the window closes, so the work is never left half done.
  * Synchronous faults stay deliverable (blocking them would only turn a crash
- * into a silent kill). */
+ * into a silent kill).  Windows nest (the thread's start opens one around
+ * the stream's creation, which opens its own): only the outermost changes
+ * the mask, the inner ones count (two system calls each saved); a non-local
+ * jump out of a window (hooks/jump.c) sets the count back to zero. */
 #ifndef OA_SIGBLOCK_H
 #define OA_SIGBLOCK_H
 
@@ -12,8 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/compiler.h"
+
+/* How many windows are open on this thread (writer/stream.c). */
+extern OA_TLS int oa_sigblock_depth;
+
 static inline void oa_sigblock(sigset_t *old)
 {
+	if (oa_sigblock_depth > 0) {
+		oa_sigblock_depth++;
+		return;
+	}
 	sigset_t all;
 	sigfillset(&all);
 	sigdelset(&all, SIGSEGV);
@@ -23,10 +35,16 @@ static inline void oa_sigblock(sigset_t *old)
 	sigdelset(&all, SIGTRAP);
 	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_BLOCK, &all, old);
+	oa_sigblock_depth = 1; /* after the mask: a handler never sees 1 unblocked */
 }
 
 static inline void oa_sigrestore(const sigset_t *old)
 {
+	if (oa_sigblock_depth > 1) {
+		oa_sigblock_depth--;
+		return;
+	}
+	oa_sigblock_depth = 0;
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 

@@ -23,6 +23,8 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
+OA_TLS int oa_sigblock_depth;
+
 static size_t page_size(void)
 {
 	static _Atomic size_t ps; /* several threads may fill it, with the same value */
