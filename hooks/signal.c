@@ -251,7 +251,11 @@ __attribute__((constructor(102))) static void signal_init(void)
 		if (!is_fatal(sig) || HOOK_REAL(sigaction)(sig, &sa, &cur) != 0)
 			continue;
 		if (cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO)) {
-			view[sig] = cur;
+			/* view[] is zero, the usual default: only a different
+			 * one is written (each page written costs a fault). */
+			static const struct sigaction zero;
+			if (memcmp(&cur, &zero, sizeof(cur)))
+				view[sig] = cur;
 			atomic_store(&reset[sig], 0);
 			atomic_store(&ours[sig], 1);
 		} else {

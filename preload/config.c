@@ -114,7 +114,8 @@ int oa_config_load(void)
 	const char *v;
 	int r;
 
-	memset(&oa_cfg, 0, sizeof(oa_cfg));
+	/* Read once per process: oa_cfg is still zero (no memset: each of
+	 * its pages written costs a fault). */
 	oa_cfg.disabled = oa_config_disabled();
 	v = oa_env(OA_ENV_DEBUG);
 	oa_cfg.debug = v && *v && strcmp(v, "0") != 0;
