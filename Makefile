@@ -24,7 +24,7 @@ AGENT_SRC := $(wildcard preload/*.c) $(wildcard hooks/*.c) $(wildcard hooks/*/*.
 # and checker), export/, linktest/ (SIONlib, LinkTest, heat map), collect/
 # (the TCP collector's parts) below;
 # ovnirun/ is the launcher, a program of its own.
-TOOLS_SRC := $(filter-out tools/main.c,$(wildcard tools/*.c) $(wildcard tools/trace/*.c tools/check/*.c tools/export/*.c tools/linktest/*.c tools/collect/*.c))
+TOOLS_SRC := $(filter-out tools/main.c,$(wildcard tools/*.c) $(wildcard tools/trace/*.c tools/check/*.c tools/export/*.c tools/linktest/*.c tools/collect/*.c tools/view/*.c))
 RUN_SRC := $(wildcard tools/ovnirun/*.c)
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 PROG_SRC := $(filter-out tests/prog/so_%.c,$(wildcard tests/prog/*.c))
@@ -70,6 +70,15 @@ $(LIB): $(WRITER_OBJ) $(AGENT_OBJ) $(B)/gen/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=$(B)/gen/exports.map \
 		-Wl,-z,nodelete $(AGENT_LIBS)
+
+# The viewer's page parts, built into ovni-auto as C strings.
+VIEW_ASSETS := tools/view/viewer.html tools/view/viewer.css tools/view/viewer.js
+$(B)/gen/view_assets.h: $(VIEW_ASSETS) scripts/text2c.awk
+	@mkdir -p $(dir $@)
+	@{ awk -v name=oa_view_body -f scripts/text2c.awk tools/view/viewer.html; \
+	   awk -v name=oa_view_css -f scripts/text2c.awk tools/view/viewer.css; \
+	   awk -v name=oa_view_js -f scripts/text2c.awk tools/view/viewer.js; } > $@
+$(B)/obj/tools/view/html.o: $(B)/gen/view_assets.h
 
 $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	@mkdir -p $(dir $@)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # run-example.sh: from a fresh Debian machine to a first trace. Installs the
 # missing Debian packages, builds ovni-auto, traces the bundled example with
-# ovnirun, checks the trace and prints a short summary; then the same for an
-# OpenMP example.
+# ovnirun, checks the trace, prints a short summary and the path of its
+# timeline page (ovni-auto view); then the same for an OpenMP example.
 set -e
 cd "$(dirname "$0")"
 sh scripts/deps.sh
@@ -16,7 +16,9 @@ echo "== checking the trace"
 build/bin/ovni-auto check -q build/example/trace
 echo "== summary"
 build/bin/ovni-auto stats build/example/trace
-echo "trace: $(pwd)/build/example/trace (view it with ovniemu + Paraver: docs/ovni-auto-viewing.7.md)"
+build/bin/ovni-auto view -q build/example/trace
+echo "trace: $(pwd)/build/example/trace"
+echo "timeline: $(pwd)/build/example/trace/view.html (open it in a browser; Paraver: docs/ovni-auto-viewing.7.md)"
 
 # OpenMP: the same with a clang-compiled program (OMPT, LLVM libomp).
 clang -O2 -fopenmp -o build/example/omp_tasks examples/omp_tasks.c
@@ -27,4 +29,6 @@ echo "== checking the trace"
 build/bin/ovni-auto check -q build/example/omp-trace
 echo "== summary (tasks per type; OpenMP states per thread)"
 build/bin/ovni-auto stats build/example/omp-trace | sed -n '/^process  *task type/,/^$/p;/^OpenMP states/,/^$/p'
+build/bin/ovni-auto view -q build/example/omp-trace
 echo "trace: $(pwd)/build/example/omp-trace"
+echo "timeline: $(pwd)/build/example/omp-trace/view.html"

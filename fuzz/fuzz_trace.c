@@ -112,5 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(cmd_stats, "stats", dir, NULL, NULL);
 	run(cmd_repair, "repair", "-n", dir, NULL);
 	run(cmd_export, "export", "-o", out, dir);
+	snprintf(out, sizeof(out), "-o%s.html", dir);
+	run(cmd_view, "view", "-q", out, dir);
 	return 0;
 }

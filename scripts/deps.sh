@@ -16,6 +16,8 @@ pkgs="$pkgs golang-go parallel"
 # Servers that change user (issue 30): nginx (workers as www-data), PostgreSQL
 # (runuser -u postgres), getfacl to look at the ACL the agent grants.
 pkgs="$pkgs nginx-light postgresql acl util-linux bubblewrap"
+# The viewer's page is tested in a real browser (issue 34): headless Chromium.
+pkgs="$pkgs chromium"
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -98,6 +98,20 @@ NR == 1 {
 	next
 }
 
+# A picture on a line of its own: its caption and file, in brackets.
+/^!\[[^]]*\]\([^)]*\)[ \t]*$/ {
+	flush_para()
+	alt = $0
+	sub(/^!\[/, "", alt)
+	file = alt
+	sub(/\].*$/, "", alt)
+	sub(/^[^]]*\]\(/, "", file)
+	sub(/\).*$/, "", file)
+	print ".PP"
+	print "[picture: " inline(alt) " (docs/" esc(file) ")]"
+	next
+}
+
 # Fenced code blocks.
 /^```/ {
 	if (!fence) {

@@ -14,7 +14,8 @@
 	X(export, "write a timeline for Perfetto UI / chrome://tracing (JSON or protobuf)") \
 	X(sion, "list the tasks and chunks of a SIONlib container, extract one task")       \
 	X(linktest, "summarise a LinkTest result file: slow links, host pairs, matrix")     \
-	X(collect, "collect one trace over TCP from traced processes on several hosts")
+	X(collect, "collect one trace over TCP from traced processes on several hosts")     \
+	X(view, "write the trace as one HTML page: a zoomable timeline and the tables")
 
 #define OA_DECLARE(name, summary) int cmd_##name(int argc, char **argv);
 OA_COMMANDS(OA_DECLARE)

@@ -32,7 +32,8 @@ for kind in ompt mpi libovni; do
 done
 bad=$(incs tools/*.c tools/*.h tools/*/*.c tools/*/*.h | grep '#include "\.\./' |
 	grep -v '#include "\(\.\./\)\{1,2\}common/[a-z_]*\.h"' | grep -v '#include "\.\./trace/[a-z_]*\.h"' |
-	grep -v '#include "\(\.\./\)\{1,2\}writer/\(ovni_fmt\|mpi_fmt\|finish\)\.h"')
+	grep -v '#include "\(\.\./\)\{1,2\}writer/\(ovni_fmt\|mpi_fmt\|finish\)\.h"' |
+	grep -v '^tools/view/[a-z_]*\.[ch]:[0-9]*:#include "\.\./export/export\.h"')
 [ -z "$bad" ] || fail "tools/ includes more of writer/ than the format headers, or includes upward: $bad"
 # The families under tools/ stand alone: trace/ needs no back-end and not
 # the checker; the checker (check/) reads the trace through trace/ only.
@@ -40,6 +41,9 @@ bad=$(incs tools/trace/* | grep '#include "\(\.\./\)\?\(export\|linktest\|ovniru
 [ -z "$bad" ] || fail "tools/trace/ includes a back-end or the checker: $bad"
 bad=$(incs tools/check/* | grep '#include "\.\./' | grep -v '#include "\.\./trace/\|#include "\.\./\.\./\(common\|writer\)/')
 [ -z "$bad" ] || fail "tools/check/ includes beyond trace/, common/ and writer's format: $bad"
+# The viewer (view/) is a back-end of the export model, never the reverse.
+bad=$(incs tools/export/* tools/trace/* | grep '#include "\(\.\./\)\?view/')
+[ -z "$bad" ] || fail "the export model or the reader includes the viewer: $bad"
 # The checker's rules report through report.c, never through the command.
 bad=$(grep -ln 'ck_problem\|ck_note' tools/*.c | grep -v '^tools/cmd_check\.c$')
 [ -z "$bad" ] || fail "a command other than check reports problems: $bad"

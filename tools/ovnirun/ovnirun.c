@@ -49,6 +49,8 @@ static const char usage_text[] =
 	"                     of writing it here: every traced process joins it\n"
 	"      --no-libomp    keep GCC's libgomp (no OMPT: OpenMP is not traced)\n"
 	"                     instead of running the program on LLVM libomp\n"
+	"      --view         write DIR/view.html at the end: the timeline and the\n"
+	"                     summary as one page for a browser (ovni-auto view)\n"
 	"  -q, --quiet        do not print where the trace is\n"
 	"  -h, --help         this text\n"
 	"\n"
@@ -58,13 +60,21 @@ static const char usage_text[] =
 	"the agent reads); in the source tree docs/ovnirun.1.md, docs/ovni-auto-env.7.md.\n";
 
 static const struct option long_opts[] = {
-	{ "output", required_argument, 0, 'o' },   { "force", no_argument, 0, 'f' },
-	{ "tmpdir", required_argument, 0, 't' },   { "loom", required_argument, 0, 'l' },
-	{ "appid", required_argument, 0, 'a' },    { "bufsize", required_argument, 0, 'b' },
-	{ "quiet", no_argument, 0, 'q' },          { "help", no_argument, 0, 'h' },
-	{ "children", required_argument, 0, 'c' }, { "callsites", no_argument, 0, 's' },
-	{ "sample", required_argument, 0, 'S' },   { "no-libomp", no_argument, 0, 1 },
-	{ "collect", required_argument, 0, 2 },    { 0, 0, 0, 0 },
+	{ "output", required_argument, 0, 'o' },
+	{ "force", no_argument, 0, 'f' },
+	{ "tmpdir", required_argument, 0, 't' },
+	{ "loom", required_argument, 0, 'l' },
+	{ "appid", required_argument, 0, 'a' },
+	{ "bufsize", required_argument, 0, 'b' },
+	{ "quiet", no_argument, 0, 'q' },
+	{ "help", no_argument, 0, 'h' },
+	{ "children", required_argument, 0, 'c' },
+	{ "callsites", no_argument, 0, 's' },
+	{ "sample", required_argument, 0, 'S' },
+	{ "no-libomp", no_argument, 0, 1 },
+	{ "collect", required_argument, 0, 2 },
+	{ "view", no_argument, 0, 3 },
+	{ 0, 0, 0, 0 },
 };
 
 /* The library next to us: <bindir>/../lib/libovni-auto.so. */
@@ -332,7 +342,7 @@ int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
 	const char *children = NULL, *sample = NULL, *collect = NULL;
-	int force = 0, quiet = 0, callsites = 0, libomp = 1, c, contact_lost = 0;
+	int force = 0, quiet = 0, callsites = 0, libomp = 1, c, contact_lost = 0, view = 0;
 
 	oa_progname = "ovnirun";
 	while ((c = getopt_long(argc, argv, "+o:ft:l:a:b:c:sS:qh", long_opts, NULL)) != -1) {
@@ -348,6 +358,7 @@ int main(int argc, char **argv)
 		case 'S': sample = optarg; break;
 		case 1: libomp = 0; break;
 		case 2: collect = optarg; break;
+		case 3: view = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
@@ -510,6 +521,15 @@ int main(int argc, char **argv)
 				nprocs_seen, said);
 		else
 			fprintf(stderr, "ovnirun: no trace was written in %s%s\n", dir, said);
+	}
+	if (view && !contact[0] && !rank) {
+		if (settle_view(dir) == 0) {
+			if (!quiet)
+				fprintf(stderr, "ovnirun: timeline in %s/view.html (open it in a browser)\n", dir);
+		} else {
+			fprintf(stderr, "ovnirun: could not write %s/view.html (ovni-auto view %s says why)\n", dir,
+				dir);
+		}
 	}
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);

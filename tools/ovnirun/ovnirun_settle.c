@@ -308,6 +308,24 @@ static int repair(const char *trace, const char *loom, pid_t pid, const char *ho
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
+int settle_view(const char *dir)
+{
+	char exe[PATH_MAX + 16];
+	sibling(exe, sizeof(exe));
+	pid_t c = fork();
+	if (c < 0)
+		return -1;
+	if (c == 0) {
+		unsetenv("LD_PRELOAD");
+		execl(exe, exe, "view", "-q", dir, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
 static uint64_t now_ms(void)
 {
 	struct timespec ts;

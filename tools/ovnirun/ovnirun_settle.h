@@ -15,4 +15,7 @@
  * unless quiet; returns the number of processes left running. */
 int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
 
+/* `ovni-auto view -q DIR`: DIR/view.html. Returns 0 when it was written. */
+int settle_view(const char *dir);
+
 #endif
