@@ -3,7 +3,8 @@
 # generated trace of EVENTS (10 million) events on 4 threads (bench/gentrace),
 # the time and peak memory of `ovni-auto view`, the size of the page, and in
 # headless Chromium the time to its first paint (the overview) and to the
-# full detail, median of REPS (5) page loads.  The goal: a page of at most
+# full detail, and the time of one frame at three zoom levels, median of
+# REPS (5) page loads.  The goal: a page of at most
 # ~50 MB, first paint within 2 s.
 # Usage: sh bench/view.sh      (after make; needs chromium)
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,6 +29,6 @@ for i in $(seq "$reps"); do
 	"$chrome" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$w/chrome" \
 		--window-size=1200,800 --virtual-time-budget=60000 --dump-dom "file://$w/v.html#selftest" 2>/dev/null |
 		sed -n 's/.*<pre id="oa-selftest"[^>]*>\([^<]*\)<\/pre>.*/\1/p' |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print(round(d["firstPaintMs"]), round(d["readyMs"]), len(d["errors"]))' >>"$w/loads"
+		python3 -c 'import json,sys; d=json.load(sys.stdin); z=d["zoom"]; print(round(d["firstPaintMs"]), round(d["readyMs"]), len(d["errors"]), round(z["fullMs"], 1), round(z["halfMs"], 1), round(z["deepMs"], 1))' >>"$w/loads"
 done
-sort -n "$w/loads" | awk '{ p[NR] = $1; r[NR] = $2; e += $3 } END { m = int((NR + 1) / 2); printf "first paint: %d ms (median; %d-%d), full detail: %d ms; script errors: %d\n", p[m], p[1], p[NR], r[m], e }'
+sort -n "$w/loads" | awk '{ p[NR] = $1; r[NR] = $2; e += $3; f[NR] = $4; h[NR] = $5; d[NR] = $6 } END { m = int((NR + 1) / 2); printf "first paint: %d ms (median; %d-%d), full detail: %d ms; script errors: %d\n", p[m], p[1], p[NR], r[m], e; printf "one frame (the load of median first paint): whole trace %.1f ms, half of it %.1f ms, 1/10000 of it %.1f ms\n", f[m], h[m], d[m] }'

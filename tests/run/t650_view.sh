@@ -106,6 +106,19 @@ if [ -x "$PROG/clang_omp_tasks" ]; then
 		"$(fact "$WORK/o.dom.json" "' '.join(str(any(s.startswith(k) for s in d['states'])) for k in ('task ', 'OpenMP '))")"
 fi
 
+info "MPI: the calls of each rank"
+if command -v mpicc.openmpi >/dev/null 2>&1; then
+	. "$OA_TOP/tests/mpi/lib_mpi.sh"
+	mpi_impl openmpi
+	mpi_build mpi_calls
+	"$OVNIRUN" --view -q -o "$WORK/m" $MPIRUN -np 4 "$WORK/openmpi/mpi_calls" >/dev/null 2>&1 || fail "MPI run failed"
+	browse "file://$WORK/m/view.html#selftest" "$WORK/m.dom"
+	assert_eq "errors" "[]" "$(fact "$WORK/m.dom.json" "d['errors']")"
+	# tests/mpi/mpi_calls.c: each rank sends 10 messages with MPI_Send
+	assert_eq "MPI_Send calls per rank" "[(0, 10), (1, 10), (2, 10), (3, 10)]" \
+		"$(fact "$WORK/m.dom.json" "sorted((m[0], m[2]) for m in d['mpi'] if m[1] == 'MPI_Send')")"
+fi
+
 info "processes: one header each, marks for fork, exec and exit"
 "$OVNIRUN" -q -o "$WORK/p" sh -c '/bin/true; sleep 0.01 & wait' >/dev/null 2>&1 || fail "sh failed"
 "$OA" view -q "$WORK/p" || fail "view of the processes"

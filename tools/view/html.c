@@ -184,6 +184,12 @@ int vw_write_html(FILE *f, struct vw_model *m, const char *title, size_t budget)
 	fputs("],\n\"procs\":[", f);
 	for (int i = 0; i < m->nprocs; i++)
 		fprintf(f, "%s[%d,%d,%u]", i ? "," : "", m->procs[i].pid, m->procs[i].rank, m->procs[i].name);
+	fputs("],\n\"mpi\":[", f);
+	int first = 1;
+	for (int i = 0; i < m->nprocs; i++)
+		for (int k = 0; k < m->procs[i].nmpi; k++, first = 0)
+			fprintf(f, "%s[%d,%u,%lld,%ld]", first ? "" : ",", i, m->procs[i].mpi[k].state,
+				(long long)m->procs[i].mpi[k].ns, m->procs[i].mpi[k].calls);
 	fputs("],\n\"rows\":[", f);
 	for (int i = 0; i < n; i++) {
 		const struct vw_row *r = &m->rows[order[i]];

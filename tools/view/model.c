@@ -123,7 +123,7 @@ static struct vw_row *row_of(const struct ex_track *t)
 				break;
 		if (p == model->nprocs) {
 			model->procs = xrealloc(model->procs, (size_t)(p + 1) * sizeof(*model->procs));
-			model->procs[p] = (struct vw_proc){ t->real_pid, t->rank, pname, -1, 0 };
+			model->procs[p] = (struct vw_proc){ t->real_pid, t->rank, pname, -1, 0, NULL, 0 };
 			model->nprocs++;
 		}
 		r->proc = p;
@@ -139,6 +139,16 @@ static struct vw_row *row_of(const struct ex_track *t)
 static int64_t wadd(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static struct vw_mpi *mpi_of(struct vw_proc *p, uint32_t state)
+{
+	for (int i = 0; i < p->nmpi; i++)
+		if (p->mpi[i].state == state)
+			return &p->mpi[i];
+	p->mpi = xrealloc(p->mpi, (size_t)(p->nmpi + 1) * sizeof(*p->mpi));
+	p->mpi[p->nmpi] = (struct vw_mpi){ state, 0, 0 };
+	return &p->mpi[p->nmpi++];
 }
 
 static void add_iv(struct vw_row *r, int64_t start, int64_t end, uint32_t state, uint32_t detail)
@@ -158,6 +168,10 @@ static void add_iv(struct vw_row *r, int64_t start, int64_t end, uint32_t state,
 		model->states[state].count++;
 	}
 	model->states[state].ns = wadd(model->states[state].ns, end - start);
+	if (model->states[state].kind == VW_MPI) {
+		struct vw_mpi *c = mpi_of(&model->procs[r->proc], state);
+		c->ns = wadd(c->ns, end - start);
+	}
 	r->kind_ns[model->states[state].kind] = wadd(r->kind_ns[model->states[state].kind], end - start);
 }
 
@@ -273,6 +287,8 @@ static void v_slice_begin(FILE *f, const struct ex_track *t, int64_t ts, const c
 	}
 	/* The walk's names live until it ends: keep our own copy. */
 	o->top[k] = model->strs[vw_str(model, name ? name : "?")];
+	if (k == EX_TRACK_MPI && !o->depth[k]) /* an outermost call */
+		mpi_of(&model->procs[r->proc], state_of(model, o->top[k], VW_MPI))->calls++;
 	o->depth[k]++;
 	changed(r, ts);
 }
@@ -360,6 +376,8 @@ void vw_free(struct vw_model *m)
 		free(m->rows[i].marks);
 	}
 	free(m->rows);
+	for (int i = 0; i < m->nprocs; i++)
+		free(m->procs[i].mpi);
 	free(m->procs);
 	free(m->states);
 	for (size_t i = 0; i < m->nstrs; i++)

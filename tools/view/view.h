@@ -54,11 +54,19 @@ struct vw_row {
 	int seen;
 };
 
+struct vw_mpi { /* time and outermost calls of one MPI function */
+	uint32_t state;
+	int64_t ns;
+	long calls;
+};
+
 struct vw_proc {
 	int pid, rank;
 	uint32_t name; /* "loom / proc N" */
 	int64_t first;
 	int nrows;
+	struct vw_mpi *mpi;
+	int nmpi;
 };
 
 struct vw_state {

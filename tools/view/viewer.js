@@ -38,7 +38,7 @@
 			const x = h % 90;
 			return hsl(x < 45 ? 42 + x : 150 + x, 60 + (h >> 8) % 30, 42 + (h >> 16) % 18);
 		}
-		case 5: return hsl(280 + h % 60, 45 + (h >> 8) % 40, 35 + (h >> 16) % 30);  /* MPI: purples, magentas */
+		case 5: return hsl(275 + h % 65, 45 + (h >> 8) % 45, 45 + (h >> 16) % 25);  /* MPI: purples, magentas */
 		default: return hsl(h % 360, 15, 70);
 		}
 	}
@@ -67,7 +67,8 @@
 	const order = [];
 	const visit = (i, d) => { if (order.includes(i)) return; procs[i].depth = d; order.push(i); procs[i].kids.sort((a, b) => procs[a].first - procs[b].first).forEach((k) => visit(k, d + 1)); };
 	procs.forEach((P, i) => { if (P.parent >= 0) procs[P.parent].kids.push(i); });
-	procs.map((P, i) => i).filter((i) => procs[i].parent < 0).sort((a, b) => procs[a].first - procs[b].first).forEach((i) => visit(i, 0));
+	const rankOrFirst = (a, b) => (procs[a].rank >= 0 && procs[b].rank >= 0 ? procs[a].rank - procs[b].rank : 0) || procs[a].first - procs[b].first;
+	procs.map((P, i) => i).filter((i) => procs[i].parent < 0).sort(rankOrFirst).forEach((i) => visit(i, 0));
 	procs.forEach((P, i) => visit(i, 0)); /* cycles (pid reuse): whatever is left */
 
 	/* ---- Data ---- */
@@ -241,7 +242,13 @@
 		for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
 		return 10 * p;
 	}
+	let drawMs = 0;
 	function draw() {
+		const d0 = performance.now();
+		paint();
+		drawMs = performance.now() - d0;
+	}
+	function paint() {
 		draws++;
 		const top = scroller.scrollTop;
 		ctx.clearRect(0, 0, W, H);
@@ -427,6 +434,13 @@
 	table($('oa-procs'), [['process', 1], ['pid', 0], ['rank', 0], ['threads', 0], ['running', 0, T], ['blocked', 0, T], ['MPI', 0, T]],
 		order.map((p) => { const P = procs[p], k = (n) => P.rows.reduce((a, r) => a + r.kinds[n], 0); return { p: P, v: [P.name, P.pid, P.rank >= 0 ? P.rank : '', P.rows.length, k(0), k(2), k(5)] }; }),
 		(d) => { if (d.p.rows.length) findRow(d.p.rows[0]); });
+	if (meta.mpi.length) {
+		table($('oa-mpi'), [['rank', 0], ['process', 1], ['function', 1], ['calls', 0], ['time', 0, T], ['mean', 0, T]],
+			meta.mpi.map(([p, s, ns, calls]) => ({ state: s, swatch: null, v: [procs[p].rank >= 0 ? procs[p].rank : '', procs[p].name, states[s].name, calls, ns, calls ? ns / calls : 0] })),
+			(d) => highlight(d.state));
+	} else {
+		$('oa-mpi-h').hidden = true;
+	}
 	function findRow(r) {
 		const P = procs[r.proc];
 		if (P.folded) { P.folded = false; layout(); }
@@ -447,7 +461,7 @@
 	const firstPaint = performance.now();
 	/* Test hooks: the browser tests read these. */
 	const api = window.OA = {
-		errors, get ready() { return ready; }, get draws() { return draws; },
+		errors, get ready() { return ready; }, get draws() { return draws; }, get drawMs() { return drawMs; },
 		firstPaintMs: firstPaint, startMs: t00, readyMs: 0,
 		rows: rows.map((r) => ({ proc: procs[r.proc].name, pid: procs[r.proc].pid, tid: r.tid, name: r.name })),
 		range: () => [t0, t1],
@@ -487,9 +501,14 @@
 		const m = /probe=([0-9:.,]+)/.exec(location.hash);
 		out.probes = m ? m[1].split(',').map((p) => { const [r, t] = p.split(':').map(Number); return { row: r, t, state: rows[r] ? api.stateAt(r, t) : null }; }) : [];
 		out.marks = rows.map((r) => r.marks.map((k) => k.text));
+		out.mpi = meta.mpi.map(([p, s, ns, calls]) => [procs[p].rank, states[s].name, calls]);
 		const before = api.range(), d0 = draws;
+		api.setRange(before[0], before[1]);
+		const fullMs = drawMs;
 		api.setRange(before[0] + (before[1] - before[0]) / 4, before[1] - (before[1] - before[0]) / 4);
-		out.zoom = { before, after: api.range(), drew: draws > d0 };
+		out.zoom = { before, after: api.range(), drew: draws > d0, fullMs, halfMs: drawMs };
+		api.setRange(before[0] + (before[1] - before[0]) * 0.5, before[0] + (before[1] - before[0]) * 0.5001);
+		out.zoom.deepMs = drawMs;
 		api.setRange(before[0], before[1]);
 		const el = $('oa-selftest');
 		el.textContent = JSON.stringify(out);
