@@ -33,10 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../preload/json.h"
 #include "../../writer/ev_ovni.h"
 #include "../../common/log.h"
-#include "../hooks.h"
+#include "lo.h"
 
 /* The program's own libovni, behind ours: asked for its version only. */
 #define REALS(X) X(void, version_get, "ovni_version_get", (const char **, const char **))
@@ -56,13 +55,6 @@ struct lo_ev {
 
 enum lo_tstate { LO_RUNNING, LO_PAUSED, LO_COOLING, LO_WARMING };
 
-struct lo_thread {
-	int ready;     /* 1 between ovni_thread_init and ovni_thread_free, 2 after */
-	int state;     /* enum lo_tstate, as the program's events left it */
-	json_t *attrs; /* the program's attributes of this thread */
-	json_t *view;  /* the agent's "ovni" members, as last read through the API */
-};
-
 /* jansson (the attributes' document model) is opened at start when the
  * program has libovni loaded, as a libovni program has: not on one of its
  * threads later (see json.h). */
@@ -81,7 +73,7 @@ __attribute__((constructor(103))) static void libovni_init(void)
 		oa_json_load();
 }
 
-static OA_TLS struct lo_thread lo_self;
+OA_TLS struct lo_thread lo_self;
 static pthread_mutex_t lo_lock = PTHREAD_MUTEX_INITIALIZER;
 static int proc_ready; /* 1 after ovni_proc_init, 2 after ovni_proc_fini */
 /* Program CPU index -> agent loom index (+1; 0: not declared). */
@@ -103,14 +95,14 @@ static void lo_lock_drop(void)
 	oa_guard--;
 }
 
-static void misuse(const char *what)
+void lo_misuse(const char *what)
 {
 	static _Atomic int said;
 	if (!atomic_exchange(&said, 1))
 		oa_log("libovni API: %s (libovni would abort; ignored, further misuse not reported)", what);
 }
 
-static struct oa_thread *lo_thread(void)
+struct oa_thread *lo_thread(void)
 {
 	if (oa_guard || !agent_active())
 		return NULL;
@@ -167,7 +159,7 @@ OA_EXPORT void ovni_proc_init(int app, const char *loom, int pid)
 	HOOK_ERRNO_SAVE();
 	lo_lock_take();
 	if (proc_ready) {
-		misuse("ovni_proc_init called twice");
+		lo_misuse("ovni_proc_init called twice");
 	} else {
 		proc_ready = 1;
 		if (app > 0)
@@ -176,7 +168,7 @@ OA_EXPORT void ovni_proc_init(int app, const char *loom, int pid)
 			oa_log("libovni API: the program names its loom \"%s\"; the trace keeps \"%s\"", loom,
 			       oa_meta.loom);
 		if (pid != getpid())
-			misuse("ovni_proc_init with another pid than the process's");
+			lo_misuse("ovni_proc_init with another pid than the process's");
 	}
 	lo_lock_drop();
 	HOOK_ERRNO_RESTORE();
@@ -185,7 +177,7 @@ OA_EXPORT void ovni_proc_init(int app, const char *loom, int pid)
 OA_EXPORT void ovni_proc_set_rank(int rank, int nranks)
 {
 	if (rank < 0 || nranks <= 0 || rank >= nranks) {
-		misuse("ovni_proc_set_rank with a rank out of range");
+		lo_misuse("ovni_proc_set_rank with a rank out of range");
 		return;
 	}
 	oa_meta.nranks = nranks;
@@ -195,7 +187,7 @@ OA_EXPORT void ovni_proc_set_rank(int rank, int nranks)
 OA_EXPORT void ovni_proc_fini(void)
 {
 	if (proc_ready != 1)
-		misuse("ovni_proc_fini without ovni_proc_init, or twice");
+		lo_misuse("ovni_proc_fini without ovni_proc_init, or twice");
 	proc_ready = 2;
 }
 
@@ -205,9 +197,9 @@ OA_EXPORT void ovni_thread_init(pid_t tid)
 {
 	HOOK_ERRNO_SAVE();
 	if (lo_self.ready == 2)
-		misuse("ovni_thread_init after ovni_thread_free");
+		lo_misuse("ovni_thread_init after ovni_thread_free");
 	else if (tid != gettid())
-		misuse("ovni_thread_init with another tid than the thread's");
+		lo_misuse("ovni_thread_init with another tid than the thread's");
 	lo_self.ready = 1;
 	lo_thread();
 	HOOK_ERRNO_RESTORE();
@@ -216,7 +208,7 @@ OA_EXPORT void ovni_thread_init(pid_t tid)
 OA_EXPORT void ovni_thread_free(void)
 {
 	if (lo_self.ready != 1)
-		misuse("ovni_thread_free of a thread not initialized");
+		lo_misuse("ovni_thread_free of a thread not initialized");
 	lo_self.ready = 2;
 }
 
@@ -242,7 +234,7 @@ static int version_newer(const char *a, const char *b)
 OA_EXPORT void ovni_thread_require(const char *model, const char *version)
 {
 	if (!model || !version || strlen(model) < 2 || strpbrk(model, ". \"\\") || strpbrk(version, "\"\\")) {
-		misuse("ovni_thread_require with an invalid model name or version");
+		lo_misuse("ovni_thread_require with an invalid model name or version");
 		return;
 	}
 	HOOK_ERRNO_SAVE();
@@ -300,7 +292,7 @@ static int agent_index_of(int phyid)
 OA_EXPORT void ovni_add_cpu(int index, int phyid)
 {
 	if (index < 0 || index >= LO_MAX_CPUS || phyid < 0) {
-		misuse("ovni_add_cpu with an index out of range");
+		lo_misuse("ovni_add_cpu with an index out of range");
 		return;
 	}
 	HOOK_ERRNO_SAVE();
@@ -386,12 +378,12 @@ OA_EXPORT int ovni_ev_size(const struct lo_ev *ev)
 OA_EXPORT void ovni_payload_add(struct lo_ev *ev, const uint8_t *buf, int size)
 {
 	if (ev->flags & LO_JUMBO) {
-		misuse("ovni_payload_add on a jumbo event");
+		lo_misuse("ovni_payload_add on a jumbo event");
 		return;
 	}
 	int have = ovni_payload_size(ev);
 	if (size < 2 || have + size > 16) {
-		misuse("ovni_payload_add: a payload must have 2 to 16 bytes");
+		lo_misuse("ovni_payload_add: a payload must have 2 to 16 bytes");
 		return;
 	}
 	memcpy(ev->payload + have, buf, (size_t)size);
@@ -399,7 +391,7 @@ OA_EXPORT void ovni_payload_add(struct lo_ev *ev, const uint8_t *buf, int size)
 }
 
 /* The written type of a program mark type. */
-static int32_t map_type(int32_t type)
+int32_t lo_map_type(int32_t type)
 {
 	if (type < 0 || type >= OA_META_NTYPES)
 		return type;
@@ -430,7 +422,7 @@ static void thread_state(struct oa_thread *t, const char *mcv, uint64_t clock, c
 	case 'x': /* began running: it already is; on this CPU */
 	case 'e': /* ended: it still runs code; on the virtual CPU */
 		if (lo_self.state == LO_PAUSED || lo_self.state == LO_WARMING) {
-			misuse("OHx/OHe on a paused thread");
+			lo_misuse("OHx/OHe on a paused thread");
 			return;
 		}
 		if (lo_self.state == LO_COOLING) {
@@ -452,7 +444,7 @@ static void thread_state(struct oa_thread *t, const char *mcv, uint64_t clock, c
 OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
 {
 	if (ev->flags & LO_JUMBO) {
-		misuse("ovni_ev_emit of a jumbo event");
+		lo_misuse("ovni_ev_emit of a jumbo event");
 		return;
 	}
 	struct oa_thread *t = lo_thread();
@@ -485,7 +477,7 @@ OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
 	} else if (mcv[0] == 'O' && mcv[1] == 'M' && n == 12) {
 		int32_t type;
 		memcpy(&type, p + 8, 4);
-		type = map_type(type);
+		type = lo_map_type(type);
 		memcpy(p + 8, &type, 4);
 		oa_emit_raw_at(&t->s, mcv, ev->clock, p, 12);
 	} else if (mcv[0] == 'O' && mcv[1] == 'F') {
@@ -499,7 +491,7 @@ OA_EXPORT void ovni_ev_emit(struct lo_ev *ev)
 OA_EXPORT void ovni_ev_jumbo_emit(struct lo_ev *ev, const uint8_t *buf, uint32_t bufsize)
 {
 	if (ovni_payload_size(ev) != 0 || (uint64_t)bufsize + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX) {
-		misuse("ovni_ev_jumbo_emit with a payload already set or of 2 MiB or more");
+		lo_misuse("ovni_ev_jumbo_emit with a payload already set or of 2 MiB or more");
 		return;
 	}
 	struct oa_thread *t = lo_thread();
@@ -521,7 +513,7 @@ OA_EXPORT void ovni_flush(void)
 OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
 {
 	if (type < 0 || type >= OA_META_NTYPES || !title) {
-		misuse("ovni_mark_type with a type out of [0, 100)");
+		lo_misuse("ovni_mark_type with a type out of [0, 100)");
 		return;
 	}
 	HOOK_ERRNO_SAVE();
@@ -535,7 +527,7 @@ OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
 				to = c;
 		if (to < 0) {
 			lo_lock_drop();
-			misuse("ovni_mark_type: no free mark type left");
+			lo_misuse("ovni_mark_type: no free mark type left");
 			HOOK_ERRNO_RESTORE();
 			return;
 		}
@@ -554,12 +546,12 @@ OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
 OA_EXPORT void ovni_mark_label(int32_t type, int64_t value, const char *label)
 {
 	if (value == 0 || !label) {
-		misuse("ovni_mark_label with value 0");
+		lo_misuse("ovni_mark_label with value 0");
 		return;
 	}
 	struct oa_thread *t = lo_thread();
 	HOOK_ERRNO_SAVE();
-	oa_meta_mark_label(&oa_meta, t ? &t->s.labels : NULL, map_type(type), value, label);
+	oa_meta_mark_label(&oa_meta, t ? &t->s.labels : NULL, lo_map_type(type), value, label);
 	HOOK_ERRNO_RESTORE();
 }
 
@@ -570,7 +562,7 @@ static void mark(const char *mcv, int32_t type, int64_t value)
 		return;
 	HOOK_ERRNO_SAVE();
 	uint8_t p[12];
-	ev_mark_payload(p, value, map_type(type));
+	ev_mark_payload(p, value, lo_map_type(type));
 	oa_emit(&t->s, mcv, p, sizeof(p));
 	HOOK_ERRNO_RESTORE();
 }
@@ -590,278 +582,7 @@ OA_EXPORT void ovni_mark_set(int32_t type, int64_t value)
 	mark("OM=", type, value);
 }
 
-/* ---- attributes ---- */
-
-/* The object a dotted key lives in (created when `create`), and its last
- * part. */
-static json_t *attr_parent(const char *key, const char **leaf, int create)
+int lo_type_moved(int type)
 {
-	if (!lo_self.attrs) {
-		if (!create)
-			return NULL;
-		lo_self.attrs = json_object();
-	}
-	json_t *o = lo_self.attrs;
-	char part[256];
-	const char *k = key;
-	for (const char *dot; (dot = strchr(k, '.')); k = dot + 1) {
-		size_t n = (size_t)(dot - k);
-		if (!n || n >= sizeof(part))
-			return NULL;
-		memcpy(part, k, n);
-		part[n] = '\0';
-		json_t *c = json_object_get(o, part);
-		if (!json_is_object(c)) {
-			if (!create)
-				return NULL;
-			c = json_object();
-			json_object_set_new(o, part, c);
-		}
-		o = c;
-	}
-	*leaf = k;
-	return *k ? o : NULL;
-}
-
-/* Members of "ovni" that the agent writes: the program reads them (libovni
- * keeps its metadata in the same tree) but cannot set them. */
-static const char *const agent_keys[] = { "part",      "tid",     "pid", "loom", "app_id",   "rank", "nranks",
-					  "loom_cpus", "require", "lib", "mark", "finished", NULL };
-
-/* The agent's member that a key "ovni.NAME..." names, or NULL. */
-static const char *agent_key(const char *key)
-{
-	if (strncmp(key, "ovni.", 5))
-		return NULL;
-	const char *name = key + 5;
-	size_t n = strcspn(name, ".");
-	for (int i = 0; agent_keys[i]; i++)
-		if (strlen(agent_keys[i]) == n && !strncmp(agent_keys[i], name, n))
-			return agent_keys[i];
-	return NULL;
-}
-
-/* An object's members as JSON text to append after `lead` ("{...}" ->
- * lead + "..."), or NULL when it has none. */
-static char *members_text(json_t *o, const char *lead)
-{
-	if (!json_object_size(o))
-		return NULL;
-	char *text = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!text)
-		return NULL;
-	size_t n = strlen(text), len = strlen(lead) + n;
-	char *members = malloc(len);
-	if (members)
-		snprintf(members, len, "%s%.*s", lead, (int)(n - 2), text + 1);
-	free(text);
-	return members;
-}
-
-/* Publish the attributes: the members the thread's stream.json ends with,
- * and those under "ovni." inside the agent's "ovni" object. */
-static void attr_publish(void)
-{
-	struct oa_thread *t = lo_thread();
-	if (!t || !lo_self.attrs)
-		return;
-	json_t *top = json_copy(lo_self.attrs);
-	if (!top)
-		return;
-	json_t *mine = json_object_get(top, "ovni");
-	char *inner = members_text(mine, ",\n  ");
-	json_object_del(top, "ovni");
-	char *outer = members_text(top, ",\n ");
-	json_decref(top);
-	/* the old texts may be read by a renderer right now: kept */
-	if (inner)
-		atomic_store_explicit(&t->s.labels.ovni_attrs, inner, memory_order_release);
-	if (outer)
-		atomic_store_explicit(&t->s.labels.attrs, outer, memory_order_release);
-}
-
-static void attr_set(const char *key, json_t *v)
-{
-	HOOK_ERRNO_SAVE();
-	const char *leaf;
-	json_t *o;
-	if (!key || !v || !strcmp(key, "ovni") || !strcmp(key, "version") || agent_key(key) ||
-	    !(o = attr_parent(key, &leaf, 1))) {
-		if (key && (agent_key(key) || !strcmp(key, "ovni") || !strcmp(key, "version")))
-			oa_log("libovni API: attribute \"%s\" is the agent's: not set", key);
-		json_decref(v);
-		HOOK_ERRNO_RESTORE();
-		return;
-	}
-	json_object_set_new(o, leaf, v);
-	attr_publish();
-	HOOK_ERRNO_RESTORE();
-}
-
-/* The agent's member `name` of "ovni", as stream.json would say it now
- * (mark types in the program's numbering). */
-static json_t *view_build(const char *name)
-{
-	struct oa_thread *t = oa_self;
-	if (!strcmp(name, "part"))
-		return json_string("thread");
-	if (!strcmp(name, "tid"))
-		return json_integer(gettid());
-	if (!strcmp(name, "pid"))
-		return json_integer(oa_meta.pid);
-	if (!strcmp(name, "loom"))
-		return json_string(oa_meta.loom);
-	if (!strcmp(name, "app_id"))
-		return json_integer(oa_meta.app_id);
-	if (!strcmp(name, "rank"))
-		return oa_meta.rank >= 0 && oa_meta.nranks > 0 ? json_integer(oa_meta.rank) : NULL;
-	if (!strcmp(name, "nranks"))
-		return oa_meta.rank >= 0 && oa_meta.nranks > 0 ? json_integer(oa_meta.nranks) : NULL;
-	if (!strcmp(name, "loom_cpus")) {
-		json_t *a = json_array();
-		for (int i = 0; i < oa_meta.ncpus; i++)
-			json_array_append_new(a, json_pack("{s:i, s:i}", "index", i, "phyid", oa_meta.phyids[i]));
-		return a;
-	}
-	if (!strcmp(name, "lib"))
-		return json_pack("{s:s, s:s}", "version", oa_meta.lib_version ? oa_meta.lib_version : "", "commit",
-				 oa_meta.lib_commit ? oa_meta.lib_commit : "");
-	if (!strcmp(name, "require") || !strcmp(name, "mark")) {
-		/* what the stream.json of this thread says */
-		char *buf = NULL;
-		ssize_t n = -EOVERFLOW;
-		for (size_t cap = 64 * 1024; n == -EOVERFLOW && cap <= (256u << 20); cap *= 4) {
-			free(buf);
-			buf = malloc(cap);
-			n = buf ? oa_meta_render(&oa_meta, buf, cap, gettid(), 0, t ? &t->s.labels : NULL) : -ENOMEM;
-		}
-		json_t *root = n > 0 ? json_loadb(buf, (size_t)n, 0, NULL) : NULL;
-		free(buf);
-		json_t *v = json_object_get(json_object_get(root, "ovni"), name);
-		json_incref(v);
-		json_decref(root);
-		if (!v || !strcmp(name, "require"))
-			return v;
-		/* the program's mark types under its own numbers */
-		json_t *marks = json_object();
-		char num[16];
-		for (int p = 0; p < OA_META_NTYPES; p++) {
-			int to = map_type(p);
-			snprintf(num, sizeof(num), "%d", to);
-			json_t *m = json_object_get(v, num);
-			if (m && (to == p || atomic_load(&type_map[p]))) {
-				snprintf(num, sizeof(num), "%d", p);
-				json_object_set(marks, num, m);
-			}
-		}
-		json_decref(v);
-		return marks;
-	}
-	return NULL;
-}
-
-/* An attribute of the agent's, kept in lo_self.view so that the strings
- * handed out stay valid while the value does not change. */
-static json_t *view_get(const char *key, const char *name)
-{
-	json_t *fresh = view_build(name);
-	if (!lo_self.view)
-		lo_self.view = json_object();
-	json_t *old = json_object_get(lo_self.view, name);
-	if (fresh && !(old && json_equal(old, fresh)))
-		json_object_set(lo_self.view, name, fresh);
-	else if (!fresh)
-		json_object_del(lo_self.view, name);
-	json_decref(fresh);
-	json_t *o = json_object_get(lo_self.view, name);
-	for (const char *k = key + 5 + strlen(name); o && *k == '.'; k += strcspn(k + 1, ".") + 1) {
-		char part[256];
-		size_t n = strcspn(k + 1, ".");
-		if (!n || n >= sizeof(part))
-			return NULL;
-		memcpy(part, k + 1, n);
-		part[n] = '\0';
-		o = json_is_array(o) ? json_array_get(o, strtoul(part, NULL, 10)) : json_object_get(o, part);
-	}
-	return o;
-}
-
-static json_t *attr_get(const char *key)
-{
-	const char *name = key ? agent_key(key) : NULL;
-	if (name)
-		return view_get(key, name);
-	const char *leaf;
-	json_t *o = key ? attr_parent(key, &leaf, 0) : NULL;
-	return o ? json_object_get(o, leaf) : NULL;
-}
-
-OA_EXPORT int ovni_attr_has(const char *key)
-{
-	return attr_get(key) != NULL;
-}
-
-OA_EXPORT void ovni_attr_set_double(const char *key, double num)
-{
-	attr_set(key, json_real(num));
-}
-
-OA_EXPORT void ovni_attr_set_boolean(const char *key, int value)
-{
-	attr_set(key, json_boolean(value));
-}
-
-OA_EXPORT void ovni_attr_set_str(const char *key, const char *value)
-{
-	attr_set(key, value ? json_string(value) : NULL);
-}
-
-OA_EXPORT void ovni_attr_set_json(const char *key, const char *json)
-{
-	json_t *v = json ? json_loads(json, JSON_DECODE_ANY, NULL) : NULL;
-	if (!v)
-		misuse("ovni_attr_set_json with text that is not JSON");
-	attr_set(key, v);
-}
-
-OA_EXPORT double ovni_attr_get_double(const char *key)
-{
-	json_t *v = attr_get(key);
-	if (!json_is_number(v))
-		misuse("ovni_attr_get_double of a missing or non-number attribute");
-	return json_number_value(v);
-}
-
-OA_EXPORT int ovni_attr_get_boolean(const char *key)
-{
-	json_t *v = attr_get(key);
-	if (!json_is_boolean(v))
-		misuse("ovni_attr_get_boolean of a missing or non-boolean attribute");
-	return json_is_true(v);
-}
-
-OA_EXPORT const char *ovni_attr_get_str(const char *key)
-{
-	json_t *v = attr_get(key);
-	if (!json_is_string(v))
-		misuse("ovni_attr_get_str of a missing or non-string attribute");
-	return json_string_value(v);
-}
-
-OA_EXPORT char *ovni_attr_get_json(const char *key)
-{
-	json_t *v = attr_get(key);
-	return v ? json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
-}
-
-OA_EXPORT void ovni_attr_flush(void)
-{
-	struct oa_thread *t = lo_thread();
-	if (!t)
-		return;
-	HOOK_ERRNO_SAVE();
-	oa_guard++;
-	oa_stream_sync_meta(&t->s);
-	oa_guard--;
-	HOOK_ERRNO_RESTORE();
+	return type >= 0 && type < OA_META_NTYPES && atomic_load(&type_map[type]) != 0;
 }
