@@ -29,6 +29,7 @@
 #include "collect.h"
 #include "cpus.h"
 #include "owner.h"
+#include "procevents.h"
 #include "version.h"
 #include "../common/env.h"
 
@@ -43,12 +44,6 @@ static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
 static char stagedir[4600];      /* same under OVNI_TMPDIR, or "" */
 static _Atomic int said_open_error;
 static _Atomic int said_fd_limit;
-/* The exit label, prepared at start: _exit() may be called from a signal
- * handler, where nothing may allocate. */
-static struct oa_label *exit_label;
-static _Atomic int exit_label_used;
-static struct oa_label *rt_label; /* for a real-time signal that kills */
-static _Atomic int rt_label_used;
 
 #define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
 
@@ -56,8 +51,6 @@ static int start_process(int creator_tid);
 /* The pid that makes this process's mark values unique in the trace: its
  * pid, and in a nested PID namespace (where pids repeat) its namespace too. */
 static long long value_pid;
-static void refused_flush(struct oa_thread *t);
-static _Atomic int64_t proc_seq;
 int oa_exec_generation;
 
 long long oa_value_pid(void)
@@ -276,8 +269,7 @@ static void scan_earlier_images(const char *dir)
 		close(fd);
 	}
 	closedir(d);
-	if ((int64_t)last > atomic_load(&proc_seq))
-		atomic_store(&proc_seq, (int64_t)last);
+	oa_procev_seen(last);
 	if (execs > oa_exec_generation)
 		oa_exec_generation = execs;
 }
@@ -443,7 +435,7 @@ void agent_thread_end(void)
 	oa_sigblock(&old); /* a SIGTERM now waits until the stream is finished */
 	oa_guard++;
 	oa_sample_thread_stop(t);
-	refused_flush(t);
+	oa_procev_flush_refused(t);
 	oa_self = NULL;
 	if (oa_registry_claim_self(&t->s) == 0) {
 		end_stream(t, 0);
@@ -460,23 +452,21 @@ static void end_other(struct oa_stream *s, void *arg)
 	end_stream(THREAD_OF(s), *(int *)arg);
 }
 
-/* A vfork child (or a clone child) shares or copies our memory but is another
- * process: it must never touch the parent's streams. */
-static int foreign_process(void)
+int agent_foreign(void)
 {
 	return getpid() != oa_meta.pid;
 }
 
 void agent_process_end(int in_signal)
 {
-	if (!atomic_load(&active) || foreign_process())
+	if (!atomic_load(&active) || agent_foreign())
 		return;
 	int saved = errno;
 	sigset_t old;
 	oa_sigblock(&old); /* finishing is atomic with respect to SIGTERM, SIGINT... */
 	oa_guard++;
 	struct oa_thread *self = oa_self;
-	refused_flush(self);
+	oa_procev_flush_refused(self);
 	oa_registry_end_others(self ? &self->s : NULL, end_other, &in_signal);
 	if (self) {
 		oa_self = NULL;
@@ -492,7 +482,7 @@ void agent_process_end(int in_signal)
 
 void agent_process_finish(int in_signal, int sig)
 {
-	if (foreign_process())
+	if (agent_foreign())
 		return;
 	agent_process_end(in_signal);
 	oa_col_process_done(sig ? OA_COLLECT_SIGNAL : OA_COLLECT_EXIT, sig);
@@ -505,7 +495,7 @@ void agent_collect_stop(void)
 
 void agent_root_change(void)
 {
-	if (!atomic_load(&active) || foreign_process())
+	if (!atomic_load(&active) || agent_foreign())
 		return;
 	int saved = errno;
 	oa_guard++;
@@ -518,7 +508,7 @@ void agent_user_change(uid_t euid)
 {
 	/* Only a privileged process can hand its files over, and root can
 	 * write anything: nothing to do otherwise. */
-	if (!atomic_load(&active) || foreign_process() || euid == (uid_t)-1 || euid == 0 || geteuid() != 0)
+	if (!atomic_load(&active) || agent_foreign() || euid == (uid_t)-1 || euid == 0 || geteuid() != 0)
 		return;
 	int saved = errno;
 	oa_guard++;
@@ -619,7 +609,7 @@ static struct oa_thread *exec_self;
 
 int agent_exec_begin(void)
 {
-	if (!atomic_load(&active) || foreign_process())
+	if (!atomic_load(&active) || agent_foreign())
 		return 0;
 	exec_self = oa_self;
 	agent_process_end(0);
@@ -660,230 +650,12 @@ void agent_exec_failed(int was_traced)
 	errno = saved;
 }
 
-/* Values of the process-event mark channel: fixed ones are labelled at
- * start (they must be in the metadata even when a signal ends the process);
- * fork, exec and exit values are made unique per process and labelled then. */
-#define PROC_SIGNAL_BASE OA_PROC_SIGNAL_BASE
-
-/* Unique in the whole trace, also in their low 32 bits (oa_proc_value: the
- * pid, the loom, a sequence); an image after exec goes on after the values
- * its predecessors labelled. */
-/* The loom's counter of process-event values: a page of the file
- * loom.L/.values, mapped shared by the first process of an image that
- * needs a value (a fork child keeps its parent's mapping).  Every process
- * of the loom draws from it, so no two values of the loom agree in their
- * low 32 bits; each loom's range starts at a place of its own (its name's
- * hash).  No file (a read-only directory, descriptors near the limit): the
- * pid-based values (oa_proc_value), unique across processes of a loom for
- * the first 1023 events of each.  Async-signal-safe (system calls only). */
-static _Atomic(_Atomic uint32_t *) value_counter;
-static _Atomic int value_counter_tried;
-
-static _Atomic uint32_t *loom_counter(void)
-{
-	_Atomic uint32_t *c = atomic_load(&value_counter);
-	if (c || atomic_exchange(&value_counter_tried, 1))
-		return c;
-	static char path[4400]; /* once per image (value_counter_tried) */
-	oa_snprintf(path, sizeof(path), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);
-	if (!oa_fd_room())
-		return NULL;
-	const char *rel;
-	int d = oa_path_at(path, &rel);
-	int fd = openat(d, rel, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return NULL;
-	struct stat st;
-	void *m = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && (st.st_size >= 4096 || ftruncate(fd, 4096) == 0))
-		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return NULL;
-	atomic_store(&value_counter, (_Atomic uint32_t *)m);
-	return m;
-}
-
-static int64_t next_proc_value(void)
-{
-	_Atomic uint32_t *c = loom_counter();
-	if (!c)
-		return oa_proc_value(oa_cfg.loom, oa_meta.pid, (uint32_t)(atomic_fetch_add(&proc_seq, 1) + 1));
-	uint64_t h = oa_loom_hash(oa_cfg.loom);
-	uint32_t low;
-	do /* not the fixed values (99, 100 + signal) */
-		low = atomic_fetch_add(c, 1) + (uint32_t)h;
-	while (low < 256);
-	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low);
-}
-
-/* An exec that failed before anything was ended (the file is missing or
- * not executable): recorded as "failed exec PATH: reason", once per PATH
- * search.  Shells try each PATH directory in turn, so the failure waits
- * (per thread, label prepared) until the thread does something else: an
- * exec of the same name elsewhere replaces it (or, when it works, drops
- * it); any other process event, an exit, the thread's or the process's end
- * writes it, at the clock of the failure. */
-static OA_TLS struct {
-	struct oa_label *label;
-	uint64_t clock;
-	int active;
-	char name[64];
-	char text[300];
-} refused;
-
-static const char *base_name(const char *path)
-{
-	const char *b = path ? strrchr(path, '/') : NULL;
-	return b ? b + 1 : (path ? path : "");
-}
-
-/* Async-signal-safe: the label was prepared when the exec failed. */
-static void refused_flush(struct oa_thread *t)
-{
-	/* A vfork child shares the parent's memory: it must not touch this. */
-	if (!refused.active || foreign_process())
-		return;
-	refused.active = 0;
-	if (!t || !atomic_load(&active))
-		return;
-	int64_t value = next_proc_value();
-	oa_meta_label_publish(&oa_meta, &t->s.labels, refused.label, OA_MARK_PROC, value, refused.text);
-	refused.label = NULL;
-	if (!oa_emitting(&t->s)) {
-		uint8_t p[12];
-		ev_mark_payload(p, value, OA_MARK_PROC);
-		oa_emit_at(&t->s, "OM=", refused.clock, p, sizeof(p));
-	}
-}
-
-void agent_exec_refused(const char *path, int err)
-{
-	struct oa_thread *t = oa_self;
-	if (!t || !atomic_load(&active) || foreign_process())
-		return;
-	if (refused.active && strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
-		refused_flush(t);
-	if (!refused.label && !(refused.label = oa_meta_label_alloc()))
-		return;
-	refused.clock = oa_clock_now();
-	oa_snprintf(refused.name, sizeof(refused.name), "%s", base_name(path));
-	oa_snprintf(refused.text, sizeof(refused.text), "failed exec %s: %s", path, strerror(err));
-	refused.active = 1;
-}
-
-void agent_exec_attempt(const char *path)
-{
-	if (!refused.active || foreign_process())
-		return;
-	if (!strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
-		refused.active = 0; /* the search found it */
-	else
-		refused_flush(oa_self);
-}
-
-void agent_proc_event(const char *label)
-{
-	struct oa_thread *t = oa_self;
-	if (!t || foreign_process())
-		return;
-	refused_flush(t);
-	int64_t value = next_proc_value();
-	oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, label);
-	ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
-}
-
-void agent_exit_event(int status)
-{
-	struct oa_thread *t = oa_self;
-	if (!atomic_load(&active) || foreign_process())
-		return;
-	refused_flush(t);
-	char text[48];
-	oa_snprintf(text, sizeof(text), "exit status %d", status);
-	int64_t value = next_proc_value();
-	/* The prepared label serves the first exit; another (exit() from
-	 * several threads at once) goes unlabelled rather than allocate. */
-	if (!atomic_exchange(&exit_label_used, 1))
-		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, exit_label, OA_MARK_PROC, value, text);
-	if (t && !oa_emitting(&t->s))
-		ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
-}
-
-/* A value for the "how it ended" event of a child the parent finishes:
- * the loom's counter, else one of the child's pid-based ones (the last of
- * its first 1023). */
-static int64_t gone_value(long gone_pid)
-{
-	if (loom_counter())
-		return next_proc_value();
-	return oa_proc_value(oa_cfg.loom, gone_pid, 1023);
-}
-
-void agent_child_gone(pid_t pid, int status)
-{
-	if (!atomic_load(&active) || foreign_process() || oa_cfg.tmpdir[0] || pid <= 0)
-		return;
-	if (!WIFEXITED(status) && !WIFSIGNALED(status))
-		return;
-	char dir[4600], how[128];
-	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, (int)pid);
-	if (WIFEXITED(status)) {
-		oa_snprintf(how, sizeof(how), "exit status %d; streams finished by its parent", WEXITSTATUS(status));
-	} else {
-		const char *name = sigabbrev_np(WTERMSIG(status));
-		if (name)
-			oa_snprintf(how, sizeof(how), "killed by signal SIG%s; streams finished by its parent", name);
-		else
-			oa_snprintf(how, sizeof(how), "killed by signal %d; streams finished by its parent",
-				    WTERMSIG(status));
-	}
-	oa_finish_process(dir, pid, how, gone_value);
-}
-
-void agent_signal_event(int sig)
-{
-	struct oa_thread *t = oa_self;
-	/* Real-time signals are labelled when one kills (the first: its
-	 * label was prepared at start). */
-	if (sig >= 32 && rt_label && !atomic_exchange(&rt_label_used, 1)) {
-		char text[48];
-		if (sig >= SIGRTMIN && sig <= SIGRTMAX)
-			oa_snprintf(text, sizeof(text), "signal SIGRTMIN+%d", sig - SIGRTMIN);
-		else
-			oa_snprintf(text, sizeof(text), "signal %d", sig);
-		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, rt_label, OA_MARK_PROC, PROC_SIGNAL_BASE + sig,
-				      text);
-	}
-	if (t && !oa_emitting(&t->s))
-		ev_ovni_mark_set(&t->s, OA_MARK_PROC, PROC_SIGNAL_BASE + sig);
-}
-
 static void declare_marks(void)
 {
 	oa_callsites = oa_cfg.callsites;
 	if (oa_callsites)
 		oa_meta_mark_type(&oa_meta, OA_MARK_CALLSITE, 1, "Called from (ovni-auto)");
-	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
-	/* Written in every stream: a fatal signal cannot add labels.  Fixed
-	 * labels, from a table of ours (nothing allocated or hashed). */
-	static char texts[31][24];
-	static const char *table[31];
-	if (!table[0]) {
-		for (int sig = 1; sig < 32; sig++) {
-			const char *name = sigabbrev_np(sig);
-			if (name)
-				oa_snprintf(texts[sig - 1], sizeof(texts[0]), "signal SIG%s", name);
-			else
-				oa_snprintf(texts[sig - 1], sizeof(texts[0]), "signal %d", sig);
-			table[sig - 1] = texts[sig - 1];
-		}
-	}
-	oa_meta_fixed_labels(&oa_meta, OA_MARK_PROC, PROC_SIGNAL_BASE + 1, table, 31);
-	if (!exit_label)
-		exit_label = oa_meta_label_alloc();
-	if (!rt_label)
-		rt_label = oa_meta_label_alloc();
+	oa_procev_declare();
 }
 
 static int start_process(int creator_tid)
@@ -999,8 +771,7 @@ void agent_fork_child(void)
 	oa_self = NULL;
 	oa_registry_after_fork(NULL);
 	atomic_store(&active, 0);
-	atomic_store(&exit_label_used, 0);
-	atomic_store(&rt_label_used, 0);
+	oa_procev_after_fork();
 	int traced = oa_config_trace_child(program_invocation_short_name);
 	/* unshare(CLONE_NEWPID) then fork: this child is pid 1 of a new one. */
 	place_in_pidns(0);

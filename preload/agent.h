@@ -46,6 +46,9 @@ extern int oa_off;
 int agent_active(void);
 /* The process is traced (perhaps ending its streams right now). */
 int agent_traced(void);
+/* A vfork child (or a clone child) shares or copies our memory but is
+ * another process: it must never touch the parent's streams. */
+int agent_foreign(void);
 
 /* Constructor work: configuration, process identity, main thread stream. */
 void agent_process_init(void);

@@ -1,0 +1,267 @@
+/* procevents.c: the process-event mark channel (OA_MARK_PROC): forks,
+ * execs and their failures, exits, signals, children finished by their
+ * parent.  Fixed values (signals) are labelled at start, in every stream
+ * (a fatal signal cannot add labels); the others are made unique in the
+ * whole trace and labelled when they happen. */
+#include "procevents.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../common/fdroom.h"
+#include "../common/log.h"
+#include "../writer/ev_ovni.h"
+#include "../writer/finish.h"
+#include "../writer/ovni_fmt.h"
+#include "agent.h"
+#include "config.h"
+
+/* The exit label, prepared at start: _exit() may be called from a signal
+ * handler, where nothing may allocate. */
+static struct oa_label *exit_label;
+static _Atomic int exit_label_used;
+static struct oa_label *rt_label; /* for a real-time signal that kills */
+static _Atomic int rt_label_used;
+static _Atomic int64_t proc_seq;
+
+/* Values of the process-event mark channel: fixed ones are labelled at
+ * start (they must be in the metadata even when a signal ends the process);
+ * fork, exec and exit values are made unique per process and labelled then. */
+#define PROC_SIGNAL_BASE OA_PROC_SIGNAL_BASE
+
+/* Unique in the whole trace, also in their low 32 bits (oa_proc_value: the
+ * pid, the loom, a sequence); an image after exec goes on after the values
+ * its predecessors labelled. */
+/* The loom's counter of process-event values: a page of the file
+ * loom.L/.values, mapped shared by the first process of an image that
+ * needs a value (a fork child keeps its parent's mapping).  Every process
+ * of the loom draws from it, so no two values of the loom agree in their
+ * low 32 bits; each loom's range starts at a place of its own (its name's
+ * hash).  No file (a read-only directory, descriptors near the limit): the
+ * pid-based values (oa_proc_value), unique across processes of a loom for
+ * the first 1023 events of each.  Async-signal-safe (system calls only). */
+static _Atomic(_Atomic uint32_t *) value_counter;
+static _Atomic int value_counter_tried;
+
+static _Atomic uint32_t *loom_counter(void)
+{
+	_Atomic uint32_t *c = atomic_load(&value_counter);
+	if (c || atomic_exchange(&value_counter_tried, 1))
+		return c;
+	static char path[4400]; /* once per image (value_counter_tried) */
+	oa_snprintf(path, sizeof(path), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);
+	if (!oa_fd_room())
+		return NULL;
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	int fd = openat(d, rel, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	void *m = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && (st.st_size >= 4096 || ftruncate(fd, 4096) == 0))
+		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return NULL;
+	atomic_store(&value_counter, (_Atomic uint32_t *)m);
+	return m;
+}
+
+static int64_t next_proc_value(void)
+{
+	_Atomic uint32_t *c = loom_counter();
+	if (!c)
+		return oa_proc_value(oa_cfg.loom, oa_meta.pid, (uint32_t)(atomic_fetch_add(&proc_seq, 1) + 1));
+	uint64_t h = oa_loom_hash(oa_cfg.loom);
+	uint32_t low;
+	do /* not the fixed values (99, 100 + signal) */
+		low = atomic_fetch_add(c, 1) + (uint32_t)h;
+	while (low < 256);
+	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low);
+}
+
+/* An exec that failed before anything was ended (the file is missing or
+ * not executable): recorded as "failed exec PATH: reason", once per PATH
+ * search.  Shells try each PATH directory in turn, so the failure waits
+ * (per thread, label prepared) until the thread does something else: an
+ * exec of the same name elsewhere replaces it (or, when it works, drops
+ * it); any other process event, an exit, the thread's or the process's end
+ * writes it, at the clock of the failure. */
+static OA_TLS struct {
+	struct oa_label *label;
+	uint64_t clock;
+	int active;
+	char name[64];
+	char text[300];
+} refused;
+
+static const char *base_name(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+	return b ? b + 1 : (path ? path : "");
+}
+
+/* Async-signal-safe: the label was prepared when the exec failed. */
+void oa_procev_flush_refused(struct oa_thread *t)
+{
+	/* A vfork child shares the parent's memory: it must not touch this. */
+	if (!refused.active || agent_foreign())
+		return;
+	refused.active = 0;
+	if (!t || !agent_traced())
+		return;
+	int64_t value = next_proc_value();
+	oa_meta_label_publish(&oa_meta, &t->s.labels, refused.label, OA_MARK_PROC, value, refused.text);
+	refused.label = NULL;
+	if (!oa_emitting(&t->s)) {
+		uint8_t p[12];
+		ev_mark_payload(p, value, OA_MARK_PROC);
+		oa_emit_at(&t->s, "OM=", refused.clock, p, sizeof(p));
+	}
+}
+
+void agent_exec_refused(const char *path, int err)
+{
+	struct oa_thread *t = oa_self;
+	if (!t || !agent_traced() || agent_foreign())
+		return;
+	if (refused.active && strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
+		oa_procev_flush_refused(t);
+	if (!refused.label && !(refused.label = oa_meta_label_alloc()))
+		return;
+	refused.clock = oa_clock_now();
+	oa_snprintf(refused.name, sizeof(refused.name), "%s", base_name(path));
+	oa_snprintf(refused.text, sizeof(refused.text), "failed exec %s: %s", path, strerror(err));
+	refused.active = 1;
+}
+
+void agent_exec_attempt(const char *path)
+{
+	if (!refused.active || agent_foreign())
+		return;
+	if (!strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
+		refused.active = 0; /* the search found it */
+	else
+		oa_procev_flush_refused(oa_self);
+}
+
+void agent_proc_event(const char *label)
+{
+	struct oa_thread *t = oa_self;
+	if (!t || agent_foreign())
+		return;
+	oa_procev_flush_refused(t);
+	int64_t value = next_proc_value();
+	oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, label);
+	ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
+}
+
+void agent_exit_event(int status)
+{
+	struct oa_thread *t = oa_self;
+	if (!agent_traced() || agent_foreign())
+		return;
+	oa_procev_flush_refused(t);
+	char text[48];
+	oa_snprintf(text, sizeof(text), "exit status %d", status);
+	int64_t value = next_proc_value();
+	/* The prepared label serves the first exit; another (exit() from
+	 * several threads at once) goes unlabelled rather than allocate. */
+	if (!atomic_exchange(&exit_label_used, 1))
+		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, exit_label, OA_MARK_PROC, value, text);
+	if (t && !oa_emitting(&t->s))
+		ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
+}
+
+/* A value for the "how it ended" event of a child the parent finishes:
+ * the loom's counter, else one of the child's pid-based ones (the last of
+ * its first 1023). */
+static int64_t gone_value(long gone_pid)
+{
+	if (loom_counter())
+		return next_proc_value();
+	return oa_proc_value(oa_cfg.loom, gone_pid, 1023);
+}
+
+void agent_child_gone(pid_t pid, int status)
+{
+	if (!agent_traced() || agent_foreign() || oa_cfg.tmpdir[0] || pid <= 0)
+		return;
+	if (!WIFEXITED(status) && !WIFSIGNALED(status))
+		return;
+	char dir[4600], how[128];
+	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, (int)pid);
+	if (WIFEXITED(status)) {
+		oa_snprintf(how, sizeof(how), "exit status %d; streams finished by its parent", WEXITSTATUS(status));
+	} else {
+		const char *name = sigabbrev_np(WTERMSIG(status));
+		if (name)
+			oa_snprintf(how, sizeof(how), "killed by signal SIG%s; streams finished by its parent", name);
+		else
+			oa_snprintf(how, sizeof(how), "killed by signal %d; streams finished by its parent",
+				    WTERMSIG(status));
+	}
+	oa_finish_process(dir, pid, how, gone_value);
+}
+
+void agent_signal_event(int sig)
+{
+	struct oa_thread *t = oa_self;
+	/* Real-time signals are labelled when one kills (the first: its
+	 * label was prepared at start). */
+	if (sig >= 32 && rt_label && !atomic_exchange(&rt_label_used, 1)) {
+		char text[48];
+		if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+			oa_snprintf(text, sizeof(text), "signal SIGRTMIN+%d", sig - SIGRTMIN);
+		else
+			oa_snprintf(text, sizeof(text), "signal %d", sig);
+		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, rt_label, OA_MARK_PROC, PROC_SIGNAL_BASE + sig,
+				      text);
+	}
+	if (t && !oa_emitting(&t->s))
+		ev_ovni_mark_set(&t->s, OA_MARK_PROC, PROC_SIGNAL_BASE + sig);
+}
+
+void oa_procev_declare(void)
+{
+	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
+	/* Written in every stream: a fatal signal cannot add labels.  Fixed
+	 * labels, from a table of ours (nothing allocated or hashed). */
+	static char texts[31][24];
+	static const char *table[31];
+	if (!table[0]) {
+		for (int sig = 1; sig < 32; sig++) {
+			const char *name = sigabbrev_np(sig);
+			if (name)
+				oa_snprintf(texts[sig - 1], sizeof(texts[0]), "signal SIG%s", name);
+			else
+				oa_snprintf(texts[sig - 1], sizeof(texts[0]), "signal %d", sig);
+			table[sig - 1] = texts[sig - 1];
+		}
+	}
+	oa_meta_fixed_labels(&oa_meta, OA_MARK_PROC, PROC_SIGNAL_BASE + 1, table, 31);
+	if (!exit_label)
+		exit_label = oa_meta_label_alloc();
+	if (!rt_label)
+		rt_label = oa_meta_label_alloc();
+}
+
+void oa_procev_seen(uint32_t last)
+{
+	if ((int64_t)last > atomic_load(&proc_seq))
+		atomic_store(&proc_seq, (int64_t)last);
+}
+
+void oa_procev_after_fork(void)
+{
+	atomic_store(&exit_label_used, 0);
+	atomic_store(&rt_label_used, 0);
+}

@@ -1,0 +1,25 @@
+/* procevents.h: the process-event mark channel (procevents.c). The
+ * events themselves are agent_proc_event, agent_exit_event,
+ * agent_signal_event, agent_exec_refused/attempt and agent_child_gone
+ * (agent.h). */
+#ifndef OA_PROCEVENTS_H
+#define OA_PROCEVENTS_H
+
+#include <stdint.h>
+
+struct oa_thread;
+
+/* At start: the channel's type, its fixed labels (signals), the labels an
+ * exit or a real-time signal will need (prepared: they may come from a
+ * signal handler). */
+void oa_procev_declare(void);
+/* An earlier image of this process labelled values up to sequence `last`:
+ * go on after them. */
+void oa_procev_seen(uint32_t last);
+/* A fork child: the prepared labels are its own to use again. */
+void oa_procev_after_fork(void);
+/* Write the thread's pending "failed exec" event, if any (a shell's PATH
+ * search). Async-signal-safe. */
+void oa_procev_flush_refused(struct oa_thread *t);
+
+#endif
