@@ -1,0 +1,86 @@
+/* images.c: what earlier images of this process (before an exec) wrote in
+ * its directory: a thread whose stream an earlier image began continues it
+ * with its labels, and the process's event values and OpenMP ids go on
+ * after theirs. */
+#include "images.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../writer/meta.h"
+#include "../writer/ovni_fmt.h"
+#include "agent.h"
+#include "config.h"
+#include "procevents.h"
+
+/* What an earlier image of this process recorded in the stream we continue:
+ * its labels are written again at our end, and process-event values and
+ * OpenMP ids go on after its own. */
+void oa_images_import(struct oa_thread *t)
+{
+	int dfd = open(t->s.final_path[0] ? t->s.final_path : t->s.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd < 0 ? -1 : openat(dfd, "stream.json", O_RDONLY | O_CLOEXEC);
+	if (dfd >= 0)
+		close(dfd);
+	if (fd < 0)
+		return;
+	int r = oa_meta_import_marks(&oa_meta, &t->s.labels, fd);
+	close(fd);
+	(void)r;
+}
+
+struct earlier {
+	uint32_t *last;
+	int *execs;
+};
+
+static void earlier_label(void *arg, int type, int64_t v, const char *text)
+{
+	struct earlier *e = arg;
+	/* Not the fixed values (signals), written in every stream; every
+	 * other label here is this process's (its directory). */
+	if (type != OA_MARK_PROC || (v >= 0 && v < 256))
+		return;
+	uint32_t seq = oa_proc_value_seq(oa_cfg.loom, oa_meta.pid, v);
+	if (seq > *e->last)
+		*e->last = seq;
+	/* Every exec labelled "exec PATH"; one that failed also "exec failed
+	 * PATH". A label is in one stream only. */
+	if (!strncmp(text, "exec failed ", 12))
+		(*e->execs)--;
+	else if (!strncmp(text, "exec ", 5))
+		(*e->execs)++;
+}
+
+/* The process-event labels of every stream an earlier image of this
+ * process wrote (each label is in the stream of the thread that made it):
+ * process-event values go on after the last one, and the number of images
+ * (successful execs) gives OpenMP ids of their own. Once per image. */
+void oa_images_scan(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	uint32_t last = 0;
+	int execs = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "thread.", 7))
+			continue;
+		int dfd = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		int fd = dfd < 0 ? -1 : openat(dfd, "stream.json", O_RDONLY | O_CLOEXEC);
+		if (dfd >= 0)
+			close(dfd);
+		if (fd < 0)
+			continue;
+		struct earlier ea = { &last, &execs };
+		oa_meta_scan_fd(fd, NULL, earlier_label, &ea);
+		close(fd);
+	}
+	closedir(d);
+	oa_procev_seen(last);
+	if (execs > oa_exec_generation)
+		oa_exec_generation = execs;
+}

@@ -1,0 +1,15 @@
+/* images.h: what earlier images of this process wrote (images.c). */
+#ifndef OA_IMAGES_H
+#define OA_IMAGES_H
+
+struct oa_thread;
+
+/* The labels the earlier image wrote in the stream this thread continues
+ * (they are written again at its end). */
+void oa_images_import(struct oa_thread *t);
+/* Once per image, in the process directory `dir`: process-event values go
+ * on after the last one labelled there, and OpenMP ids after the number of
+ * images (oa_exec_generation). */
+void oa_images_scan(const char *dir);
+
+#endif
