@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "files.h"
 #include "sigblock.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -34,154 +34,6 @@ static size_t page_size(void)
 		atomic_store_explicit(&ps, v, memory_order_relaxed);
 	}
 	return v;
-}
-
-/* The anchor: a directory descriptor to the trace's root, held only by a
- * process that changed user (oa_stream_anchor): the new user may not be
- * able to walk the absolute path (a trace under /root), but paths below
- * the anchor are opened relative to it.  Checked to still be ours (device
- * and inode) before each use; gone (the program closed it), the absolute
- * paths are used again. */
-static int anchor_fd = -1;
-static size_t anchor_len;
-static char anchor_path[4096];
-static dev_t anchor_dev;
-static ino_t anchor_ino;
-
-int oa_stream_anchor(const char *root)
-{
-	size_t n = strlen(root);
-	if (anchor_fd >= 0 || n == 0 || n >= sizeof(anchor_path))
-		return 0;
-	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	fd = oa_fd_move_high(fd);
-	struct stat st;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return -errno;
-	}
-	memcpy(anchor_path, root, n + 1);
-	anchor_len = n;
-	anchor_dev = st.st_dev;
-	anchor_ino = st.st_ino;
-	anchor_fd = fd;
-	return 0;
-}
-
-int oa_path_at(const char *path, const char **rel)
-{
-	*rel = path;
-	if (anchor_fd < 0 || strncmp(path, anchor_path, anchor_len) || (path[anchor_len] != '/' && path[anchor_len]))
-		return AT_FDCWD;
-	struct stat st;
-	if (fstat(anchor_fd, &st) != 0 || st.st_dev != anchor_dev || st.st_ino != anchor_ino) {
-		anchor_fd = -1; /* closed or replaced by the program: not ours */
-		return AT_FDCWD;
-	}
-	*rel = path[anchor_len] ? path + anchor_len + 1 : ".";
-	return anchor_fd;
-}
-
-#define at oa_path_at
-
-static int mkdir_at(const char *path, mode_t mode)
-{
-	const char *rel;
-	int d = at(path, &rel);
-	return mkdirat(d, rel, mode);
-}
-
-static int open_at(const char *path, int flags, mode_t mode)
-{
-	const char *rel;
-	int d = at(path, &rel);
-	return openat(d, rel, flags, mode);
-}
-
-/* mkdir -p on a path buffer we own (each '/' is cut for a moment):
- * signal-safe, no stack copy. */
-static int mkdir_p(char *path)
-{
-	/* Usually only the last one or two are missing: try from the end. */
-	if (mkdir_at(path, 0755) == 0 || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -errno;
-	char *slash = strrchr(path, '/');
-	if (slash && slash != path) {
-		*slash = '\0';
-		int r = mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-		*slash = '/';
-		if (r == 0)
-			return mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
-	}
-	size_t n = strlen(path);
-	for (size_t i = 1; i <= n; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		char c = path[i];
-		path[i] = '\0';
-		int r = mkdir_at(path, 0755) != 0 && errno != EEXIST ? -errno : 0;
-		path[i] = c;
-		if (r)
-			return r;
-	}
-	return 0;
-}
-
-/* The stream's directory, opened a moment before use (never kept). */
-static int open_dir(const char *path)
-{
-	int fd = open_at(path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
-	return fd < 0 ? -errno : fd;
-}
-
-/* A file of a stream's directory is opened by its full path, the name
- * appended for a moment to the directory's path in the stream's own
- * buffer (`dir`, 4096 bytes, owned by the caller): one descriptor at a time
- * and no directory descriptor, so that a program one slot from its
- * descriptor limit still lets a stream end (and every file operation costs
- * one open and one close less). */
-static long path_in(char *dir, const char *name)
-{
-	size_t n = strlen(dir), m = strlen(name);
-	if (n + 1 + m >= 4096)
-		return -1;
-	dir[n] = '/';
-	memcpy(dir + n + 1, name, m + 1);
-	return (long)n;
-}
-
-static int dir_open(char *dir, const char *name, int flags, mode_t mode)
-{
-	long n = path_in(dir, name);
-	if (n < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	int fd = open_at(dir, flags | O_CLOEXEC, mode);
-	int e = errno;
-	dir[n] = '\0';
-	errno = e;
-	return fd;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	while (len) {
-		ssize_t w = write(fd, p, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 /* Most stream.json texts fit in one page: they are written with a single
@@ -202,7 +54,7 @@ static int write_meta(char *dir, const struct oa_stream *s, int finished)
 	char buf[META_INPLACE_MAX];
 	ssize_t n = oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels);
 	if (n > 0) {
-		int fd = dir_open(dir, "stream.json", O_WRONLY | O_CREAT, 0644);
+		int fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT, 0644);
 		if (fd < 0)
 			return -errno;
 		struct stat st;
@@ -228,7 +80,7 @@ static int write_meta(char *dir, const struct oa_stream *s, int finished)
 	}
 	/* Larger than a page (rare): through a temporary and a rename, with
 	 * the directory's descriptor. */
-	int dfd = open_dir(dir);
+	int dfd = oa_open_dir(dir);
 	if (dfd < 0)
 		return dfd;
 	int fd = openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -254,7 +106,7 @@ static int open_files(struct oa_stream *s, int append)
 {
 	int r;
 	int flags = O_RDWR | O_CREAT | (append ? 0 : O_TRUNC);
-	int fd = dir_open(s->path, "stream.obs", flags, 0644);
+	int fd = oa_dir_open(s->path, "stream.obs", flags, 0644);
 	if (fd < 0)
 		return -errno;
 	uint64_t start = 0;
@@ -273,7 +125,7 @@ static int open_files(struct oa_stream *s, int append)
 		uint32_t version = OVNI_STREAM_VERSION;
 		memcpy(hdr, OVNI_STREAM_MAGIC, 4);
 		memcpy(hdr + 4, &version, 4);
-		if ((r = write_all(fd, hdr, sizeof(hdr))) != 0)
+		if ((r = oa_write_all(fd, hdr, sizeof(hdr))) != 0)
 			goto fail;
 		start = OVNI_HEADER_SIZE;
 	}
@@ -334,7 +186,7 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 
 	sigset_t old;
 	oa_sigblock(&old);
-	if ((s->final_path[0] && (r = mkdir_p(s->final_path)) != 0) || (r = mkdir_p(s->path)) != 0) {
+	if ((s->final_path[0] && (r = oa_mkdir_p(s->final_path)) != 0) || (r = oa_mkdir_p(s->path)) != 0) {
 		oa_sigrestore(&old);
 		return r;
 	}
@@ -369,7 +221,7 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	int r, fd = dir_open(s->path, "stream.obs", O_RDWR, 0);
+	int r, fd = oa_dir_open(s->path, "stream.obs", O_RDWR, 0);
 	r = fd < 0 ? -errno : advance(s, fd, cur, need, ps);
 	if (fd >= 0)
 		close(fd);
@@ -506,65 +358,12 @@ uint64_t oa_emit_jumbo_raw_at(struct oa_stream *s, const char *mcv, uint64_t clo
 	return emit_jumbo(s, mcv, clock, data, n, 1);
 }
 
-/* Move a file between two directories (paths in the stream's buffers);
- * across file systems (OVNI_TMPDIR on another one) copy it in the kernel
- * (no buffer on our stack). */
-static int move_file(char *from, char *to, const char *name)
-{
-	long nf = path_in(from, name), nt = path_in(to, name);
-	int r = 0;
-	if (nf < 0 || nt < 0) {
-		r = -ENAMETOOLONG;
-		goto out;
-	}
-	const char *rf, *rt;
-	int df = at(from, &rf), dt = at(to, &rt);
-	if (renameat(df, rf, dt, rt) == 0)
-		goto out;
-	if (errno != EXDEV) {
-		r = -errno;
-		goto out;
-	}
-	int in = open_at(from, O_RDONLY | O_CLOEXEC, 0);
-	if (in < 0) {
-		r = -errno;
-		goto out;
-	}
-	int outfd = open_at(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (outfd < 0) {
-		r = -errno;
-		close(in);
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = sendfile(outfd, in, NULL, 1 << 30);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			r = -errno;
-			break;
-		}
-	}
-	close(in);
-	close(outfd);
-	if (r == 0)
-		unlinkat(df, rf, 0);
-out:
-	if (nf >= 0)
-		from[nf] = '\0';
-	if (nt >= 0)
-		to[nt] = '\0';
-	return r;
-}
-
 /* Cut stream.obs at len, write stream.json (finished), move staged files.
  * Signals are blocked by the caller. */
 static int finish_files(struct oa_stream *s, uint64_t len)
 {
 	int r = 0;
-	int fd = dir_open(s->path, "stream.obs", O_WRONLY, 0);
+	int fd = oa_dir_open(s->path, "stream.obs", O_WRONLY, 0);
 	if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
 		r = -errno;
 	if (fd >= 0)
@@ -573,12 +372,12 @@ static int finish_files(struct oa_stream *s, uint64_t len)
 	if (!r)
 		r = m;
 	if (s->final_path[0]) {
-		int a = move_file(s->path, s->final_path, "stream.obs");
-		int b = move_file(s->path, s->final_path, "stream.json");
+		int a = oa_move_file(s->path, s->final_path, "stream.obs");
+		int b = oa_move_file(s->path, s->final_path, "stream.json");
 		if (!r)
 			r = a ? a : b;
 		const char *rel;
-		int d = at(s->path, &rel);
+		int d = oa_path_at(s->path, &rel);
 		unlinkat(d, rel, AT_REMOVEDIR);
 	}
 	return r;
@@ -726,7 +525,7 @@ int oa_stream_end(struct oa_stream *s)
 		oa_sigblock(&old);
 		int xfsz = oa_xfsz_pending();
 		int r = -EIO;
-		int fd = dir_open(s->path, "stream.obs", O_WRONLY, 0);
+		int fd = oa_dir_open(s->path, "stream.obs", O_WRONLY, 0);
 		if (fd >= 0) {
 			r = pwrite(fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
 			close(fd);

@@ -1,0 +1,216 @@
+/* files.c: the file operations of the stream writer (stream.c): paths
+ * below the trace's anchor (a process that changed user), directories made
+ * from the leaf up, a stream directory's files opened by full path (one
+ * descriptor at a time), writes that finish, files moved between
+ * directories.  All async-signal-safe: they run when a stream ends, possibly
+ * in a fatal signal handler. */
+#include "files.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/fdroom.h"
+
+/* The anchor: a directory descriptor to the trace's root, held only by a
+ * process that changed user (oa_stream_anchor): the new user may not be
+ * able to walk the absolute path (a trace under /root), but paths below
+ * the anchor are opened relative to it.  Checked to still be ours (device
+ * and inode) before each use; gone (the program closed it), the absolute
+ * paths are used again. */
+static int anchor_fd = -1;
+static size_t anchor_len;
+static char anchor_path[4096];
+static dev_t anchor_dev;
+static ino_t anchor_ino;
+
+int oa_stream_anchor(const char *root)
+{
+	size_t n = strlen(root);
+	if (anchor_fd >= 0 || n == 0 || n >= sizeof(anchor_path))
+		return 0;
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	fd = oa_fd_move_high(fd);
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -errno;
+	}
+	memcpy(anchor_path, root, n + 1);
+	anchor_len = n;
+	anchor_dev = st.st_dev;
+	anchor_ino = st.st_ino;
+	anchor_fd = fd;
+	return 0;
+}
+
+int oa_path_at(const char *path, const char **rel)
+{
+	*rel = path;
+	if (anchor_fd < 0 || strncmp(path, anchor_path, anchor_len) || (path[anchor_len] != '/' && path[anchor_len]))
+		return AT_FDCWD;
+	struct stat st;
+	if (fstat(anchor_fd, &st) != 0 || st.st_dev != anchor_dev || st.st_ino != anchor_ino) {
+		anchor_fd = -1; /* closed or replaced by the program: not ours */
+		return AT_FDCWD;
+	}
+	*rel = path[anchor_len] ? path + anchor_len + 1 : ".";
+	return anchor_fd;
+}
+
+int oa_mkdir_at(const char *path, mode_t mode)
+{
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	return mkdirat(d, rel, mode);
+}
+
+int oa_open_at(const char *path, int flags, mode_t mode)
+{
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	return openat(d, rel, flags, mode);
+}
+
+/* mkdir -p on a path buffer we own (each '/' is cut for a moment):
+ * signal-safe, no stack copy. */
+int oa_mkdir_p(char *path)
+{
+	/* Usually only the last one or two are missing: try from the end. */
+	if (oa_mkdir_at(path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	char *slash = strrchr(path, '/');
+	if (slash && slash != path) {
+		*slash = '\0';
+		int r = oa_mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+		*slash = '/';
+		if (r == 0)
+			return oa_mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+	}
+	size_t n = strlen(path);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		char c = path[i];
+		path[i] = '\0';
+		int r = oa_mkdir_at(path, 0755) != 0 && errno != EEXIST ? -errno : 0;
+		path[i] = c;
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/* The stream's directory, opened a moment before use (never kept). */
+int oa_open_dir(const char *path)
+{
+	int fd = oa_open_at(path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* A file of a stream's directory is opened by its full path, the name
+ * appended for a moment to the directory's path in the stream's own
+ * buffer (`dir`, 4096 bytes, owned by the caller): one descriptor at a time
+ * and no directory descriptor, so that a program one slot from its
+ * descriptor limit still lets a stream end (and every file operation costs
+ * one open and one close less). */
+long oa_path_in(char *dir, const char *name)
+{
+	size_t n = strlen(dir), m = strlen(name);
+	if (n + 1 + m >= 4096)
+		return -1;
+	dir[n] = '/';
+	memcpy(dir + n + 1, name, m + 1);
+	return (long)n;
+}
+
+int oa_dir_open(char *dir, const char *name, int flags, mode_t mode)
+{
+	long n = oa_path_in(dir, name);
+	if (n < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	int fd = oa_open_at(dir, flags | O_CLOEXEC, mode);
+	int e = errno;
+	dir[n] = '\0';
+	errno = e;
+	return fd;
+}
+
+int oa_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Move a file between two directories (paths in the stream's buffers);
+ * across file systems (OVNI_TMPDIR on another one) copy it in the kernel
+ * (no buffer on our stack). */
+int oa_move_file(char *from, char *to, const char *name)
+{
+	long nf = oa_path_in(from, name), nt = oa_path_in(to, name);
+	int r = 0;
+	if (nf < 0 || nt < 0) {
+		r = -ENAMETOOLONG;
+		goto out;
+	}
+	const char *rf, *rt;
+	int df = oa_path_at(from, &rf), dt = oa_path_at(to, &rt);
+	if (renameat(df, rf, dt, rt) == 0)
+		goto out;
+	if (errno != EXDEV) {
+		r = -errno;
+		goto out;
+	}
+	int in = oa_open_at(from, O_RDONLY | O_CLOEXEC, 0);
+	if (in < 0) {
+		r = -errno;
+		goto out;
+	}
+	int outfd = oa_open_at(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (outfd < 0) {
+		r = -errno;
+		close(in);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = sendfile(outfd, in, NULL, 1 << 30);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r = -errno;
+			break;
+		}
+	}
+	close(in);
+	close(outfd);
+	if (r == 0)
+		unlinkat(df, rf, 0);
+out:
+	if (nf >= 0)
+		from[nf] = '\0';
+	if (nt >= 0)
+		to[nt] = '\0';
+	return r;
+}
