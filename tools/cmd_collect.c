@@ -188,68 +188,14 @@ static void drop(struct client *c, const char *why)
 	c->fd = -1;
 }
 
-static double best_rtt = 1e18; /* the shortest round trip of any series: what the network can do */
-
-/* A series, again (5 at most) while its round trip is far from the best
- * seen: a process starting up, or a busy host, delays one way more.  The
- * event loop waits meanwhile: 100 ms at most per call, and at most
- * MEASURE_MAX series per host in the whole run. */
-#define MEASURE_MAX 12
-static int series(struct oa_col_host *h, int fd, double *med, double *mean, double *std, double *rtt)
-{
-	int ok = 0;
-	uint64_t deadline = oa_col_clock() + 100000000ull;
-	for (int i = 0; i < 5 && h->nmeasured < MEASURE_MAX; i++) {
-		double m, a, s, r;
-		if (i) {
-			struct timespec pause = { 0, 2000000 }; /* let the burst pass */
-			nanosleep(&pause, NULL);
-		}
-		h->nmeasured++;
-		if (oa_col_clock_measure(fd, deadline, &m, &a, &s, &r) != 0)
-			break;
-		if (!ok || r < *rtt)
-			*med = m, *mean = a, *std = s, *rtt = r, ok = 1;
-		if (r < best_rtt)
-			best_rtt = r;
-		if (*rtt <= 2 * best_rtt + 2000)
-			break;
-	}
-	return ok ? 0 : -1;
-}
-
-static int poor(const struct oa_col_host *h)
-{
-	return h->first_rtt > 2 * best_rtt + 2000;
-}
-
-/* 0, or -1 when the agent did not answer (a broken or hostile client). */
+/* A host's clock through one of its processes; its first offset is told. */
 static int measure(struct oa_col_host *h, int fd, int again)
 {
-	double med = 0, mean = 0, std = 0, rtt = 0;
-	if (h->nmeasured >= MEASURE_MAX)
-		return 0;
-	if (series(h, fd, &med, &mean, &std, &rtt) != 0)
-		return -1;
-	if (!again) {
-		/* The first processes of a host are each measured: the series
-		 * with the shortest round trip is kept (the least delay to be
-		 * unequal between the two ways). */
-		h->joins_measured++;
-		if (h->measured && rtt >= h->first_rtt)
-			return 0;
-		h->first = med, h->first_mean = mean, h->first_std = std, h->first_rtt = rtt;
-		h->t_first = oa_col_clock();
-		if (!h->measured)
-			note("host %s: clock offset %+.0f ns (best round trip %.0f us)", h->loom, med, rtt / 1000);
-		if (!h->measured)
-			h->measured = 1;
-	} else {
-		h->last = med, h->last_mean = mean, h->last_std = std, h->last_rtt = rtt;
-		h->t_last = oa_col_clock();
-		h->measured = 2;
-	}
-	return 0;
+	int r = oa_col_host_measure(h, fd, again);
+	if (r == 1)
+		note("host %s: clock offset %+.0f ns (best round trip %.0f us)", h->loom, h->first,
+		     h->first_rtt / 1000);
+	return r < 0 ? -1 : 0;
 }
 
 /* HELO: a client of this run says who it is and gives its nonce; we prove
@@ -392,7 +338,7 @@ static int fini(struct client *c, const char *text)
 	struct oa_col_host *h = p->host;
 	if (h->measured && oa_col_clock() - (h->measured == 2 ? h->t_last : h->t_first) > 1000000000ull)
 		measure(h, c->fd, 1);
-	else if (h->measured == 1 && poor(h))
+	else if (h->measured == 1 && oa_col_host_poor(h))
 		measure(h, c->fd, 0);
 	send_frame(c->fd, OA_COL_BYE, NULL);
 	return 1;
@@ -563,136 +509,6 @@ static void accept_one(int lfd)
 	nclients++;
 }
 
-static int listen_on(const char *spec, char *host, size_t hsize, int *port)
-{
-	char a[300] = "", p[32] = "0";
-	if (spec) {
-		const char *colon = strrchr(spec, ':');
-		if (!colon) {
-			snprintf(a, sizeof(a), "%s", spec);
-		} else {
-			snprintf(a, sizeof(a), "%.*s", (int)(colon - spec), spec);
-			snprintf(p, sizeof(p), "%s", colon + 1);
-		}
-		if (a[0] == '[' && a[strlen(a) - 1] == ']') {
-			memmove(a, a + 1, strlen(a));
-			a[strlen(a) - 1] = '\0';
-		}
-	}
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE }, *ai;
-	int g = getaddrinfo(a[0] ? a : NULL, p, &hints, &ai);
-	if (g)
-		die("cannot listen on %s: %s", spec, gai_strerror(g));
-	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	int one = 1;
-	if (fd >= 0)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(fd, 512) != 0)
-		die("cannot listen on %s:", spec ? spec : "a free port");
-	freeaddrinfo(ai);
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &sl);
-	*port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-					       : ((struct sockaddr_in *)&ss)->sin_port);
-	if (a[0] && strcmp(a, "0.0.0.0") && strcmp(a, "::"))
-		snprintf(host, hsize, strchr(a, ':') ? "[%s]" : "%s", a);
-	else if (gethostname(host, hsize) != 0)
-		snprintf(host, hsize, "localhost");
-	return fd;
-}
-
-static void make_secret(void)
-{
-	uint8_t r[OA_COL_SECRET_HEX / 2 + OA_COL_RUN_HEX / 2];
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-		die("no random numbers:");
-	for (size_t i = 0; i < OA_COL_SECRET_HEX / 2; i++)
-		sprintf(secret + 2 * i, "%02x", r[i]);
-	for (size_t i = 0; i < OA_COL_RUN_HEX / 2; i++)
-		sprintf(run + 2 * i, "%02x", r[OA_COL_SECRET_HEX / 2 + i]);
-}
-
-static void counts(long *running, long *finished, long *lost, long *streams)
-{
-	*running = *finished = *lost = *streams = 0;
-	for (struct oa_col_proc *p = oa_col_procs; p; p = p->next) {
-		*running += p->state == PROC_RUNNING;
-		*finished += p->state == PROC_FINISHED;
-		*lost += p->state == PROC_LOST;
-		*streams += p->nstreams;
-	}
-}
-
-static void status(const char *state)
-{
-	long running, finished, lost, streams, hosts = 0;
-	counts(&running, &finished, &lost, &streams);
-	for (struct oa_col_host *h = oa_col_hosts; h; h = h->next)
-		hosts += h->nprocs > 0;
-	char text[512];
-	snprintf(text, sizeof(text),
-		 "pid %d\nstate %s\nhosts %ld\nprocesses running %ld finished %ld lost %ld\nstreams %ld\nbytes %llu\n",
-		 (int)getpid(), state, hosts, running, finished, lost, streams, (unsigned long long)total_bytes);
-	oa_col_write_file(".collect-status", text);
-}
-
-static int show_status(const char *dir)
-{
-	char path[4200], text[1024];
-	snprintf(path, sizeof(path), "%s/.collect-status", dir);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		fprintf(stderr, "ovni-auto collect: no collector status in %s\n", dir);
-		return 1;
-	}
-	size_t n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	int pid = atoi(text + 4);
-	fputs(text, stdout);
-	if (!strstr(text, "state done") && (pid <= 0 || kill(pid, 0) != 0))
-		printf("(the collector is no longer running)\n");
-	return 0;
-}
-
-/* The end: offsets, what did not finish, the summary. */
-static void finish(void)
-{
-	long running, finished, lost, streams, hosts = 0;
-	counts(&running, &finished, &lost, &streams);
-	for (struct oa_col_host *h = oa_col_hosts; h; h = h->next)
-		hosts += h->nprocs > 0;
-	char *sum = NULL;
-	size_t sumlen = 0;
-	FILE *f = open_memstream(&sum, &sumlen);
-	fprintf(f, "ovni-auto collect: %s\n", outdir);
-	fprintf(f, "  %ld hosts, %ld processes (%ld finished, %ld did not), %ld streams, %.1f KiB\n", hosts,
-		running + finished + lost, finished, running + lost, streams, (double)total_bytes / 1024);
-	oa_col_clock_write(f);
-	for (struct oa_col_proc *p = oa_col_procs; p; p = p->next) {
-		if (p->state == PROC_FINISHED && !p->crashed && !p->stopped)
-			continue;
-		const char *what = p->state == PROC_RUNNING ? "did not finish (still running or killed)"
-				   : p->state == PROC_LOST  ? "did not finish (vanished: killed?)"
-				   : p->crashed             ? "died of a signal; its streams are complete"
-							    : "stopped by fail-stop; its streams are complete";
-		fprintf(f, "  %s/proc.%d (%s): %s", p->host->loom, p->pid, p->prog[0] ? p->prog : "?", what);
-		if (p->crashed)
-			fprintf(f, " (signal %d)", p->crashed);
-		fputc('\n', f);
-	}
-	if (ngarbage)
-		fprintf(f, "  %ld connections dropped (not of this run, or broken off)\n", ngarbage);
-	fclose(f);
-	oa_col_write_file("collect.txt", sum);
-	if (!quiet)
-		fputs(sum, stderr);
-	free(sum);
-	oa_col_store_cleanup();
-	status("done");
-}
-
 int cmd_collect(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -731,7 +547,7 @@ int cmd_collect(int argc, char **argv)
 			max_bytes = (uint64_t)(v * (double)(1ull << sh));
 			break;
 		}
-		case 6: return show_status(optarg);
+		case 6: return oa_col_show_status(optarg);
 		case 'f': force = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -770,10 +586,10 @@ int cmd_collect(int argc, char **argv)
 	int r = oa_col_store_open_root(outdir);
 	if (r)
 		die("cannot write in %s: %s", outdir, strerror(-r));
-	make_secret();
+	oa_col_make_secret(secret, run);
 	char host[300];
 	int port;
-	int lfd = listen_on(listen_spec, host, sizeof(host), &port);
+	int lfd = oa_col_listen(listen_spec, host, sizeof(host), &port);
 	char contact[512];
 	snprintf(contact, sizeof(contact), "%s:%d:%s:%s", host, port, run, secret);
 	if (contact_file) {
@@ -863,7 +679,7 @@ int cmd_collect(int argc, char **argv)
 			}
 		}
 		long running, finished, lost, streams;
-		counts(&running, &finished, &lost, &streams);
+		oa_col_counts(&running, &finished, &lost, &streams);
 		int sending = 0;
 		for (struct client *k = clients; k; k = k->next)
 			sending += k->fd >= 0 && (k->role == R_FINI || k->stage <= ST_AUTH);
@@ -885,7 +701,7 @@ int cmd_collect(int argc, char **argv)
 			break;
 		if (now - last_status > 1000000000ull) {
 			last_status = now;
-			status(stopping ? "stopping" : "running");
+			oa_col_status(total_bytes, stopping ? "stopping" : "running");
 			if (nfini != shown && nfini) {
 				shown = nfini;
 				note("%ld processes finished, %ld running, %.1f KiB received", finished, running,
@@ -896,7 +712,7 @@ int cmd_collect(int argc, char **argv)
 	for (struct client *k = clients; k; k = k->next)
 		if (k->fd >= 0)
 			drop(k, NULL);
-	finish();
+	oa_col_summary(outdir, total_bytes, ngarbage, quiet);
 	free(pfd);
 	free(who);
 	return 0;

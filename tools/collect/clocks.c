@@ -163,3 +163,68 @@ out:
 	free(text);
 	free(drift);
 }
+
+static double best_rtt = 1e18; /* the shortest round trip of any series: what the network can do */
+
+/* A series, again (5 at most) while its round trip is far from the best
+ * seen: a process starting up, or a busy host, delays one way more.  The
+ * event loop waits meanwhile: 100 ms at most per call, and at most
+ * MEASURE_MAX series per host in the whole run. */
+#define MEASURE_MAX 12
+static int series(struct oa_col_host *h, int fd, double *med, double *mean, double *std, double *rtt)
+{
+	int ok = 0;
+	uint64_t deadline = oa_col_clock() + 100000000ull;
+	for (int i = 0; i < 5 && h->nmeasured < MEASURE_MAX; i++) {
+		double m, a, s, r;
+		if (i) {
+			struct timespec pause = { 0, 2000000 }; /* let the burst pass */
+			nanosleep(&pause, NULL);
+		}
+		h->nmeasured++;
+		if (oa_col_clock_measure(fd, deadline, &m, &a, &s, &r) != 0)
+			break;
+		if (!ok || r < *rtt)
+			*med = m, *mean = a, *std = s, *rtt = r, ok = 1;
+		if (r < best_rtt)
+			best_rtt = r;
+		if (*rtt <= 2 * best_rtt + 2000)
+			break;
+	}
+	return ok ? 0 : -1;
+}
+
+int oa_col_host_poor(const struct oa_col_host *h)
+{
+	return h->first_rtt > 2 * best_rtt + 2000;
+}
+
+/* 0, 1 when it was the host's first offset, or -1 when the agent did not
+ * answer (a broken or hostile client). */
+int oa_col_host_measure(struct oa_col_host *h, int fd, int again)
+{
+	double med = 0, mean = 0, std = 0, rtt = 0;
+	if (h->nmeasured >= MEASURE_MAX)
+		return 0;
+	if (series(h, fd, &med, &mean, &std, &rtt) != 0)
+		return -1;
+	if (!again) {
+		/* The first processes of a host are each measured: the series
+		 * with the shortest round trip is kept (the least delay to be
+		 * unequal between the two ways). */
+		h->joins_measured++;
+		if (h->measured && rtt >= h->first_rtt)
+			return 0;
+		h->first = med, h->first_mean = mean, h->first_std = std, h->first_rtt = rtt;
+		h->t_first = oa_col_clock();
+		if (!h->measured) {
+			h->measured = 1;
+			return 1;
+		}
+	} else {
+		h->last = med, h->last_mean = mean, h->last_std = std, h->last_rtt = rtt;
+		h->t_last = oa_col_clock();
+		h->measured = 2;
+	}
+	return 0;
+}

@@ -65,4 +65,26 @@ uint64_t oa_col_clock(void); /* the collector's CLOCK_MONOTONIC, ns */
 int oa_col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt);
 void oa_col_clock_write(FILE *summary);
 
+/* clocks.c: measure a host's clock through one of its processes (fd):
+ * the first processes of a host (again = 0) or a later one (again = 1).
+ * 0, 1 when the host's first offset was just measured, -1 when the agent
+ * did not answer.  poor: its first round trip was far from the best seen
+ * (measure the next process again). */
+int oa_col_host_measure(struct oa_col_host *h, int fd, int again);
+int oa_col_host_poor(const struct oa_col_host *h);
+
+/* net.c */
+int oa_col_listen(const char *spec, char *host, size_t hsize, int *port);
+void oa_col_make_secret(char *secret, char *run);
+
+/* report.c: processes running, finished, lost, and their streams */
+void oa_col_counts(long *running, long *finished, long *lost, long *streams);
+/* DIR/.collect-status: the collector's pid, state and counts */
+void oa_col_status(uint64_t total_bytes, const char *state);
+/* `collect --status DIR`: print it (1 when there is none) */
+int oa_col_show_status(const char *dir);
+/* The end: clock offsets, what did not finish, collect.txt (and stderr
+ * unless quiet), the status "done". */
+void oa_col_summary(const char *outdir, uint64_t total_bytes, long ngarbage, int quiet);
+
 #endif
