@@ -31,6 +31,7 @@
 #include "../common/fdroom.h"
 #include "../common/log.h"
 #include "../writer/sigblock.h"
+#include "collect_io.h"
 #include "config.h"
 #include "real.h"
 #include "../common/env.h"
@@ -97,90 +98,6 @@ static void say_once(const char *what, const char *detail)
 	if (fd >= 0)
 		close(fd);
 	oa_log("%s the collector at %s (%s): the trace stays in %s", what, where, detail, localdir);
-}
-
-/* One deadline for a whole exchange (the start-up handshake, a transfer):
- * a collector, or anything at its address, that answers slowly, a byte at a
- * time or with PINGs forever cannot hold the program longer. */
-static uint64_t deadline; /* CLOCK_MONOTONIC ns; one exchange at a time per thread */
-
-static void exchange_begins(uint64_t seconds)
-{
-	deadline = oa_clock_mono() + seconds * 1000000000ull;
-}
-
-/* Bound the next socket call by what is left: 0, or -1 (ETIMEDOUT). */
-static int arm(int fd)
-{
-	uint64_t now = oa_clock_mono();
-	if (now >= deadline) {
-		errno = ETIMEDOUT;
-		return -1;
-	}
-	uint64_t left = deadline - now;
-	struct timeval tv = { .tv_sec = (time_t)(left / 1000000000ull),
-			      .tv_usec = (suseconds_t)(left % 1000000000ull / 1000) + 1 };
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	return 0;
-}
-
-static int send_all(int fd, const void *buf, size_t n)
-{
-	const uint8_t *p = buf;
-	while (n) {
-		if (arm(fd))
-			return -1;
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static int recv_all(int fd, void *buf, size_t n)
-{
-	uint8_t *p = buf;
-	while (n) {
-		if (arm(fd))
-			return -1;
-		ssize_t r = recv(fd, p, n, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		n -= (size_t)r;
-	}
-	return 0;
-}
-
-static int send_frame(int fd, uint32_t type, const void *payload, uint32_t len)
-{
-	uint8_t h[OA_COL_HDR];
-	oa_col_put32(h, type);
-	oa_col_put32(h + 4, len);
-	return send_all(fd, h, sizeof(h)) || (len && send_all(fd, payload, len)) ? -1 : 0;
-}
-
-/* Read one frame; its payload (at most `size`, the rest is an error) into buf. */
-static int recv_frame(int fd, uint32_t *type, char *buf, uint32_t size, uint32_t *len)
-{
-	uint8_t h[OA_COL_HDR];
-	if (recv_all(fd, h, sizeof(h)))
-		return -1;
-	*type = oa_col_get32(h);
-	*len = oa_col_get32(h + 4);
-	if (*len >= size)
-		return -1;
-	if (*len && recv_all(fd, buf, *len))
-		return -1;
-	buf[*len] = '\0';
-	return 0;
 }
 
 /* A blocking connection with bounded waits, or -1 (errno set). */
@@ -256,10 +173,10 @@ static int hello(int fd, const char *role, char *reply, uint32_t size)
 	make_nonce(mine);
 	int n = oa_snprintf(msg, sizeof(msg), "run=%s\nnonce=%s\nrole=%s\nloom=%s\npid=%d\nppid=%d\nprog=%s\n", run,
 			    mine, role, oa_cfg.loom, (int)getpid(), (int)getppid(), program_invocation_short_name);
-	if (n < 0 || (size_t)n >= sizeof(msg) || send_frame(fd, OA_COL_HELO, msg, (uint32_t)n))
+	if (n < 0 || (size_t)n >= sizeof(msg) || oa_colio_send_frame(fd, OA_COL_HELO, msg, (uint32_t)n))
 		return -1;
 	uint32_t type, len;
-	if (recv_frame(fd, &type, reply, size, &len))
+	if (oa_colio_recv_frame(fd, &type, reply, size, &len))
 		return -1;
 	if (type == OA_COL_DENY) {
 		tame(reply);
@@ -277,10 +194,10 @@ static int hello(int fd, const char *role, char *reply, uint32_t size)
 	}
 	oa_col_proof(secret, "agent", theirs, mine, want);
 	n = oa_snprintf(msg, sizeof(msg), "proof=%s\n", want);
-	if (send_frame(fd, OA_COL_PROV, msg, (uint32_t)n))
+	if (oa_colio_send_frame(fd, OA_COL_PROV, msg, (uint32_t)n))
 		return -1;
 	for (int pings = 0;;) {
-		if (recv_frame(fd, &type, reply, size, &len))
+		if (oa_colio_recv_frame(fd, &type, reply, size, &len))
 			return -1;
 		if (type == OA_COL_PING) {
 			if (++pings > OA_COL_MAX_PINGS) {
@@ -289,7 +206,7 @@ static int hello(int fd, const char *role, char *reply, uint32_t size)
 			}
 			uint8_t c[8];
 			oa_col_put64(c, oa_clock_mono()); /* CLOCK_MONOTONIC itself, which the trace clock follows */
-			if (send_frame(fd, OA_COL_PONG, c, 8))
+			if (oa_colio_send_frame(fd, OA_COL_PONG, c, 8))
 				return -1;
 		} else if (type == OA_COL_WELC) {
 			return 0;
@@ -325,7 +242,7 @@ static int watch_is_ours(void)
 /* A watch connection at a high number, its addresses noted: 0 or -1. */
 static int watch_connect(void)
 {
-	exchange_begins(IO_SECONDS);
+	oa_colio_begin(IO_SECONDS);
 	int fd = dial();
 	if (fd < 0)
 		return -1;
@@ -364,7 +281,7 @@ static void *watch_main(void *arg)
 			continue;
 		uint32_t type, len;
 		char buf[256];
-		if (recv_frame(watch_fd, &type, buf, sizeof(buf), &len) || type != OA_COL_STOP) {
+		if (oa_colio_recv_frame(watch_fd, &type, buf, sizeof(buf), &len) || type != OA_COL_STOP) {
 			close(watch_fd); /* the collector went away */
 			watch_fd = -1;
 			return NULL;
@@ -422,7 +339,7 @@ static void join(int may_setenv)
 		atomic_store(&said, 1); /* an earlier process of the run said it */
 		return;
 	}
-	exchange_begins(IO_SECONDS);
+	oa_colio_begin(IO_SECONDS);
 	int fd = dial();
 	char reply[OA_COL_MAX_CTRL];
 	int r = fd < 0 ? -1 : hello(fd, "join", reply, sizeof(reply));
@@ -626,8 +543,8 @@ static int send_thread(int fd, int dfd, const char *name)
 			continue;
 		}
 		/* The transfer's deadline grows with what it has to send. */
-		deadline += (uint64_t)st.st_size / IO_BYTES_PER_S * 1000000000ull;
-		r = send_frame(fd, OA_COL_FILE, hdr, (uint32_t)(8 + n));
+		oa_colio_extend((uint64_t)st.st_size / IO_BYTES_PER_S * 1000000000ull);
+		r = oa_colio_send_frame(fd, OA_COL_FILE, hdr, (uint32_t)(8 + n));
 		for (uint64_t left = (uint64_t)st.st_size; !r && left;) {
 			ssize_t got = read(f, iobuf, left < sizeof(iobuf) ? left : sizeof(iobuf));
 			if (got < 0 && errno == EINTR)
@@ -636,7 +553,7 @@ static int send_thread(int fd, int dfd, const char *name)
 				r = -1; /* shorter than it was: the collector sees the connection end */
 				break;
 			}
-			r = send_all(fd, iobuf, (size_t)got);
+			r = oa_colio_send_all(fd, iobuf, (size_t)got);
 			left -= (uint64_t)got;
 		}
 		close(f);
@@ -688,24 +605,24 @@ void oa_col_process_done(enum oa_col_how how, int sig)
 	int dfd = streams ? open(procdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (streams && dfd < 0)
 		goto out; /* nothing was written */
-	exchange_begins(IO_SECONDS);
+	oa_colio_begin(IO_SECONDS);
 	int fd = dial();
 	char reply[256];
 	int r = fd < 0 ? -1 : hello(fd, "fini", reply, sizeof(reply));
 	if (!r && how == OA_COLLECT_SIGNAL) {
 		char m[32];
 		int n = oa_snprintf(m, sizeof(m), "sig=%d\n", sig);
-		r = send_frame(fd, OA_COL_CRSH, m, (uint32_t)n);
+		r = oa_colio_send_frame(fd, OA_COL_CRSH, m, (uint32_t)n);
 	}
 	if (!r && dfd >= 0)
 		r = each_thread(dfd, send_thread, fd);
 	if (!r) {
 		static const char *const hows[] = { "how=exit\n", "how=signal\n", "how=stopped\n" };
-		r = send_frame(fd, OA_COL_FINI, hows[how], (uint32_t)strlen(hows[how]));
+		r = oa_colio_send_frame(fd, OA_COL_FINI, hows[how], (uint32_t)strlen(hows[how]));
 	}
 	/* The collector may measure the clock again before it says goodbye. */
 	for (uint32_t type = 0, len, pings = 0; !r && type != OA_COL_BYE;) {
-		if (recv_frame(fd, &type, reply, sizeof(reply), &len)) {
+		if (oa_colio_recv_frame(fd, &type, reply, sizeof(reply), &len)) {
 			r = -1;
 		} else if (type == OA_COL_PING && ++pings > OA_COL_MAX_PINGS) {
 			r = -1;
@@ -713,7 +630,7 @@ void oa_col_process_done(enum oa_col_how how, int sig)
 		} else if (type == OA_COL_PING) {
 			uint8_t c[8];
 			oa_col_put64(c, oa_clock_mono()); /* CLOCK_MONOTONIC itself, which the trace clock follows */
-			r = send_frame(fd, OA_COL_PONG, c, 8);
+			r = oa_colio_send_frame(fd, OA_COL_PONG, c, 8);
 		} else if (type != OA_COL_BYE) {
 			r = -1;
 		}
