@@ -80,20 +80,27 @@ int oa_open_at(const char *path, int flags, mode_t mode)
 
 /* mkdir -p on a path buffer we own (each '/' is cut for a moment):
  * signal-safe, no stack copy. */
+/* The leaf: 1 made now, 0 there already, -errno. */
+static int mkdir_leaf(const char *path)
+{
+	return oa_mkdir_at(path, 0755) == 0 ? 1 : errno == EEXIST ? 0 : -errno;
+}
+
 int oa_mkdir_p(char *path)
 {
 	/* Usually only the last one or two are missing: try from the end. */
-	if (oa_mkdir_at(path, 0755) == 0 || errno == EEXIST)
-		return 0;
-	if (errno != ENOENT)
-		return -errno;
+	int r = mkdir_leaf(path);
+	if (r >= 0)
+		return r;
+	if (r != -ENOENT)
+		return r;
 	char *slash = strrchr(path, '/');
 	if (slash && slash != path) {
 		*slash = '\0';
-		int r = oa_mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+		r = oa_mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
 		*slash = '/';
 		if (r == 0)
-			return oa_mkdir_at(path, 0755) == 0 || errno == EEXIST ? 0 : -errno;
+			return mkdir_leaf(path);
 	}
 	size_t n = strlen(path);
 	for (size_t i = 1; i <= n; i++) {
@@ -101,12 +108,12 @@ int oa_mkdir_p(char *path)
 			continue;
 		char c = path[i];
 		path[i] = '\0';
-		int r = oa_mkdir_at(path, 0755) != 0 && errno != EEXIST ? -errno : 0;
+		r = mkdir_leaf(path);
 		path[i] = c;
-		if (r)
+		if (r < 0)
 			return r;
 	}
-	return 0;
+	return r;
 }
 
 /* The stream's directory, opened a moment before use (never kept). */

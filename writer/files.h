@@ -11,7 +11,8 @@
 
 int oa_mkdir_at(const char *path, mode_t mode);
 int oa_open_at(const char *path, int flags, mode_t mode);
-/* mkdir -p on a path buffer we own (each '/' is cut for a moment). */
+/* mkdir -p on a path buffer we own (each '/' is cut for a moment): 1 when
+ * the last directory was made by this call, 0 when it was there, -errno. */
 int oa_mkdir_p(char *path);
 /* The directory, opened a moment before use (never kept): fd or -errno. */
 int oa_open_dir(const char *path);

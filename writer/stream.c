@@ -47,7 +47,15 @@ static size_t page_size(void)
  * file: in place when the text fits in one page (padded with blanks to the
  * length of the text it replaces, so nothing of the old one is left after
  * it); else through a temporary file and a rename. */
+static int write_meta_in(char *dir, const struct oa_stream *s, int finished, int fresh);
+
 static int write_meta(char *dir, const struct oa_stream *s, int finished)
+{
+	return write_meta_in(dir, s, finished, 0);
+}
+
+/* fresh: dir was made just now, stream.json is new (no size to ask). */
+static int write_meta_in(char *dir, const struct oa_stream *s, int finished, int fresh)
 {
 	if (!s->meta)
 		return 0;
@@ -57,8 +65,8 @@ static int write_meta(char *dir, const struct oa_stream *s, int finished)
 		int fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT, 0644);
 		if (fd < 0)
 			return -errno;
-		struct stat st;
-		int r = fstat(fd, &st) != 0 ? -errno : 0;
+		struct stat st = { 0 };
+		int r = !fresh && fstat(fd, &st) != 0 ? -errno : 0;
 		if (r == 0 && st.st_size <= (off_t)sizeof(buf)) {
 			size_t len = (size_t)n;
 			if ((size_t)st.st_size > len) {
@@ -102,9 +110,12 @@ static int write_meta(char *dir, const struct oa_stream *s, int finished)
 static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps);
 
 /* Create or continue stream.obs in s->path and map its first window. */
-static int open_files(struct oa_stream *s, int append)
+/* fresh: the directory was made just now (nothing to continue). */
+static int open_files(struct oa_stream *s, int append, int fresh)
 {
 	int r;
+	if (fresh)
+		append = 0;
 	int flags = O_RDWR | O_CREAT | (append ? 0 : O_TRUNC);
 	int fd = oa_dir_open(s->path, "stream.obs", flags, 0644);
 	if (fd < 0)
@@ -129,7 +140,7 @@ static int open_files(struct oa_stream *s, int append)
 			goto fail;
 		start = OVNI_HEADER_SIZE;
 	}
-	if ((r = write_meta(s->path, s, 0)) != 0)
+	if ((r = write_meta_in(s->path, s, 0, fresh)) != 0)
 		goto fail;
 	/* Map the first window at the end of what is already there. */
 	s->map_off = start;
@@ -186,12 +197,16 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 
 	sigset_t old;
 	oa_sigblock(&old);
-	if ((s->final_path[0] && (r = oa_mkdir_p(s->final_path)) != 0) || (r = oa_mkdir_p(s->path)) != 0) {
+	int fresh = 0;
+	if ((s->final_path[0] && (r = oa_mkdir_p(s->final_path)) < 0) || (r = fresh = oa_mkdir_p(s->path)) < 0) {
 		oa_sigrestore(&old);
 		return r;
 	}
+	/* Staged: the final directory may hold an earlier image's stream. */
+	if (s->final_path[0])
+		fresh = 0;
 	int xfsz = oa_xfsz_pending();
-	r = open_files(s, cfg->append);
+	r = open_files(s, cfg->append, fresh);
 	if (r)
 		oa_xfsz_forget(xfsz);
 	oa_sigrestore(&old);
