@@ -15,7 +15,15 @@ static int nsaved;
 void oa_childenv_init(void)
 {
 	Dl_info info;
-	if (dladdr((void *)oa_childenv_init, &info) && info.dli_fname && !realpath(info.dli_fname, libpath))
+	libpath[0] = '\0';
+	/* An absolute name is used as the loader was given it (a child loads
+	 * the same file by it; no readlink of every component); a relative one
+	 * is made absolute, as the child may start in another directory. */
+	if (!dladdr((void *)oa_childenv_init, &info) || !info.dli_fname)
+		;
+	else if (info.dli_fname[0] == '/' && strlen(info.dli_fname) < sizeof(libpath))
+		strcpy(libpath, info.dli_fname);
+	else if (!realpath(info.dli_fname, libpath))
 		libpath[0] = '\0';
 	nsaved = 0;
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)

@@ -24,3 +24,17 @@ check_trace "$WORK/none"
 "$OVNIRUN" -q -c 'tru*' -o "$WORK/match" "$PROG/procs" system >/dev/null || fail "policy pattern"
 assert_eq "children tru*: processes (root + 2 true)" 3 "$(procs "$WORK/match")"
 check_trace "$WORK/match"
+
+# A child given an environment without the agent gets it back, by an
+# absolute path: the one the loader was given, or a relative one made
+# absolute (the child may run elsewhere).
+for pre in "$LIBAGENT" ./libovni-auto.so; do
+	out=$(cd "$B/lib" && LONG_PRELOAD=libnone.so LD_PRELOAD="$pre" OVNI_TRACEDIR="$WORK/rel" \
+		"$PROG/adv10_long_preload" 2>/dev/null | grep '^LD_PRELOAD=')
+	want=$LIBAGENT
+	[ "$pre" = "$LIBAGENT" ] || want="$(cd "$B/lib" && pwd -P)/libovni-auto.so"
+	case "$out" in
+	*"$want"*) ;;
+	*) fail "LD_PRELOAD=$pre: the child got '$out', not $want" ;;
+	esac
+done
