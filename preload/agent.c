@@ -38,7 +38,7 @@ OA_TLS struct oa_thread *oa_self;
 OA_TLS int oa_guard;
 struct oa_meta oa_meta;
 
-static _Atomic int active; /* tracing this process */
+_Atomic int oa_traced_flag; /* tracing this process (agent_traced) */
 static _Atomic uint64_t next_tag = 1;
 static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
@@ -63,12 +63,7 @@ int oa_off;
 
 int agent_active(void)
 {
-	return atomic_load_explicit(&active, memory_order_relaxed) && !oa_registry_ending();
-}
-
-int agent_traced(void)
-{
-	return atomic_load_explicit(&active, memory_order_relaxed);
+	return atomic_load_explicit(&oa_traced_flag, memory_order_relaxed) && !oa_registry_ending();
 }
 
 uint64_t agent_next_tag(void)
@@ -383,14 +378,9 @@ static void end_other(struct oa_stream *s, void *arg)
 	end_stream(THREAD_OF(s), *(int *)arg);
 }
 
-int agent_foreign(void)
-{
-	return getpid() != oa_meta.pid;
-}
-
 void agent_process_end(int in_signal)
 {
-	if (!atomic_load(&active) || agent_foreign())
+	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return;
 	int saved = errno;
 	sigset_t old;
@@ -404,7 +394,7 @@ void agent_process_end(int in_signal)
 		if (oa_registry_claim_self(&self->s) == 0)
 			end_stream(self, in_signal);
 	}
-	atomic_store(&active, 0);
+	atomic_store(&oa_traced_flag, 0);
 	oa_registry_done();
 	oa_guard--;
 	oa_sigrestore(&old);
@@ -426,7 +416,7 @@ void agent_collect_stop(void)
 
 void agent_root_change(void)
 {
-	if (!atomic_load(&active) || agent_foreign())
+	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return;
 	int saved = errno;
 	oa_guard++;
@@ -439,7 +429,7 @@ void agent_user_change(uid_t euid)
 {
 	/* Only a privileged process can hand its files over, and root can
 	 * write anything: nothing to do otherwise. */
-	if (!atomic_load(&active) || agent_foreign() || euid == (uid_t)-1 || euid == 0 || geteuid() != 0)
+	if (!atomic_load(&oa_traced_flag) || agent_foreign() || euid == (uid_t)-1 || euid == 0 || geteuid() != 0)
 		return;
 	int saved = errno;
 	oa_guard++;
@@ -540,7 +530,7 @@ static struct oa_thread *exec_self;
 
 int agent_exec_begin(void)
 {
-	if (!atomic_load(&active) || agent_foreign())
+	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return 0;
 	exec_self = oa_self;
 	agent_process_end(0);
@@ -561,7 +551,7 @@ void agent_exec_failed(int was_traced)
 	int saved = errno;
 	oa_guard++;
 	oa_registry_resume();
-	atomic_store(&active, 1);
+	atomic_store(&oa_traced_flag, 1);
 	/* The other threads go on: each continues its stream at its next event. */
 	oa_stream_reopened = stream_reopened;
 	for (struct oa_stream *s = oa_registry_first(); s; s = s->next)
@@ -597,10 +587,10 @@ static int start_process(int creator_tid)
 	 * (exec) wrote them. */
 	oa_images_scan(procdir);
 	oa_registry_init();
-	atomic_store(&active, 1);
+	atomic_store(&oa_traced_flag, 1);
 	struct oa_thread *t = agent_thread_begin(creator_tid, 0, 0);
 	if (!t) {
-		atomic_store(&active, 0);
+		atomic_store(&oa_traced_flag, 0);
 		return -1;
 	}
 	return 0;
@@ -645,7 +635,7 @@ void agent_process_init(void)
 		goto out;
 	if (tracedir_is_the_runs() && start_process(-1) == 0)
 		note_tracedir();
-	if (oa_cfg.debug && atomic_load(&active))
+	if (oa_cfg.debug && atomic_load(&oa_traced_flag))
 		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
 out:
 	oa_guard--;
@@ -694,14 +684,14 @@ void agent_fork_child(void)
 		if (fork_handlers[i].child)
 			fork_handlers[i].child();
 	struct oa_thread *parent_thread = oa_self;
-	if (!atomic_load(&active) && !parent_thread)
+	if (!atomic_load(&oa_traced_flag) && !parent_thread)
 		return;
 	oa_guard++;
 	int parent_tid = parent_thread ? parent_thread->tid : -1;
 	/* Everything inherited belongs to the parent's files. */
 	oa_self = NULL;
 	oa_registry_after_fork(NULL);
-	atomic_store(&active, 0);
+	atomic_store(&oa_traced_flag, 0);
 	oa_procev_after_fork();
 	int traced = oa_config_trace_child(program_invocation_short_name);
 	/* unshare(CLONE_NEWPID) then fork: this child is pid 1 of a new one. */

@@ -4,8 +4,10 @@
 #define OA_AGENT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/compiler.h"
 #include "../writer/meta.h"
@@ -45,10 +47,17 @@ extern int oa_off;
 /* The process is traced and not ending. */
 int agent_active(void);
 /* The process is traced (perhaps ending its streams right now). */
-int agent_traced(void);
+extern _Atomic int oa_traced_flag;
+static inline int agent_traced(void)
+{
+	return atomic_load_explicit(&oa_traced_flag, memory_order_relaxed);
+}
 /* A vfork child (or a clone child) shares or copies our memory but is
  * another process: it must never touch the parent's streams. */
-int agent_foreign(void);
+static inline int agent_foreign(void)
+{
+	return getpid() != oa_meta.pid;
+}
 
 /* Constructor work: configuration, process identity, main thread stream. */
 void agent_process_init(void);
