@@ -83,7 +83,8 @@ int cmd_view(int argc, char **argv)
 			}
 		struct stat st;
 		long long size = stat(output, &st) == 0 ? (long long)st.st_size : 0;
-		printf("view: %s (%d threads, %zu intervals, %.1f MB)\n", output, rows, ivs, (double)size / 1e6);
+		printf("view: %s (%d thread%s, %zu intervals, %.1f MB)\n", output, rows, rows == 1 ? "" : "s", ivs,
+		       (double)size / 1e6);
 	}
 	int bad = m.bad;
 	vw_free(&m);
