@@ -383,17 +383,24 @@
 		for (const el of document.querySelectorAll('[data-state]')) el.classList.toggle('oa-on', +el.dataset.state === highlightState);
 		redraw();
 	}
-	const byTime = states.slice().sort((a, b) => b.ns - a.ns);
-	const legend = $('oa-legend');
-	for (const s of byTime) {
-		const el = document.createElement('span');
-		el.className = 'oa-lg'; el.dataset.state = s.i;
-		el.innerHTML = '<span class="oa-sw"></span>';
-		el.firstChild.style.background = s.colour;
-		el.appendChild(document.createTextNode(s.name));
-		el.onclick = () => highlight(s.i);
-		legend.appendChild(el);
+	/* Built after the first paint: a trace of thousands of threads makes
+	 * tables of thousands of rows, which the timeline need not wait for. */
+	function buildTables() {
+		const byTime = states.slice().sort((a, b) => b.ns - a.ns);
+		const legend = $('oa-legend');
+		for (const s of byTime) {
+			const el = document.createElement('span');
+			el.className = 'oa-lg'; el.dataset.state = s.i;
+			el.innerHTML = '<span class="oa-sw"></span>';
+			el.firstChild.style.background = s.colour;
+			el.appendChild(document.createTextNode(s.name));
+			el.onclick = () => highlight(s.i);
+			legend.appendChild(el);
+		}
 	}
+	/* A sortable table; at most MAX_ROWS rows are shown (the first of the
+	 * order asked for), the rest are counted. */
+	const MAX_ROWS = 500;
 	function table(el, head, data, onclick) {
 		const thead = document.createElement('thead'), tr = document.createElement('tr');
 		head.forEach(([name, left], c) => {
@@ -407,7 +414,7 @@
 		function fill(c, dir) {
 			if (c >= 0) data.sort((a, b) => { const x = a.v[c], y = b.v[c]; const r = typeof x === 'number' ? x - y : String(x).localeCompare(String(y)); return dir === 'd' ? -r : r; });
 			tbody.textContent = '';
-			for (const d of data) {
+			for (const d of data.slice(0, MAX_ROWS)) {
 				const row = document.createElement('tr');
 				if (d.state !== undefined) row.dataset.state = d.state;
 				d.v.forEach((v, k) => {
@@ -420,26 +427,35 @@
 				row.onclick = () => onclick(d);
 				tbody.appendChild(row);
 			}
+			if (data.length > MAX_ROWS) {
+				const row = document.createElement('tr'), td = document.createElement('td');
+				td.colSpan = head.length; td.className = 'oa-l';
+				td.textContent = (data.length - MAX_ROWS) + ' more (' + data.length + ' in all): sort by a column to see others first';
+				row.appendChild(td); tbody.appendChild(row);
+			}
 		}
 		fill(-1);
 	}
-	const T = (v) => (v ? fmt(v) : '–'), P = (v) => (v * 100).toFixed(1) + '%';
-	table($('oa-threads'), [['process', 1], ['thread', 0], ['name', 1], ['lifetime', 0, T], ['running', 0, T], ['blocked', 0, T], ['OpenMP', 0, T], ['tasks', 0, T], ['MPI', 0, T], ['paused etc.', 0, T], ['agent', 0, T]],
-		rows.map((r) => ({ r, v: [procs[r.proc].name, r.tid, r.name, r.last - r.first, r.kinds[0], r.kinds[2], r.kinds[3], r.kinds[4], r.kinds[5], r.kinds[1], r.kinds[6]] })),
-		(d) => findRow(d.r));
-	const total = states.reduce((a, s) => a + s.ns, 0) || 1;
-	table($('oa-states'), [['state', 1], ['kind', 1], ['time', 0, T], ['share', 0, P], ['intervals', 0]],
-		states.map((s) => ({ state: s.i, swatch: s.colour, v: [s.name, KINDS[s.kind], s.ns, s.ns / total, s.count] })),
-		(d) => highlight(d.state));
-	table($('oa-procs'), [['process', 1], ['pid', 0], ['rank', 0], ['threads', 0], ['running', 0, T], ['blocked', 0, T], ['MPI', 0, T]],
-		order.map((p) => { const P = procs[p], k = (n) => P.rows.reduce((a, r) => a + r.kinds[n], 0); return { p: P, v: [P.name, P.pid, P.rank >= 0 ? P.rank : '', P.rows.length, k(0), k(2), k(5)] }; }),
-		(d) => { if (d.p.rows.length) findRow(d.p.rows[0]); });
-	if (meta.mpi.length) {
-		table($('oa-mpi'), [['rank', 0], ['process', 1], ['function', 1], ['calls', 0], ['time', 0, T], ['mean', 0, T]],
-			meta.mpi.map(([p, s, ns, calls]) => ({ state: s, swatch: null, v: [procs[p].rank >= 0 ? procs[p].rank : '', procs[p].name, states[s].name, calls, ns, calls ? ns / calls : 0] })),
+	function buildAllTables() {
+		buildTables();
+		const T = (v) => (v ? fmt(v) : '–'), P = (v) => (v * 100).toFixed(1) + '%';
+		table($('oa-threads'), [['process', 1], ['thread', 0], ['name', 1], ['lifetime', 0, T], ['running', 0, T], ['blocked', 0, T], ['OpenMP', 0, T], ['tasks', 0, T], ['MPI', 0, T], ['paused etc.', 0, T], ['agent', 0, T]],
+			rows.map((r) => ({ r, v: [procs[r.proc].name, r.tid, r.name, r.last - r.first, r.kinds[0], r.kinds[2], r.kinds[3], r.kinds[4], r.kinds[5], r.kinds[1], r.kinds[6]] })),
+			(d) => findRow(d.r));
+		const total = states.reduce((a, s) => a + s.ns, 0) || 1;
+		table($('oa-states'), [['state', 1], ['kind', 1], ['time', 0, T], ['share', 0, P], ['intervals', 0]],
+			states.map((s) => ({ state: s.i, swatch: s.colour, v: [s.name, KINDS[s.kind], s.ns, s.ns / total, s.count] })),
 			(d) => highlight(d.state));
-	} else {
-		$('oa-mpi-h').hidden = true;
+		table($('oa-procs'), [['process', 1], ['pid', 0], ['rank', 0], ['threads', 0], ['running', 0, T], ['blocked', 0, T], ['MPI', 0, T]],
+			order.map((p) => { const P = procs[p], k = (n) => P.rows.reduce((a, r) => a + r.kinds[n], 0); return { p: P, v: [P.name, P.pid, P.rank >= 0 ? P.rank : '', P.rows.length, k(0), k(2), k(5)] }; }),
+			(d) => { if (d.p.rows.length) findRow(d.p.rows[0]); });
+		if (meta.mpi.length) {
+			table($('oa-mpi'), [['rank', 0], ['process', 1], ['function', 1], ['calls', 0], ['time', 0, T], ['mean', 0, T]],
+				meta.mpi.map(([p, s, ns, calls]) => ({ state: s, swatch: null, v: [procs[p].rank >= 0 ? procs[p].rank : '', procs[p].name, states[s].name, calls, ns, calls ? ns / calls : 0] })),
+				(d) => highlight(d.state));
+		} else {
+			$('oa-mpi-h').hidden = true;
+		}
 	}
 	function findRow(r) {
 		const P = procs[r.proc];
@@ -472,6 +488,7 @@
 		colourOf: (name) => { const s = states.find((x) => x.name === name); return s ? s.colour : null; },
 	};
 	setTimeout(() => {
+		buildAllTables();
 		decodeFine();
 		api.readyMs = performance.now();
 		draw();
