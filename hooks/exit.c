@@ -70,7 +70,7 @@ static void on_quick_exit(void)
 
 __attribute__((constructor(103))) static void exit_init(void)
 {
-	if (!oa_off && agent_active())
+	if (agent_active())
 		at_quick_exit(on_quick_exit);
 }
 

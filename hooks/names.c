@@ -59,7 +59,7 @@ void names_start_routine(void *(*fn)(void *))
 
 __attribute__((constructor(103))) static void names_init(void)
 {
-	if (oa_off || !agent_active())
+	if (!agent_active())
 		return;
 	oa_meta_mark_type(&oa_meta, OA_MARK_THREAD_NAME, 0, "Thread name (ovni-auto)");
 	names_set(program_invocation_short_name);

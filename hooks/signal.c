@@ -232,7 +232,7 @@ static int sample_sigaction(int sig, const struct sigaction *act, struct sigacti
 
 __attribute__((constructor(102))) static void signal_init(void)
 {
-	if (oa_off || !HOOK_REAL(sigaction) || !agent_active())
+	if (!HOOK_REAL(sigaction) || !agent_active())
 		return;
 	oa_sample_set_deliver(sample_deliver);
 	/* One call per signal, not a query and an install: ours goes in and

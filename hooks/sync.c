@@ -51,7 +51,7 @@ static const char *const labels[SYNC_NKINDS] = {
 /* The "Blocked in" channel and its fixed labels (the kinds of wait). */
 __attribute__((constructor(102))) static void sync_declare(void)
 {
-	if (oa_off || !agent_active())
+	if (!agent_active())
 		return;
 	oa_meta_mark_type(&oa_meta, OA_MARK_SYNC, 1, "Blocked in (ovni-auto)");
 	oa_meta_fixed_labels(&oa_meta, OA_MARK_SYNC, 1, labels + 1, SYNC_NKINDS - 1);

@@ -39,14 +39,6 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = 14695981039346656037ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 uint32_t vw_str(struct vw_model *m, const char *s)
 {
 	if (!s || !*s)
@@ -58,7 +50,7 @@ uint32_t vw_str(struct vw_model *m, const char *s)
 		if (!slot)
 			die("out of memory");
 		for (size_t i = 1; i < m->nstrs; i++) {
-			size_t j = fnv(m->strs[i]) & (cap - 1);
+			size_t j = oa_loom_hash(m->strs[i]) & (cap - 1);
 			while (slot[j])
 				j = (j + 1) & (cap - 1);
 			slot[j] = (uint32_t)i + 1;
@@ -67,7 +59,7 @@ uint32_t vw_str(struct vw_model *m, const char *s)
 		sm->slot = slot;
 		sm->cap = cap;
 	}
-	size_t j = fnv(s) & (sm->cap - 1);
+	size_t j = oa_loom_hash(s) & (sm->cap - 1);
 	while (sm->slot[j]) {
 		if (!strcmp(m->strs[sm->slot[j] - 1], s))
 			return sm->slot[j] - 1;
