@@ -10,7 +10,9 @@
 #   - SHORT (2000) threads created and joined one at a time (bench/threads
 #     short), untraced and traced on disk and on /dev/shm;
 #   - bench/sync_lock (20M uncontended lock/unlock pairs, then 2 threads
-#     on one mutex), untraced and traced.
+#     on one mutex), untraced and traced;
+#   - LOCKT (16) threads x 200000 lock/inc/unlock on one mutex
+#     (bench/sync_lock 0 16), untraced and traced.
 # Each traced row prints its ratio to the untraced one.  The machine is
 # named on the first line: record many-core numbers apart.  It needs only
 # sh, seq, xargs and the built tree, so a machine without a package
@@ -26,6 +28,7 @@ reps=${REPS:-7}
 procs=${PROCS:-300}
 xn=${XARGS:-1000}
 short=${SHORT:-2000}
+lockt=${LOCKT:-16}
 disk=${TMPDIR:-/tmp}
 np=$(nproc)
 [ -x "$lib" ] && [ -x "$run" ] || { echo "build first: make" >&2; exit 1; }
@@ -70,6 +73,8 @@ for i in $(seq "$reps"); do
 	traced thr.shm /dev/shm "$here/threads" short "$short"
 	t lock.none "$here/sync_lock"
 	traced lock.shm /dev/shm "$here/sync_lock"
+	t lockt.none "$here/sync_lock" 0 "$lockt"
+	traced lockt.shm /dev/shm "$here/sync_lock" 0 "$lockt"
 done
 med() { sort -n "$res/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 row() { # LABEL NAME BASE
@@ -93,3 +98,5 @@ row "  traced, trace on $disk" thr.disk thr.none
 row "  traced, trace on /dev/shm" thr.shm thr.none
 row "sync_lock (mutex, uncontended and 2 threads), untraced" lock.none lock.none
 row "  traced, trace on /dev/shm" lock.shm lock.none
+row "$lockt threads x 200000 lock/inc/unlock, one mutex, untraced" lockt.none lockt.none
+row "  traced, trace on /dev/shm" lockt.shm lockt.none

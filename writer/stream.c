@@ -171,6 +171,7 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	s->nclosers = 0;
 	s->live = 0;
 	s->meta_written = 0;
+	s->pend_clock = 0;
 	s->open_gen++;
 	s->tid = cfg->tid;
 	s->meta = cfg->meta;
@@ -316,6 +317,50 @@ static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_
 	return 0;
 }
 
+/* at_end: from oa_stream_end (the stream is closed, it must not grow:
+ * written only where it fits before the reserve, which the end needs). */
+static void write_pending(struct oa_stream *s, int at_end)
+{
+	uint64_t clock = s->pend_clock;
+	s->pend_clock = 0;
+	if (!s->map || s->remapping || (!at_end && atomic_load_explicit(&s->closed, memory_order_relaxed)))
+		return;
+	if (clock < s->last_clock)
+		clock = s->last_clock;
+	unsigned n = s->pend_n < 2 ? s->pend_n : 2;
+	int resume = s->pend_resume && s->paused;
+	size_t size = (resume ? OVNI_EV_HEADER_SIZE : 0) + n * (OVNI_EV_HEADER_SIZE + 12);
+	uint64_t t0 = 0, t1 = 0;
+	int flushed;
+	if (!size)
+		return;
+	if (at_end) {
+		if (s->pos + size > s->soft_end)
+			return; /* the end resumes the thread itself */
+		flushed = 0;
+	} else if (oa_reserve(s, size, &t0, &t1, &flushed) != 0) {
+		return;
+	}
+	uint8_t *p = s->pos;
+	if (resume) {
+		oa_put_header(p, 0, "OHr", clock);
+		p += OVNI_EV_HEADER_SIZE;
+		s->paused = 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		oa_put_header(p, ovni_flags_for_payload(12), "OM]", clock);
+		memcpy(p + OVNI_EV_HEADER_SIZE, &s->pend_value[i], 8);
+		memcpy(p + OVNI_EV_HEADER_SIZE + 8, &s->pend_type[i], 4);
+		p += OVNI_EV_HEADER_SIZE + 12;
+	}
+	oa_commit(s, p, clock, flushed, t0, t1);
+}
+
+void oa_stream_write_pending(struct oa_stream *s)
+{
+	write_pending(s, 0);
+}
+
 uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused)
 {
 	return oa_emit_state_at(s, mcv, paused, 0);
@@ -344,6 +389,10 @@ static uint64_t emit_jumbo(struct oa_stream *s, const char *mcv, uint64_t clock,
 	if (atomic_load_explicit(&s->closed, memory_order_relaxed) ||
 	    (uint64_t)n + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX)
 		goto out;
+	if (s->pend_clock) {
+		oa_stream_write_pending(s);
+		last = s->last_clock;
+	}
 	if (!clock)
 		clock = oa_clock_now();
 	if (!raw && clock < last)
@@ -520,6 +569,8 @@ int oa_stream_end(struct oa_stream *s)
 {
 	if (!s->live)
 		return -EBADF;
+	if (s->pend_clock)
+		write_pending(s, 1); /* not inside a flush: it returns */
 	uint64_t clock = oa_clock_now();
 	if (clock < s->last_clock)
 		clock = s->last_clock;
@@ -591,6 +642,7 @@ int oa_stream_end(struct oa_stream *s)
 void oa_stream_drop(struct oa_stream *s)
 {
 	atomic_store(&s->closed, 1);
+	s->pend_clock = 0;
 	if (s->map)
 		munmap(s->map, s->map_len);
 	s->map = s->pos = s->soft_end = NULL;

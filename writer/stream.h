@@ -59,6 +59,7 @@ struct oa_stream {
 	uint64_t last_clock;       /* clocks never go backwards inside a stream */
 	_Atomic unsigned emit_seq; /* odd while the owner is inside an emit */
 	_Atomic int closed;        /* nonzero: no more events are accepted */
+	uint64_t pend_clock;       /* nonzero: a deferred wait end (oa_stream_defer) */
 
 	/* Cold fields. */
 	_Atomic int state; /* enum oa_slot_state, for the registry */
@@ -95,7 +96,13 @@ struct oa_stream {
 	 * innermost last; nclosers counts past the array when deeper. Written
 	 * by the owner inside an emit, read by whoever ends the stream. */
 	unsigned nclosers;
-	unsigned nclosed_at_end; /* closed by oa_stream_end: reopened by oa_stream_reopen */
+	unsigned nclosed_at_end;
+	/* The deferred end of a wait (oa_stream_defer): OHr if pend_resume,
+	 * then OM] of each pend_type/pend_value, all at pend_clock. */
+	int pend_resume;
+	unsigned pend_n;
+	int32_t pend_type[2];
+	int64_t pend_value[2]; /* closed by oa_stream_end: reopened by oa_stream_reopen */
 	struct oa_closer {
 		uint32_t close; /* closing MCV (oa_mcv_pack) */
 		uint32_t open;  /* opening MCV; bit 31: the events carry arg */
@@ -227,6 +234,10 @@ static inline void oa_put_header(uint8_t *p, uint8_t flags, const char *mcv, uin
 	memcpy(p + 4, &clock, 8);
 }
 
+/* Write the deferred end of a wait now (owner, inside an emit bracket,
+ * before an event of its own; or whoever ends the stream). */
+void oa_stream_write_pending(struct oa_stream *s);
+
 /* The two halves of every emit, shared by normal and jumbo events.
  * reserve: room for `size` bytes at s->pos (flushing if needed); returns 0,
  * or -1 when the stream could not grow (it is then closed). */
@@ -291,6 +302,8 @@ static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uin
 	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
 	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
 		return 0;
+	if (unlikely(s->pend_clock))
+		oa_stream_write_pending(s);
 	uint64_t last = s->last_clock; /* after a reopen, which writes events */
 	if (!raw && clock < last)
 		clock = last;
@@ -345,6 +358,30 @@ static inline uint64_t oa_emit(struct oa_stream *s, const char *mcv, const void 
 	uint64_t used = oa_emit_core(s, mcv, oa_clock_now(), payload, n);
 	oa_emit_leave(s, q);
 	return used;
+}
+
+/* The end of a wait at `clock`, whose closing events are written later by
+ * the owner, before its next event, or by whoever ends the stream: OHr when
+ * `resume` (the thread is paused: it runs again), then OM] of marks type[i]
+ * with value[i] (n <= 2), all stamped `clock`.  A thread that leaves a lock
+ * wait holding the lock then writes only this while it holds it: with 16
+ * threads on one mutex, writing the two events there stretched every
+ * critical section and slowed the program by half (bench/README.md).
+ * Owner only; the trace says what it said when written at once. */
+static inline void oa_stream_defer(struct oa_stream *s, uint64_t clock, int resume, unsigned n, const int32_t *type,
+				   const int64_t *value)
+{
+	unsigned q = oa_emit_enter(s);
+	if (unlikely(s->pend_clock))
+		oa_stream_write_pending(s);
+	s->pend_resume = resume;
+	s->pend_n = n;
+	for (unsigned i = 0; i < n && i < 2; i++) {
+		s->pend_type[i] = type[i];
+		s->pend_value[i] = value[i];
+	}
+	s->pend_clock = clock ? clock : 1;
+	oa_emit_leave(s, q);
 }
 
 /* A thread state event (OHp, OHr): `paused` is recorded with it, in the same

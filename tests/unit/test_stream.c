@@ -312,6 +312,71 @@ static void test_closers(const char *dir)
 	CHECK(!strcmp(got, "PBB OHe"), "deep closings: %s", got);
 }
 
+/* A deferred wait end (oa_stream_defer) is written, at its own clock,
+ * before the owner's next event, or before OHe when the stream is ended
+ * first; it resumes only a paused thread; a reopen forgets it. */
+static void test_defer(const char *dir)
+{
+	char sdir[512], obs[600], got[600];
+	snprintf(sdir, sizeof(sdir), "%s/thread.5", dir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 5 };
+	CHECK(oa_stream_open(&s, &cfg) == 0, "open");
+	int32_t type[2] = { 81, 82 };
+	int64_t value[2] = { 1, 12345 };
+	uint8_t p[12];
+	memcpy(p, &value[0], 8);
+	memcpy(p + 8, &type[0], 4);
+	oa_emit(&s, "OM[", p, 12);
+	oa_emit_state(&s, "OHp", 1);
+	uint64_t t1 = oa_clock_now();
+	oa_stream_defer(&s, t1, 1, 2, type, value);
+	uint64_t size = oa_stream_size(&s);
+	CHECK(s.paused == 1 && s.pend_clock == t1, "nothing written by the defer");
+	usleep(2000);
+	oa_emit(&s, "OB.", NULL, 0);
+	CHECK(s.paused == 0 && s.pend_clock == 0, "written by the next event");
+	CHECK(oa_stream_size(&s) == size + 12 + 2 * 24 + 12, "OHr, 2 OM], OB. (%llu bytes more)",
+	      (unsigned long long)(oa_stream_size(&s) - size));
+	/* not paused: no OHr; then ended with it pending */
+	oa_stream_defer(&s, oa_clock_now(), 1, 1, type, value);
+	CHECK(oa_stream_end(&s) == 0, "end");
+	tail_mcvs(obs, 7, got, sizeof(got));
+	CHECK(!strcmp(got, "OHp OHr OM] OM] OB. OM] OHe"), "order: %s", got);
+	size_t len = 0;
+	uint8_t *buf = test_read_file(obs, &len);
+	size_t off = 8;
+	struct test_ev ev;
+	int seen = 0;
+	uint64_t last = 0;
+	while (test_next_ev(buf, len, &off, &ev) == 1) {
+		CHECK(ev.clock >= last, "clocks do not go back (%s)", ev.mcv);
+		last = ev.clock;
+		int now = 0;
+		if (!strcmp(ev.mcv, "OHr") || (!strcmp(ev.mcv, "OM]") && seen < 3)) {
+			CHECK(ev.clock == t1, "%s stamped when the wait ended", ev.mcv);
+			now = ++seen;
+		}
+		if (now == 3) {
+			int64_t v;
+			int32_t ty;
+			memcpy(&v, ev.payload, 8);
+			memcpy(&ty, ev.payload + 8, 4);
+			CHECK(v == 12345 && ty == 82, "pops in order, payload kept");
+		}
+		if (!strcmp(ev.mcv, "OB."))
+			CHECK(ev.clock >= t1 + 1000000, "the next event keeps its own clock");
+	}
+	CHECK(seen == 3, "3 deferred events at the wait's end (%d)", seen);
+	free(buf);
+	/* a reopened stream has nothing pending */
+	cfg.append = 1;
+	oa_stream_defer(&s, oa_clock_now(), 0, 1, type, value);
+	CHECK(oa_stream_open(&s, &cfg) == 0 && s.pend_clock == 0, "reopen forgets");
+	CHECK(oa_stream_end(&s) == 0, "end again");
+}
+
 /* stream.json is rewritten in place when it fits in a page (one write,
  * padded with blanks to the old length), else through a temporary; it is
  * valid JSON after every step, and the first window is one page. */
@@ -384,6 +449,7 @@ int main(void)
 	test_foreign_fds(dir);
 	test_full(dir);
 	test_closers(dir);
+	test_defer(dir);
 	test_meta_inplace(dir);
 	test_rmrf(dir);
 	free(dir);
