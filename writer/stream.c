@@ -172,6 +172,9 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	s->live = 0;
 	s->meta_written = 0;
 	s->pend_clock = 0;
+	/* A fork child's slot may come from a thread of the parent that was
+	 * inside a flush at the fork: not this stream's. */
+	s->remapping = 0;
 	s->open_gen++;
 	s->tid = cfg->tid;
 	s->meta = cfg->meta;
@@ -643,6 +646,7 @@ void oa_stream_drop(struct oa_stream *s)
 {
 	atomic_store(&s->closed, 1);
 	s->pend_clock = 0;
+	s->remapping = 0;
 	if (s->map)
 		munmap(s->map, s->map_len);
 	s->map = s->pos = s->soft_end = NULL;

@@ -375,6 +375,14 @@ static void test_defer(const char *dir)
 	oa_stream_defer(&s, oa_clock_now(), 0, 1, type, value);
 	CHECK(oa_stream_open(&s, &cfg) == 0 && s.pend_clock == 0, "reopen forgets");
 	CHECK(oa_stream_end(&s) == 0, "end again");
+	/* A fork child may get a slot whose last user (a thread of the
+	 * parent) was inside a flush: the new stream is not. */
+	s.remapping = 1;
+	CHECK(oa_stream_open(&s, &cfg) == 0 && !s.remapping, "open clears remapping");
+	oa_emit(&s, "OB.", NULL, 0);
+	CHECK(oa_stream_end(&s) == 0, "end after a stale flush");
+	tail_mcvs(obs, 2, got, sizeof(got));
+	CHECK(!strcmp(got, "OB. OHe"), "the event is kept: %s", got);
 }
 
 /* stream.json is rewritten in place when it fits in a page (one write,
