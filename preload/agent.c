@@ -21,6 +21,7 @@
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
 #include "../writer/sigblock.h"
+#include "../writer/spool.h"
 #include "config.h"
 #include "backtrace.h"
 #include "callsite.h"
@@ -43,6 +44,9 @@ static _Atomic uint64_t next_tag = 1;
 static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
 static char stagedir[4600];      /* same under OVNI_TMPDIR, or "" */
+/* The threads' spool (writer/spool.h): made when the first thread after
+ * the process's own starts; unpacked when the process ends. */
+static struct oa_spool spool;
 static _Atomic int said_open_error;
 static _Atomic int said_fd_limit;
 
@@ -194,10 +198,21 @@ static int set_process_dirs(void)
 	char loomdir[4400];
 	oa_snprintf(loomdir, sizeof(loomdir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
 	oa_meta.pid = pid;
+	oa_spool_init(&spool, procdir, pid);
 	if (!pidns_bits)
 		value_pid = pid;
 	oa_cpus_set_dir(loomdir);
 	return 0;
+}
+
+/* The spool a new thread may start in: not the process's first thread
+ * (a process's own stream is long-lived and holds its identity), not
+ * when streams are staged (OVNI_TMPDIR) or sent to a collector. */
+static struct oa_spool *spool_for(int tid)
+{
+	if (tid == oa_meta.pid || stagedir[0] || oa_col_active() || !oa_spool_ready(&spool))
+		return NULL;
+	return &spool;
 }
 
 /* Create the stream of the calling thread (slot already acquired).  The
@@ -222,7 +237,12 @@ static int open_stream(struct oa_thread *t)
 	atomic_store(&t->s.labels.attrs, NULL);
 	atomic_store(&t->s.labels.ovni_attrs, NULL);
 	t->s.meta = &oa_meta;
-	oa_images_import(t);
+	cfg.spool = spool_for(t->tid);
+	/* An earlier image's stream of this tid: its labels go on.  (A tid
+	 * recycled within this image, rare, keeps its events but not its
+	 * labels when spooled.) */
+	if (!cfg.spool || oa_exec_generation)
+		oa_images_import(t);
 	int r = oa_stream_open(&t->s, &cfg);
 	if (r != 0) {
 		if (!atomic_exchange(&said_open_error, 1))
@@ -309,9 +329,12 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		t = NULL;
 		goto out;
 	}
-	if (!oa_fd_room()) {
+	t->tid = gettid();
+	if (!spool_for(t->tid) && !oa_fd_room()) {
 		/* Creating the stream would take descriptors for a moment: not
-		 * one the program, near its limit, may be about to need. */
+		 * one the program, near its limit, may be about to need (a
+		 * spool slot takes none; oa_stream_open checks when there is
+		 * none free). */
 		if (!atomic_exchange(&said_fd_limit, 1))
 			oa_log("the program is near its descriptor limit (RLIMIT_NOFILE): its new threads run "
 			       "untraced while it is");
@@ -319,7 +342,6 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		t = NULL;
 		goto out;
 	}
-	t->tid = gettid();
 	t->self = pthread_self();
 	atomic_store(&t->has_timer, 0); /* a fork child has none of the parent's timers */
 	atomic_store(&t->aff_dirty, 0);
@@ -373,12 +395,26 @@ void agent_thread_end(void)
 	errno = saved;
 }
 
+static struct oa_thread *main_left; /* the main thread's, ended last */
+
 static void end_other(struct oa_stream *s, void *arg)
 {
-	end_stream(THREAD_OF(s), *(int *)arg);
+	struct oa_thread *t = THREAD_OF(s);
+	if (t->tid == oa_meta.pid && !main_left) {
+		main_left = t; /* after the spool: see agent_process_end */
+		return;
+	}
+	end_stream(t, *(int *)arg);
 }
 
+static void process_end(int in_signal, int for_exec);
+
 void agent_process_end(int in_signal)
+{
+	process_end(in_signal, 0);
+}
+
+static void process_end(int in_signal, int for_exec)
 {
 	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return;
@@ -388,13 +424,35 @@ void agent_process_end(int in_signal)
 	oa_guard++;
 	struct oa_thread *self = oa_self;
 	oa_procev_flush_refused(self);
+	main_left = NULL;
 	oa_registry_end_others(self ? &self->s : NULL, end_other, &in_signal);
+	struct oa_thread *last = main_left;
 	if (self) {
 		oa_self = NULL;
-		if (oa_registry_claim_self(&self->s) == 0)
-			end_stream(self, in_signal);
+		if (oa_registry_claim_self(&self->s) == 0) {
+			if (self->tid == oa_meta.pid && !last)
+				last = self;
+			else
+				end_stream(self, in_signal);
+		}
 	}
 	atomic_store(&oa_traced_flag, 0);
+	/* The threads that ended in the spool get their files, all at once,
+	 * before the main thread's stream is finished: a process that dies
+	 * meanwhile (exit from another thread, which does not wait for us)
+	 * is unfinished, and whoever finishes it unpacks the rest.  So is one
+	 * whose spool still has a thread in it (stuck inside an emit): its
+	 * main stream is left for the finisher (ovnirun, the parent, repair),
+	 * except at an exec, whose next image goes on with it. */
+	int spooled = 0;
+	if (atomic_load(&spool.nfiles)) {
+		oa_registry_settle(self ? &self->s : NULL);
+		if (oa_spool_unpack(&spool, 0, NULL, 0) < 0 && !in_signal && !atomic_exchange(&said_open_error, 1))
+			oa_log("could not write the streams of the threads spooled in %s", procdir);
+		spooled = atomic_load(&spool.nfiles) != 0;
+	}
+	if (last && (!spooled || for_exec))
+		end_stream(last, in_signal);
 	oa_registry_done();
 	oa_guard--;
 	oa_sigrestore(&old);
@@ -533,7 +591,7 @@ int agent_exec_begin(void)
 	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return 0;
 	exec_self = oa_self;
-	agent_process_end(0);
+	process_end(0, 1);
 	return 1;
 }
 
@@ -691,6 +749,7 @@ void agent_fork_child(void)
 	/* Everything inherited belongs to the parent's files. */
 	oa_self = NULL;
 	oa_registry_after_fork(NULL);
+	oa_spool_forget(&spool);
 	atomic_store(&oa_traced_flag, 0);
 	oa_procev_after_fork();
 	int traced = oa_config_trace_child(program_invocation_short_name);

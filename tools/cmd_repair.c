@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../writer/finish.h"
+#include "../writer/spool.h"
 #include "../common/log.h"
 #include "../writer/ovni_fmt.h"
 #include "trace/map.h"
@@ -377,6 +378,80 @@ static int lock_process(const char *trace, const char *loom, long long pid, int 
 	return n;
 }
 
+/* The threads of process directory `pd` that its agent left in spool files
+ * (writer/spool.h): written out as streams; those of threads that were
+ * still running get the main thread's stream.json (or another thread's)
+ * with their tid, and are repaired below like any other.  The count. */
+static int unpack_spools(const char *pd, long long pid, int dry)
+{
+	DIR *d = opendir(pd);
+	if (!d)
+		return 0;
+	static char like[1 << 18];
+	size_t like_len = 0;
+	int got_like = 0, total = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!oa_spool_name(e->d_name))
+			continue;
+		if (dry) {
+			printf("would write the threads spooled in %s/%s\n", pd, e->d_name);
+			continue;
+		}
+		if (!got_like++) {
+			char path[4400];
+			snprintf(path, sizeof(path), "%s/thread.%lld/stream.json", pd, pid);
+			FILE *f = fopen(path, "r");
+			if (f) {
+				like_len = fread(like, 1, sizeof(like) - 1, f);
+				fclose(f);
+			}
+		}
+		int n = oa_spool_unpack_file(pd, e->d_name, like_len ? like : NULL, like_len);
+		if (n < 0)
+			err("%s/%s: %s: some threads stay in it", pd, e->d_name, strerror(-n));
+		else if (n > 0)
+			printf("wrote %d streams spooled in %s/%s\n", n, pd, e->d_name);
+		total += n > 0 ? n : 0;
+	}
+	closedir(d);
+	return total;
+}
+
+static int unpack_all_spools(const char *trace, const char *loom, const long long *pids, int npids, int dry)
+{
+	DIR *d = opendir(trace);
+	if (!d)
+		return 0;
+	int total = 0;
+	struct dirent *l;
+	while ((l = readdir(d))) {
+		if (strncmp(l->d_name, "loom.", 5) || (loom && strcmp(l->d_name + 5, loom)))
+			continue;
+		char ld[4400];
+		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);
+		DIR *pd = opendir(ld);
+		struct dirent *p;
+		while (pd && (p = readdir(pd))) {
+			if (strncmp(p->d_name, "proc.", 5))
+				continue;
+			long long pid = atoll(p->d_name + 5);
+			int mine = !npids;
+			for (int k = 0; k < npids; k++)
+				mine |= pid == pids[k];
+			if (!mine)
+				continue;
+			char path[4400];
+			snprintf(path, sizeof(path), "%s/%s", ld, p->d_name);
+			total += unpack_spools(path, pid, dry);
+		}
+		if (pd)
+			closedir(pd);
+	}
+	closedir(d);
+	return total;
+}
+
 int cmd_repair(int argc, char **argv)
 {
 	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' },
@@ -410,6 +485,7 @@ int cmd_repair(int argc, char **argv)
 	int locks[256], nlocks = 0;
 	for (int k = 0; k < npids; k++)
 		nlocks += lock_process(argv[optind], loom, pids[k], locks + nlocks, 256 - nlocks);
+	int unspooled = looms_only ? 0 : unpack_all_spools(argv[optind], loom, pids, npids, dry);
 	struct rd_trace t;
 	rd_open_or_die(&t, argv[optind]);
 	trace_of_repair = &t;
@@ -444,7 +520,7 @@ int cmd_repair(int argc, char **argv)
 	}
 	int moved = npids ? 0 : split_looms(&t, dry);
 	failed += moved < 0;
-	if (!repaired && !failed && moved <= 0)
+	if (!repaired && !failed && moved <= 0 && !unspooled)
 		printf("nothing to repair: %d streams are complete\n", t.n);
 	else
 		printf("%s %d of %d streams%s\n", dry ? "would repair" : "repaired", repaired, t.n,

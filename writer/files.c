@@ -78,6 +78,13 @@ int oa_open_at(const char *path, int flags, mode_t mode)
 	return openat(d, rel, flags, mode);
 }
 
+int oa_unlink_at(const char *path)
+{
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	return unlinkat(d, rel, 0);
+}
+
 /* mkdir -p on a path buffer we own (each '/' is cut for a moment):
  * signal-safe, no stack copy. */
 /* The leaf: 1 made now, 0 there already, -errno. */

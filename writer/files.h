@@ -11,6 +11,7 @@
 
 int oa_mkdir_at(const char *path, mode_t mode);
 int oa_open_at(const char *path, int flags, mode_t mode);
+int oa_unlink_at(const char *path);
 /* mkdir -p on a path buffer we own (each '/' is cut for a moment): 1 when
  * the last directory was made by this call, 0 when it was there, -errno. */
 int oa_mkdir_p(char *path);

@@ -420,6 +420,9 @@ int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*
 		r = -EMFILE;
 		goto out;
 	}
+	const char *main_rel = rel;
+	int main_at = at;
+	size_t main_len = 0;
 	at = oa_path_at(procdir, &rel);
 	int dfd = openat(at, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
@@ -434,6 +437,28 @@ int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*
 	static char dents[8192];
 	long n;
 	int done = 0, failed = 0;
+	/* Threads in the spool first (spool.h): their streams are written out,
+	 * those of threads still running then with the main thread's
+	 * stream.json for theirs, and finished below like any other. */
+	int spooled = 0;
+	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64_raw *d = (struct dirent64_raw *)(dents + off);
+			off += d->reclen;
+			if (!oa_spool_name(d->name))
+				continue;
+			if (!spooled++) {
+				ssize_t jn = read_at(main_at, main_rel, jbuf, sizeof(jbuf)); /* the main thread's */
+				if (jn < 0 || (size_t)jn >= sizeof(jbuf))
+					jn = 0;
+				main_len = (size_t)jn;
+			}
+			int k = oa_spool_unpack_file(procdir, d->name, main_len ? jbuf : NULL, main_len);
+			if (k < 0)
+				failed = k;
+		}
+	}
+	lseek(dfd, 0, SEEK_SET);
 	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
 		for (long off = 0; off < n;) {
 			struct dirent64_raw *d = (struct dirent64_raw *)(dents + off);

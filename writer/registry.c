@@ -212,6 +212,13 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 	return nended;
 }
 
+void oa_registry_settle(struct oa_stream *self)
+{
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next)
+		for (int round = 0; transient(s, self) && round < 9500; round++)
+			pause_a_little(round);
+}
+
 void oa_registry_done(void)
 {
 	atomic_store(&ended, 1);

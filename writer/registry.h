@@ -49,6 +49,11 @@ typedef void (*oa_end_fn)(struct oa_stream *s, void *arg);
  * die under it. */
 int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg);
 
+/* After oa_registry_end_others(): wait again (bounded, ~5 s) for threads
+ * that are ending their own stream (one that published its stream as the
+ * process began ending ends it itself, maybe after the first wait). */
+void oa_registry_settle(struct oa_stream *self);
+
 /* The caller of oa_registry_end_others() has also ended its own stream. */
 void oa_registry_done(void);
 

@@ -156,6 +156,67 @@ fail:
 	return r;
 }
 
+/* The first window in a spool slot: no system call. */
+static int open_slot(struct oa_stream *s, struct oa_spool *sp)
+{
+	uint8_t *obs;
+	struct oa_spool_slot *slot = oa_spool_take(sp, s->tid, &obs);
+	if (!slot)
+		return -1;
+	uint32_t version = OVNI_STREAM_VERSION;
+	memcpy(obs, OVNI_STREAM_MAGIC, 4);
+	memcpy(obs + 4, &version, 4);
+	/* stream.json as it is now (not finished), for whoever must finish
+	 * the stream if the process dies: what the files' version writes at
+	 * the start. */
+	ssize_t n = oa_meta_render(s->meta, oa_spool_json(slot), OA_SPOOL_JSON, s->tid, 0, &s->labels);
+	slot->json_len = n > 0 ? (uint32_t)n : 0;
+	s->slot = slot;
+	s->map = obs;
+	s->map_len = OA_SPOOL_OBS;
+	s->map_off = 0;
+	s->pos = obs + OVNI_HEADER_SIZE;
+	s->soft_end = obs + OA_SPOOL_OBS - OA_STREAM_RESERVE;
+	s->committed_size = OVNI_HEADER_SIZE;
+	s->live = 1;
+	atomic_store(&s->closed, 0);
+	return 0;
+}
+
+/* A slot's stream into files of its own (it outgrew the slot, or its
+ * stream.json does not fit there): the directory, stream.obs with what the
+ * slot holds (after an earlier image's stream of this tid, if any), and
+ * stream.json.  Signals are blocked by the caller.  Returns a descriptor of
+ * stream.obs (O_RDWR) and its size in *size, or -errno. */
+static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t *size)
+{
+	const uint8_t *obs = s->map;
+	int fresh = oa_mkdir_p(s->path);
+	if (fresh < 0)
+		return fresh;
+	int fd = oa_dir_open(s->path, "stream.obs", O_RDWR | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = fstat(fd, &st) != 0 ? -errno : 0;
+	if (!r && st.st_size >= (off_t)OVNI_HEADER_SIZE)
+		r = oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE);
+	else if (!r && (st.st_size == 0 || ftruncate(fd, 0) == 0))
+		r = oa_write_all(fd, obs, len);
+	else if (!r)
+		r = -errno;
+	if (!r && fstat(fd, &st) != 0)
+		r = -errno;
+	if (!r)
+		r = write_meta_in(s->path, s, finished, fresh);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	*size = (uint64_t)st.st_size;
+	return fd;
+}
+
 int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 {
 	int r;
@@ -199,6 +260,14 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	else
 		s->final_path[0] = '\0';
 
+	s->slot = NULL;
+	if (cfg->spool && cfg->meta && !s->final_path[0]) {
+		if (open_slot(s, cfg->spool) == 0)
+			return 0;
+		if (!oa_fd_room()) /* the caller counted on a slot */
+			return -EMFILE;
+	}
+
 	sigset_t old;
 	oa_sigblock(&old);
 	int fresh = 0;
@@ -240,8 +309,33 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	int r, fd = oa_dir_open(s->path, "stream.obs", O_RDWR, 0);
-	r = fd < 0 ? -errno : advance(s, fd, cur, need, ps);
+	int r, fd;
+	struct oa_spool_slot *slot = s->slot;
+	if (slot) {
+		/* Outgrew its slot: files of its own from now on. */
+		uint64_t size = 0;
+		uint8_t *obs = s->map;
+		fd = spill_slot(s, cur, 0, &size);
+		if (fd >= 0) {
+			s->map = NULL;
+			s->map_len = 0;
+			s->committed_size = size;
+			r = advance(s, fd, size, need, ps);
+			if (r == 0) {
+				s->slot = NULL;
+				oa_spool_release(slot, cur);
+			} else {
+				s->map = obs; /* the slot is still the stream's */
+				s->map_len = OA_SPOOL_OBS;
+				s->committed_size = cur;
+			}
+		} else {
+			r = fd;
+		}
+	} else {
+		fd = oa_dir_open(s->path, "stream.obs", O_RDWR, 0);
+		r = fd < 0 ? -errno : advance(s, fd, cur, need, ps);
+	}
 	if (fd >= 0)
 		close(fd);
 	atomic_signal_fence(memory_order_seq_cst);
@@ -452,8 +546,8 @@ static int finish_files(struct oa_stream *s, uint64_t len)
 
 int oa_stream_sync_meta(struct oa_stream *s)
 {
-	if (!s->live || s->meta_written)
-		return 0;
+	if (!s->live || s->meta_written || s->slot)
+		return 0; /* a slot's stream.json is written when it ends */
 	sigset_t old;
 	oa_sigblock(&old);
 	int r = write_meta(s->path, s, 0);
@@ -461,10 +555,48 @@ int oa_stream_sync_meta(struct oa_stream *s)
 	return r;
 }
 
+/* Close a stream whose window is a spool slot: its stream.json into the
+ * slot, which is then DONE (the spool is unpacked later); or, when it does
+ * not fit there, files of its own now. */
+static int close_slot(struct oa_stream *s)
+{
+	struct oa_spool_slot *slot = s->slot;
+	uint64_t len = oa_stream_size(s);
+	ssize_t n = s->meta_written
+			    ? (ssize_t)slot->json_len
+			    : oa_meta_render(s->meta, oa_spool_json(slot), OA_SPOOL_JSON, s->tid, 1, &s->labels);
+	int r = 0;
+	if (n > 0) {
+		slot->obs_len = len;
+		slot->json_len = (uint32_t)n;
+		atomic_store_explicit(&slot->state, OA_SPOOL_DONE, memory_order_release);
+	} else {
+		slot->json_len = 0;
+		sigset_t old;
+		oa_sigblock(&old);
+		int xfsz = oa_xfsz_pending();
+		uint64_t size;
+		int fd = spill_slot(s, len, 1, &size);
+		if (fd >= 0)
+			close(fd);
+		r = fd < 0 ? fd : 0;
+		if (r)
+			oa_xfsz_forget(xfsz);
+		oa_sigrestore(&old);
+		oa_spool_release(slot, len);
+	}
+	s->slot = NULL;
+	s->map = s->pos = s->soft_end = NULL;
+	s->live = 0;
+	return r;
+}
+
 int oa_stream_close(struct oa_stream *s)
 {
 	if (!s->live)
 		return -EBADF;
+	if (s->slot)
+		return close_slot(s);
 	sigset_t old;
 	oa_sigblock(&old);
 	uint64_t len = oa_stream_size(s);
@@ -619,16 +751,24 @@ int oa_stream_end(struct oa_stream *s)
 		/* The final stream.json, the costliest part of an end, is
 		 * written before the OHe inside a flush (OF[ OF]), so that the
 		 * agent's own work shows as such instead of as the thread's
-		 * time or its joiner's wait. */
+		 * time or its joiner's wait (a spooled stream renders it into
+		 * its slot). */
 		oa_put_header(s->pos, 0, "OF[", clock);
 		s->pos += OVNI_EV_HEADER_SIZE;
-		sigset_t old;
-		oa_sigblock(&old);
-		int xfsz = oa_xfsz_pending();
-		s->meta_written = write_meta(s->path, s, 1) == 0;
-		if (!s->meta_written)
-			oa_xfsz_forget(xfsz);
-		oa_sigrestore(&old);
+		if (s->slot) {
+			ssize_t n =
+				oa_meta_render(s->meta, oa_spool_json(s->slot), OA_SPOOL_JSON, s->tid, 1, &s->labels);
+			s->meta_written = n > 0;
+			s->slot->json_len = n > 0 ? (uint32_t)n : 0;
+		} else {
+			sigset_t old;
+			oa_sigblock(&old);
+			int xfsz = oa_xfsz_pending();
+			s->meta_written = write_meta(s->path, s, 1) == 0;
+			if (!s->meta_written)
+				oa_xfsz_forget(xfsz);
+			oa_sigrestore(&old);
+		}
 		uint64_t c1 = oa_clock_now();
 		if (c1 > clock)
 			clock = c1;
@@ -647,8 +787,9 @@ void oa_stream_drop(struct oa_stream *s)
 	atomic_store(&s->closed, 1);
 	s->pend_clock = 0;
 	s->remapping = 0;
-	if (s->map)
+	if (s->map && !s->slot)
 		munmap(s->map, s->map_len);
+	s->slot = NULL; /* a fork child: the slot is the parent's */
 	s->map = s->pos = s->soft_end = NULL;
 	s->live = 0;
 }

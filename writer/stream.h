@@ -32,6 +32,7 @@
 #include "../common/fdroom.h"
 #include "meta.h"
 #include "ovni_fmt.h"
+#include "spool.h"
 
 /* Paired states of a model that must be closed before the thread ends (the
  * openmp subsystem stack): at most this many are remembered. */
@@ -73,6 +74,7 @@ struct oa_stream {
 	char path[4096];             /* directory holding stream.{obs,json} while writing */
 	char final_path[4096];       /* final directory when staged in OVNI_TMPDIR, else "" */
 	const struct oa_meta *meta;  /* what stream.json says (NULL: no stream.json) */
+	struct oa_spool_slot *slot;  /* the window is this slot of the process's spool (spool.h) */
 	struct oa_label_list labels; /* mark labels this stream writes */
 	int claimed;                 /* claimed by oa_registry_end_others() */
 	struct oa_stream *next;      /* registry list, never unlinked */
@@ -182,13 +184,17 @@ struct oa_stream_cfg {
 	int tid;
 	int append;                 /* continue an existing stream.obs (exec) */
 	const struct oa_meta *meta; /* stream.json from this (NULL: none) */
+	struct oa_spool *spool;     /* start in a slot of this spool when one is free (needs meta) */
 };
 
 /* Create the directory and stream.obs with its header and the first window,
  * and stream.json (without "finished"), which appears whole (written to a
  * temporary file, then renamed).  The stream's own label list is emptied
  * unless cfg->append.  Returns 0 or a negative errno; on error nothing is
- * left behind but the directory. */
+ * left behind but the directory.  With cfg->spool (and no final_dir), the
+ * first window is a free slot of the spool when there is one: no file is
+ * made until the stream outgrows it (then they are, as above) or the spool
+ * is unpacked; stream.json is written into the slot when the stream ends. */
 int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg) USE_RET;
 
 /* Close: cut the file at the last event, unmap, write the final stream.json

@@ -1,7 +1,8 @@
 # The architecture as the includes show it: common <- writer <- preload <-
 # hooks, and tools read only common/ (logging, descriptors, the collector's
 # wire format), the trace format of writer/, and its finisher of streams
-# left open (repair writes what the agent's parent-side finisher writes).
+# left open and of the threads its agent left in a spool (repair writes
+# what the agent's parent-side finisher writes).
 # Each folder includes only folders to its left; nothing includes upward.
 . "$(dirname "$0")/../lib.sh"
 cd "$OA_TOP" || fail "cd"
@@ -32,7 +33,7 @@ for kind in ompt mpi libovni; do
 done
 bad=$(incs tools/*.c tools/*.h tools/*/*.c tools/*/*.h | grep '#include "\.\./' |
 	grep -v '#include "\(\.\./\)\{1,2\}common/[a-z_]*\.h"' | grep -v '#include "\.\./trace/[a-z_]*\.h"' |
-	grep -v '#include "\(\.\./\)\{1,2\}writer/\(ovni_fmt\|mpi_fmt\|finish\)\.h"' |
+	grep -v '#include "\(\.\./\)\{1,2\}writer/\(ovni_fmt\|mpi_fmt\|finish\|spool\)\.h"' |
 	grep -v '^tools/view/[a-z_]*\.[ch]:[0-9]*:#include "\.\./export/export\.h"')
 [ -z "$bad" ] || fail "tools/ includes more of writer/ than the format headers, or includes upward: $bad"
 # The families under tools/ stand alone: trace/ needs no back-end and not

@@ -1,6 +1,8 @@
-# 64 and 1000 threads: every one gets a finished stream, created by main.
+# 64, 1000 and 2500 threads: every one gets a finished stream, created by
+# main.  All but the main thread start in the process's spool, 1024 to a
+# file (writer/spool.h): 2500 need three files, all unpacked at the end.
 . "$(dirname "$0")/../lib.sh"
-for n in 1 64 1000; do
+for n in 1 64 1000 2500; do
 	out=$("$OVNIRUN" -q -o "$WORK/tr$n" "$PROG/threads" join $n) || fail "$n threads: exit status $?"
 	assert_eq "output" "done join $n" "$out"
 	check_trace "$WORK/tr$n"
@@ -10,4 +12,5 @@ for n in 1 64 1000; do
 	assert_eq "$n threads: OHe" $((n + 1)) "$(count OHe "$WORK/d")"
 	unfinished=$(grep -L '"finished": 1' $(find "$WORK/tr$n" -name stream.json) | wc -l)
 	assert_eq "$n threads: unfinished streams" 0 "$unfinished"
+	assert_eq "$n threads: spool files left" 0 "$(find "$WORK/tr$n" -name 'spool.*' | wc -l)"
 done

@@ -1,5 +1,5 @@
 # SIGKILL: nothing runs at the end, but every event written before the kill is
-# in the page cache. `ovni-auto repair` trims the unwritten tail, ends the
+# in the page cache (the threads' in the process's spool file). `ovni-auto repair` trims the unwritten tail, ends the
 # threads and marks the streams finished; the repaired trace is valid and
 # keeps every thread creation done before the kill.  Under ovnirun the same
 # is done when the run ends, with a mark that says how the process ended.
@@ -12,9 +12,15 @@ assert_eq "ready" ready "$line"
 kill -KILL $pid || fail "nothing to kill"
 wait $pid
 assert_eq "killed by SIGKILL" 137 $?
-"$OA" check -q "$WORK/tr" >/dev/null 2>&1 && fail "an unrepaired kill -9 trace passed check"
+# Its threads were in the process's spool (writer/spool.h): check says so,
+# repair writes them out as streams and removes it.
+ls "$WORK"/tr/loom.*/proc.*/spool.*.oa >/dev/null 2>&1 || fail "no spool file: the threads were not spooled"
+"$OA" check -q "$WORK/tr" >"$WORK/chk" 2>&1 && fail "an unrepaired kill -9 trace passed check"
+grep -q "spool file(s)" "$WORK/chk" || fail "check did not report the spool: $(head -5 "$WORK/chk")"
 "$OA" repair "$WORK/tr" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "repair failed"; }
 grep -q "repaired" "$WORK/out" || fail "repair did not say what it did: $(cat "$WORK/out")"
+grep -q "streams spooled in" "$WORK/out" || fail "repair did not say it wrote the spool out: $(cat "$WORK/out")"
+ls "$WORK"/tr/loom.*/proc.*/spool.*.oa >/dev/null 2>&1 && fail "repair left the spool file"
 check_trace "$WORK/tr"
 dump "$WORK/tr" >"$WORK/d"
 assert_eq "thread creations kept" 51 "$(count OHC "$WORK/d")"
@@ -32,6 +38,7 @@ wait $pid
 assert_eq "killed by SIGKILL (ovnirun)" 137 $?
 grep -q "had not finished its streams: killed by signal SIGKILL; streams finished by ovnirun" "$WORK/err2" ||
 	fail "ovnirun did not say it finished the streams: $(cat "$WORK/err2")"
+ls "$WORK"/tr2/loom.*/proc.*/spool.*.oa >/dev/null 2>&1 && fail "ovnirun left the spool file"
 check_trace "$WORK/tr2"
 grep -rq '"killed by signal SIGKILL; streams finished by ovnirun"' "$WORK/tr2" || fail "no label saying how it ended"
 dump "$WORK/tr2" >"$WORK/d2"

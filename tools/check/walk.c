@@ -158,6 +158,11 @@ long ck_check_path(const char *path, int quiet, FILE *out, char *err, size_t err
 	}
 	if (t.offsets_error[0])
 		ck_problem(&c, NULL, NULL, "offsets", "clock offsets: %s", t.offsets_error);
+	if (t.nspools)
+		ck_problem(&c, NULL, NULL, "spool",
+			   "%d spool file(s) (%s...): threads whose streams were not written out, because the "
+			   "process still runs or ended without its agent; `ovni-auto repair` writes them",
+			   t.nspools, t.spool);
 	ck_meta(&c);
 	walk(&c);
 	end_checks(&c);

@@ -2,6 +2,7 @@
  * stream.json loading, clock offsets, event framing with bounds checks, and
  * the merged walk in clock order. */
 #include "reader.h"
+#include "../../writer/spool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,6 +130,8 @@ static char **found;
 static int nfound, capfound;
 
 static int want_v1; /* collect v1 thread files instead of stream.json dirs */
+static int nspools;
+static char first_spool[4200];
 
 static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
@@ -146,6 +149,8 @@ static int collect(const char *path, const struct stat *st, int type, struct FTW
 			return 0;
 		base = path + strlen(path); /* keep the whole file path */
 	} else if (strcmp(base + 1, "stream.json")) {
+		if (oa_spool_name(base + 1) && !nspools++)
+			snprintf(first_spool, sizeof(first_spool), "%s", path);
 		return 0;
 	}
 	if (nfound == capfound) {
@@ -472,7 +477,7 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 	}
 	for (want_v1 = 0; want_v1 < 2; want_v1++) {
 		found = NULL;
-		nfound = capfound = 0;
+		nfound = capfound = nspools = 0;
 		if (nftw(path, collect, 32, FTW_PHYS) != 0) {
 			for (int i = 0; i < nfound; i++)
 				free(found[i]);
@@ -491,6 +496,14 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 	}
 	t->dir = strdup(path);
 	t->v1 = want_v1 == 1;
+	t->nspools = nspools;
+	t->spool[0] = '\0';
+	if (nspools) {
+		size_t pl = strlen(path);
+		const char *rel =
+			strncmp(first_spool, path, pl) ? first_spool : first_spool + pl + (first_spool[pl] == '/');
+		snprintf(t->spool, sizeof(t->spool), "%s", rel);
+	}
 	size_t window = (size_t)(RD_MAPPED_TOTAL / (unsigned)nfound);
 	window = window < RD_WINDOW_MIN ? RD_WINDOW_MIN : window > RD_WINDOW_MAX ? RD_WINDOW_MAX : window;
 	qsort(found, (size_t)nfound, sizeof(*found), by_path);

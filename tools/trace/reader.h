@@ -62,6 +62,8 @@ struct rd_trace {
 	int noffsets;            /* its entries */
 	char offsets_error[512]; /* "" or what was wrong with it */
 	int v1;                  /* a format-v1 trace: metadata synthesised as v3 */
+	int nspools;             /* spool files found (threads not written out yet) */
+	char spool[512];         /* the first one, relative to dir */
 };
 
 /* Open a trace directory (or a single stream directory): streams sorted by

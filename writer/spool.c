@@ -1,0 +1,425 @@
+/* spool.c: short threads' first windows in one file per process (spool.h).
+ * Async-signal-safe: system calls, the caller's memory and static buffers
+ * guarded by a try-flag, no allocation, no lock. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/fdroom.h"
+#include "../common/log.h"
+#include "files.h"
+#include "ovni_fmt.h"
+#include "sigblock.h"
+#include "spool.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+_Static_assert(sizeof(struct oa_spool_slot) == OA_SPOOL_SLOT_HEADER, "spool slot header");
+
+static struct oa_spool_slot *slot_at(uint8_t *map, unsigned i)
+{
+	return (struct oa_spool_slot *)(map + OA_SPOOL_HEADER + (size_t)i * OA_SPOOL_SLOT);
+}
+
+int oa_spool_name(const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(name, "spool.", 6) && n > 9 && !strcmp(name + n - 3, ".oa");
+}
+
+void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid)
+{
+	memset(sp->files, 0, sizeof(sp->files[0]) * atomic_load(&sp->nfiles));
+	atomic_store(&sp->nfiles, 0);
+	atomic_store(&sp->hint, 0);
+	atomic_store(&sp->failed, 0);
+	atomic_store(&sp->making, 0);
+	sp->pid = pid;
+	oa_snprintf(sp->procdir, sizeof(sp->procdir), "%s", procdir);
+}
+
+static size_t file_len(void)
+{
+	return OA_SPOOL_HEADER + (size_t)OA_SPOOL_SLOTS * OA_SPOOL_SLOT;
+}
+
+static void file_path(const struct oa_spool *sp, int k, char *path, size_t cap)
+{
+	oa_snprintf(path, cap, "%s/spool.%d.oa", sp->procdir, k);
+}
+
+/* Make spool file number nfiles and map it: 0 or -errno. */
+static int add_file_in(struct oa_spool *sp);
+
+/* A file's size may pass `ulimit -f`: the SIGXFSZ that raises is ours. */
+static int add_file(struct oa_spool *sp)
+{
+	sigset_t old;
+	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
+	int r = add_file_in(sp);
+	if (r)
+		oa_xfsz_forget(xfsz);
+	oa_sigrestore(&old);
+	return r;
+}
+
+static int add_file_in(struct oa_spool *sp)
+{
+	unsigned n = atomic_load(&sp->nfiles);
+	if (n >= OA_SPOOL_FILES)
+		return -ENOSPC;
+	size_t len = file_len();
+	char path[4200];
+	int fd = -1, e = 0, k = n ? sp->files[n - 1].k + 1 : 0;
+	/* An earlier image of the process (exec) may have left some. */
+	for (int tries = 0; tries < 256 && fd < 0; tries++, k++) {
+		file_path(sp, k, path, sizeof(path));
+		fd = oa_open_at(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0 && (e = errno) != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		return -(e ? e : EEXIST);
+	k--;
+	void *m = MAP_FAILED;
+	if (ftruncate(fd, (off_t)len) == 0)
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	e = errno;
+	struct oa_spool_header h = { .slot_size = OA_SPOOL_SLOT,
+				     .nslots = OA_SPOOL_SLOTS,
+				     .obs_cap = OA_SPOOL_OBS,
+				     .json_cap = OA_SPOOL_JSON,
+				     .pid = sp->pid };
+	memcpy(h.magic, OA_SPOOL_MAGIC, 8);
+	/* The header through the descriptor: its block exists then. */
+	if (m != MAP_FAILED && pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+		e = errno;
+		munmap(m, len);
+		m = MAP_FAILED;
+	}
+	close(fd);
+	if (m == MAP_FAILED) {
+		oa_unlink_at(path);
+		return -e;
+	}
+	struct oa_spool_file *f = &sp->files[n];
+	f->k = k;
+	atomic_store(&f->ready, 0);
+	f->map = m;
+	atomic_store(&sp->hint, 0);
+	atomic_store(&sp->nfiles, n + 1); /* publishes the file */
+	return 0;
+}
+
+int oa_spool_ready(const struct oa_spool *sp)
+{
+	return !atomic_load(&sp->failed);
+}
+
+/* Reserve the blocks of slots [0, upto) so that no write through the
+ * mapping can fault (SIGBUS on a full file system): MADV_POPULATE_WRITE
+ * takes the page faults now and reports ENOSPC; older kernels fallocate. */
+static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
+{
+	unsigned r;
+	while ((r = atomic_load(&f->ready)) < upto) {
+		/* 4 slots first (a process with a thread or two), then as
+		 * many as are ready, up to a chunk. */
+		unsigned n = r < 4 ? 4 : r < OA_SPOOL_CHUNK ? r : OA_SPOOL_CHUNK;
+		if (r + n > OA_SPOOL_SLOTS)
+			n = OA_SPOOL_SLOTS - r;
+		uint8_t *p = (uint8_t *)slot_at(f->map, r);
+		size_t len = (size_t)n * OA_SPOOL_SLOT;
+		if (madvise(p, len, MADV_POPULATE_WRITE) != 0) {
+			if (errno != EINVAL)
+				return -1;
+			char path[4200];
+			file_path(sp, f->k, path, sizeof(path));
+			int fd = oa_open_at(path, O_RDWR | O_CLOEXEC, 0);
+			int ok = fd >= 0 && fallocate(fd, 0, (off_t)(p - f->map), (off_t)len) == 0;
+			if (fd >= 0)
+				close(fd);
+			if (!ok)
+				return -1;
+		}
+		atomic_compare_exchange_strong(&f->ready, &r, r + n);
+	}
+	return 0;
+}
+
+struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
+{
+	for (;;) {
+		if (atomic_load(&sp->failed))
+			return NULL;
+		unsigned nf = atomic_load(&sp->nfiles);
+		if (nf) {
+			/* Slots are handed out in order; the last file's are free. */
+			struct oa_spool_file *f = &sp->files[nf - 1];
+			for (unsigned i = atomic_load(&sp->hint); i < OA_SPOOL_SLOTS; i++) {
+				if (i >= atomic_load(&f->ready) && prepare(sp, f, i + 1) != 0) {
+					atomic_store(&sp->failed, 1);
+					return NULL;
+				}
+				struct oa_spool_slot *s = slot_at(f->map, i);
+				uint32_t expect = OA_SPOOL_FREE;
+				if (atomic_load_explicit(&s->state, memory_order_relaxed) != OA_SPOOL_FREE ||
+				    !atomic_compare_exchange_strong(&s->state, &expect, OA_SPOOL_LIVE))
+					continue;
+				s->tid = tid;
+				unsigned h = atomic_load(&sp->hint);
+				while (h <= i && !atomic_compare_exchange_weak(&sp->hint, &h, i + 1))
+					;
+				*obs = oa_spool_obs(s);
+				return s;
+			}
+			if (atomic_load(&sp->nfiles) != nf)
+				continue; /* another thread added one */
+		}
+		/* Full (or none yet): one thread adds a file, the others write
+		 * files of their own meanwhile. */
+		if (atomic_exchange(&sp->making, 1))
+			return NULL;
+		int r = atomic_load(&sp->nfiles) != nf ? 0 : oa_fd_room() ? add_file(sp) : -EMFILE;
+		atomic_store(&sp->making, 0);
+		if (r) {
+			if (r != -EMFILE) /* near the descriptor limit: later maybe */
+				atomic_store(&sp->failed, 1);
+			return NULL;
+		}
+	}
+}
+
+void oa_spool_release(struct oa_spool_slot *slot, size_t used)
+{
+	if (used > OA_SPOOL_OBS)
+		used = OA_SPOOL_OBS;
+	memset(oa_spool_obs(slot), 0, used);
+	slot->obs_len = 0;
+	slot->json_len = 0;
+	slot->tid = 0;
+	atomic_store_explicit(&slot->state, OA_SPOOL_FREE, memory_order_release);
+}
+
+/* The bytes of stream.obs a LIVE slot holds: its events end at the first
+ * zero byte where an event would start, or where the next would not fit. */
+static size_t live_length(const uint8_t *obs)
+{
+	if (memcmp(obs, OVNI_STREAM_MAGIC, 4))
+		return 0;
+	size_t off = OVNI_HEADER_SIZE;
+	while (off + OVNI_EV_HEADER_SIZE <= OA_SPOOL_OBS && obs[off + 1]) {
+		uint8_t flags = obs[off];
+		size_t n = OVNI_EV_HEADER_SIZE;
+		if (ovni_flags_is_jumbo(flags)) {
+			uint32_t size;
+			if (off + n + 4 > OA_SPOOL_OBS)
+				break;
+			memcpy(&size, obs + off + n, 4);
+			n += 4 + (size_t)size;
+		} else {
+			n += ovni_flags_payload_size(flags);
+		}
+		if (off + n > OA_SPOOL_OBS)
+			break;
+		off += n;
+	}
+	return off;
+}
+
+/* The first `key` in s[0, n) outside a string (a quote inside one is
+ * escaped), or NULL. */
+static const char *find_key(const char *s, size_t n, const char *key)
+{
+	size_t k = strlen(key);
+	for (size_t i = 0; i + k <= n; i++)
+		if (!memcmp(s + i, key, k) && (i == 0 || s[i - 1] != '\\'))
+			return s + i;
+	return NULL;
+}
+
+/* json_like (our stream.json) for thread tid, not finished, into out: the
+ * length or -1. */
+static ssize_t json_with_tid(const char *like, size_t n, int tid, char *out, size_t cap)
+{
+	const char *t = find_key(like, n, "\"tid\": ");
+	if (!t)
+		return -1;
+	const char *p = t + 7, *q = p;
+	while (q < like + n && ((*q >= '0' && *q <= '9') || *q == '-'))
+		q++;
+	/* "finished": 1, comes before "tid" (meta.c): left out, up to the
+	 * next key. */
+	const char *f = find_key(like, (size_t)(t - like), "\"finished\": 1,");
+	size_t a = (size_t)((f ? f : t) - like);
+	char num[16];
+	int k = oa_snprintf(num, sizeof(num), "\"tid\": %d", tid);
+	size_t b = (size_t)(like + n - q);
+	if (k < 0 || a + (size_t)k + b > cap)
+		return -1;
+	memcpy(out, like, a);
+	memcpy(out + a, num, (size_t)k);
+	memcpy(out + a + k, q, b);
+	return (ssize_t)(a + (size_t)k + b);
+}
+
+static int write_file(char *dir, const char *name, int flags, const void *buf, size_t len)
+{
+	int fd = oa_dir_open(dir, name, flags, 0644);
+	if (fd < 0)
+		return -errno;
+	int r = oa_write_all(fd, buf, len);
+	close(fd);
+	return r;
+}
+
+static _Atomic int json_busy;
+static char json_buf[(1 << 18) + 4096];
+
+/* One slot's stream into procdir/thread.T (appended to an earlier image's
+ * stream of the same tid, as the agent does). */
+static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, int redo, const char *like,
+		      size_t like_len)
+{
+	const uint8_t *obs = oa_spool_obs(s);
+	size_t len = live ? live_length(obs) : s->obs_len;
+	if (len > OA_SPOOL_OBS)
+		return -EINVAL;
+	if (len <= OVNI_HEADER_SIZE)
+		return 0; /* nothing written: no stream */
+	char dir[4400];
+	if (oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, s->tid) < 0)
+		return -ENAMETOOLONG;
+	int made = oa_mkdir_p(dir);
+	if (made < 0)
+		return made;
+	int r;
+	if (made || redo) /* redo: an unpack cut short wrote part of it */
+		r = write_file(dir, "stream.obs", O_WRONLY | O_CREAT | O_TRUNC, obs, len);
+	else
+		r = write_file(dir, "stream.obs", O_WRONLY | O_CREAT | O_APPEND, obs + OVNI_HEADER_SIZE,
+			       len - OVNI_HEADER_SIZE);
+	if (r)
+		return r;
+	/* Its own stream.json: final (DONE), or as at its start (LIVE). */
+	if (s->json_len && s->json_len <= OA_SPOOL_JSON)
+		return write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, oa_spool_json(s), s->json_len);
+	if (!like || atomic_exchange(&json_busy, 1))
+		return -EINVAL;
+	ssize_t n = json_with_tid(like, like_len, s->tid, json_buf, sizeof(json_buf));
+	r = n < 0 ? -EINVAL : write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, json_buf, (size_t)n);
+	atomic_store(&json_busy, 0);
+	return r;
+}
+
+static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like, size_t like_len,
+		      int *in_use)
+{
+	int done = 0, err = 0;
+	*in_use = 0;
+	for (unsigned i = 0; i < nslots; i++) {
+		struct oa_spool_slot *s = slot_at(map, i);
+		uint32_t st = atomic_load(&s->state);
+		if (st == OA_SPOOL_FREE)
+			continue;
+		/* A dead process's BUSY slot: it died unpacking it. */
+		if (!(st == OA_SPOOL_DONE || (dead && (st == OA_SPOOL_LIVE || st == OA_SPOOL_BUSY))) ||
+		    (st != OA_SPOOL_BUSY && !atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))) {
+			(*in_use)++;
+			continue;
+		}
+		int redo = st == OA_SPOOL_BUSY;
+		int live = st == OA_SPOOL_LIVE || (redo && !s->obs_len);
+		int r = write_slot(procdir, s, live, redo, like, like_len);
+		if (r < 0) {
+			err = r;
+			/* Kept for a later try (repair). */
+			atomic_store(&s->state, st);
+			(*in_use)++;
+			continue;
+		}
+		done++;
+		oa_spool_release(s, live ? OA_SPOOL_OBS : s->obs_len);
+	}
+	return done ? done : err;
+}
+
+int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t json_like_len)
+{
+	int total = 0, err = 0;
+	unsigned nf = atomic_load(&sp->nfiles), kept = 0;
+	for (unsigned j = 0; j < nf; j++) {
+		struct oa_spool_file *f = &sp->files[j];
+		if (!f->map)
+			continue;
+		int in_use;
+		int r = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
+				   &in_use);
+		if (r > 0)
+			total += r;
+		else if (r < 0)
+			err = r;
+		if (in_use) {
+			kept++;
+			continue;
+		}
+		char path[4200];
+		file_path(sp, f->k, path, sizeof(path));
+		munmap(f->map, file_len());
+		f->map = NULL;
+		oa_unlink_at(path);
+	}
+	if (!kept)
+		atomic_store(&sp->nfiles, 0);
+	else
+		atomic_store(&sp->failed, 1); /* a thread still holds a slot: no more */
+	return total ? total : err;
+}
+
+void oa_spool_forget(struct oa_spool *sp)
+{
+	unsigned nf = atomic_load(&sp->nfiles);
+	for (unsigned j = 0; j < nf; j++)
+		if (sp->files[j].map)
+			munmap(sp->files[j].map, file_len());
+	memset(sp->files, 0, sizeof(sp->files[0]) * nf);
+	atomic_store(&sp->nfiles, 0);
+	atomic_store(&sp->hint, 0);
+	atomic_store(&sp->failed, 0);
+	atomic_store(&sp->making, 0);
+}
+
+int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len)
+{
+	char path[4400];
+	if (oa_snprintf(path, sizeof(path), "%s/%s", procdir, name) < 0)
+		return -ENAMETOOLONG;
+	int fd = oa_open_at(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	struct oa_spool_header h;
+	void *m = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    !memcmp(h.magic, OA_SPOOL_MAGIC, 8) && h.slot_size == OA_SPOOL_SLOT && h.obs_cap == OA_SPOOL_OBS &&
+	    h.json_cap == OA_SPOOL_JSON && h.nslots <= OA_SPOOL_SLOTS &&
+	    (uint64_t)st.st_size >= OA_SPOOL_HEADER + (uint64_t)h.nslots * OA_SPOOL_SLOT)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int e = errno;
+	close(fd);
+	if (m == MAP_FAILED)
+		return -(e ? e : EINVAL);
+	int in_use;
+	int r = unpack_map(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use);
+	munmap(m, (size_t)st.st_size);
+	if (!in_use)
+		oa_unlink_at(path);
+	return r;
+}

@@ -1,0 +1,119 @@
+/* spool.h: the first window of short threads' streams, in one file of
+ * their process.
+ *
+ * A thread stream needs a directory and two files (thread.T/stream.obs and
+ * stream.json), three inodes that cost more than the thread itself: ~19 us
+ * on tmpfs, 0.3-1.7 ms on a disk, against ~28 us for an untraced
+ * pthread_create + join.  So a thread that is not the process's first one
+ * writes its events into a slot of the process's spool file
+ * (PROCDIR/spool.N.oa), mapped shared like any window: SIGKILL loses nothing.
+ * Its thread.T files are made only when it outgrows the slot (then it goes
+ * on as any stream), or when the process ends, exec's or crashes (the agent
+ * unpacks the spool, once for all its threads), or by whoever finishes a
+ * process that could not (oa_finish_process: ovnirun, a parent, `ovni-auto
+ * repair`).
+ *
+ * File: a header page, then OA_SPOOL_SLOTS slots of OA_SPOOL_SLOT bytes: a
+ * 64-byte slot header, the stream.obs bytes (from its 8-byte file header
+ * on), and at the slot's end the room for stream.json, written when the
+ * thread ends.  Slot states: FREE, LIVE (a thread writes it), DONE (ended,
+ * obs_len and json_len are valid), BUSY (being unpacked).  A slot is
+ * zeroed before it is FREE again, so the events of a LIVE slot end at the
+ * first zero byte.  Everything here is async-signal-safe. */
+#ifndef OA_SPOOL_H
+#define OA_SPOOL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define OA_SPOOL_MAGIC "oaspool1"
+#define OA_SPOOL_HEADER 4096u
+#define OA_SPOOL_SLOT (8u * 1024u)
+#define OA_SPOOL_SLOTS 1024u /* per file */
+#define OA_SPOOL_FILES 64u   /* at most, per process: 64K spooled threads */
+#define OA_SPOOL_SLOT_HEADER 64u
+#define OA_SPOOL_JSON 4096u /* room for stream.json at the end of a slot */
+#define OA_SPOOL_OBS (OA_SPOOL_SLOT - OA_SPOOL_SLOT_HEADER - OA_SPOOL_JSON)
+#define OA_SPOOL_CHUNK 64u /* at most, slots prepared (their blocks reserved) at once */
+
+enum { OA_SPOOL_FREE = 0, OA_SPOOL_LIVE = 1, OA_SPOOL_DONE = 2, OA_SPOOL_BUSY = 3 };
+
+struct oa_spool_slot {
+	_Atomic uint32_t state;
+	int32_t tid;
+	uint32_t json_len;
+	uint32_t pad;
+	uint64_t obs_len;
+	uint8_t reserved[OA_SPOOL_SLOT_HEADER - 24];
+};
+
+struct oa_spool_header {
+	char magic[8];
+	uint32_t slot_size, nslots, obs_cap, json_cap;
+	int32_t pid;
+};
+
+/* One spool file, mapped. */
+struct oa_spool_file {
+	uint8_t *map;
+	_Atomic unsigned ready; /* slots whose blocks are reserved */
+	int k;                  /* its name: spool.<k>.oa */
+};
+
+/* A process's spool, as its agent holds it: files are added as they fill
+ * (slots are freed only by unpacking, at the end). */
+struct oa_spool {
+	struct oa_spool_file files[OA_SPOOL_FILES];
+	_Atomic unsigned nfiles;
+	_Atomic unsigned hint; /* where the next search for a free slot starts */
+	_Atomic int failed;    /* no more files can be made: threads use their own */
+	_Atomic int making;    /* a thread is adding a file */
+	int pid;
+	char procdir[4096];
+};
+
+/* Start a process's spool (no file yet) for procdir (absolute). */
+void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid);
+
+/* Does the spool have a file with a slot it could give now? */
+int oa_spool_ready(const struct oa_spool *sp);
+
+/* A free slot for thread tid (LIVE), its obs area in *obs; NULL when none
+ * is free (the thread then writes files of its own).  Adds a file when
+ * the last one is full. */
+struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs);
+
+/* The obs and json areas of a slot. */
+static inline uint8_t *oa_spool_obs(struct oa_spool_slot *slot)
+{
+	return (uint8_t *)slot + OA_SPOOL_SLOT_HEADER;
+}
+static inline char *oa_spool_json(struct oa_spool_slot *slot)
+{
+	return (char *)slot + OA_SPOOL_SLOT - OA_SPOOL_JSON;
+}
+
+/* Zero what a slot holds (used: obs bytes written) and free it. */
+void oa_spool_release(struct oa_spool_slot *slot, size_t used);
+
+/* Write the streams of the spool's DONE slots (also LIVE ones when `dead`:
+ * the process is gone; their stream.json then comes from `json_like`, the
+ * stream.json of another thread of the process, with their tid) into
+ * thread.T directories of its procdir, and free the slots.  Each file with
+ * no slot left in use is removed and unmapped.  Returns the number of
+ * streams written, or -errno. */
+int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t json_like_len);
+
+/* A fork child: the spool is the parent's; forget it without touching it. */
+void oa_spool_forget(struct oa_spool *sp);
+
+/* Is `name` (a file name in a process directory) a spool file? */
+int oa_spool_name(const char *name);
+
+/* The finisher's side: map the spool file dir/name of a dead process
+ * (read-write), unpack every slot into procdir, remove it.  Streams
+ * written, or -errno. */
+int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len);
+
+#endif
