@@ -124,31 +124,32 @@ int oa_spool_ready(const struct oa_spool *sp)
 }
 
 /* Reserve the blocks of slots [0, upto) so that no write through the
- * mapping can fault (SIGBUS on a full file system): MADV_POPULATE_WRITE
- * takes the page faults now and reports ENOSPC; older kernels fallocate. */
+ * mapping can fault (SIGBUS on a full file system): fallocate, which on a
+ * disk makes unwritten extents (nothing to zero or write back); where the
+ * file system has none, MADV_POPULATE_WRITE, which takes the page faults
+ * now and reports ENOSPC.  4 slots first (a process with a thread or two),
+ * then as many as are ready, up to OA_SPOOL_CHUNK. */
 static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
 {
 	unsigned r;
 	while ((r = atomic_load(&f->ready)) < upto) {
-		/* 4 slots first (a process with a thread or two), then as
-		 * many as are ready, up to a chunk. */
 		unsigned n = r < 4 ? 4 : r < OA_SPOOL_CHUNK ? r : OA_SPOOL_CHUNK;
 		if (r + n > OA_SPOOL_SLOTS)
 			n = OA_SPOOL_SLOTS - r;
 		uint8_t *p = (uint8_t *)slot_at(f->map, r);
 		size_t len = (size_t)n * OA_SPOOL_SLOT;
-		if (madvise(p, len, MADV_POPULATE_WRITE) != 0) {
-			if (errno != EINVAL)
-				return -1;
-			char path[4200];
-			file_path(sp, f->k, path, sizeof(path));
-			int fd = oa_open_at(path, O_RDWR | O_CLOEXEC, 0);
-			int ok = fd >= 0 && fallocate(fd, 0, (off_t)(p - f->map), (off_t)len) == 0;
-			if (fd >= 0)
-				close(fd);
-			if (!ok)
-				return -1;
-		}
+		char path[4200];
+		file_path(sp, f->k, path, sizeof(path));
+		sigset_t old;
+		oa_sigblock(&old);
+		int fd = oa_open_at(path, O_RDWR | O_CLOEXEC, 0);
+		int ok = fd >= 0 && fallocate(fd, 0, (off_t)(p - f->map), (off_t)len) == 0;
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		oa_sigrestore(&old);
+		if (!ok && (fd < 0 || (e != EOPNOTSUPP && e != ENOSYS) || madvise(p, len, MADV_POPULATE_WRITE) != 0))
+			return -1;
 		atomic_compare_exchange_strong(&f->ready, &r, r + n);
 	}
 	return 0;
