@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,6 +76,11 @@ static int add_file_in(struct oa_spool *sp)
 	unsigned n = atomic_load(&sp->nfiles);
 	if (n >= OA_SPOOL_FILES)
 		return -ENOSPC;
+	/* 8 MiB of address space is not ours to take from a program that
+	 * limits its own: its threads keep their small windows. */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		return -ENOMEM;
 	size_t len = file_len();
 	char path[4200];
 	int fd = -1, e = 0, k = n ? sp->files[n - 1].k + 1 : 0;

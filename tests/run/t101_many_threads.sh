@@ -14,3 +14,10 @@ for n in 1 64 1000 2500; do
 	assert_eq "$n threads: unfinished streams" 0 "$unfinished"
 	assert_eq "$n threads: spool files left" 0 "$(find "$WORK/tr$n" -name 'spool.*' | wc -l)"
 done
+# A program that limits its address space (RLIMIT_AS) gets no spool (8 MiB
+# of address space is not the agent's to take): each thread writes its own
+# files, all finished.
+out=$(ulimit -v 4000000 && "$OVNIRUN" -q -o "$WORK/tras" "$PROG/threads" join 64) || fail "RLIMIT_AS: exit status $?"
+assert_eq "RLIMIT_AS: output" "done join 64" "$out"
+check_trace "$WORK/tras"
+assert_eq "RLIMIT_AS: streams" 65 "$(streams "$WORK/tras")"
