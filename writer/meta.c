@@ -296,10 +296,16 @@ static void jw_key(struct jw *w, const char *indent, const char *key)
 	jw_raw(w, ": ");
 }
 
-static void jw_labels(struct jw *w, const struct oa_label *l, int type, int *first)
+static const char *fixed_label(const struct oa_meta *m, int type, int64_t value);
+
+/* The labels of `type` in list l, but the values the type's fixed table
+ * names (written before them): an earlier image's stream.json read back
+ * after an exec holds those too, and a duplicate key is not JSON that
+ * the emulator's reader accepts. */
+static void jw_labels(struct jw *w, const struct oa_meta *m, const struct oa_label *l, int type, int *first)
 {
 	for (; l; l = l->onext) {
-		if (l->type != type)
+		if (l->type != type || fixed_label(m, type, l->value))
 			continue;
 		jw_raw(w, *first ? "\n     " : ",\n     ");
 		*first = 0;
@@ -419,9 +425,9 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 			jw_raw(w, "\": ");
 			jw_str(w, text);
 		}
-		jw_labels(w, atomic_load_explicit(&m->global.head, memory_order_acquire), t, &first);
+		jw_labels(w, m, atomic_load_explicit(&m->global.head, memory_order_acquire), t, &first);
 		if (own)
-			jw_labels(w, atomic_load_explicit(&own->head, memory_order_acquire), t, &first);
+			jw_labels(w, m, atomic_load_explicit(&own->head, memory_order_acquire), t, &first);
 		jw_raw(w, first ? "}}" : "\n   }}");
 	}
 	if (ntypes)
