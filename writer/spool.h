@@ -14,9 +14,9 @@
  * repair`).
  *
  * File: a header page, then OA_SPOOL_SLOTS slots of OA_SPOOL_SLOT bytes: a
- * 64-byte slot header, the stream.obs bytes (from its 8-byte file header
- * on), and at the slot's end the room for stream.json, written when the
- * thread ends.  Slot states: FREE, LIVE (a thread writes it), DONE (ended,
+ * 64-byte slot header, the room for stream.json (as at the thread's start,
+ * then as at its end), and the stream.obs bytes (from its 8-byte file
+ * header on).  Slot states: FREE, LIVE (a thread writes it), DONE (ended,
  * obs_len and json_len are valid), BUSY (being unpacked).  A slot is
  * zeroed before it is FREE again, so the events of a LIVE slot end at the
  * first zero byte.  Everything here is async-signal-safe. */
@@ -27,13 +27,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define OA_SPOOL_MAGIC "oaspool1"
+#define OA_SPOOL_MAGIC "oaspool2"
 #define OA_SPOOL_HEADER 4096u
 #define OA_SPOOL_SLOT (8u * 1024u)
 #define OA_SPOOL_SLOTS 1024u /* per file */
 #define OA_SPOOL_FILES 64u   /* at most, per process: 64K spooled threads */
 #define OA_SPOOL_SLOT_HEADER 64u
-#define OA_SPOOL_JSON 4096u /* room for stream.json at the end of a slot */
+#define OA_SPOOL_JSON 3008u /* room for stream.json, after the slot header */
 #define OA_SPOOL_OBS (OA_SPOOL_SLOT - OA_SPOOL_SLOT_HEADER - OA_SPOOL_JSON)
 #define OA_SPOOL_CHUNK 64u /* at most, slots prepared (their blocks reserved) at once */
 
@@ -84,14 +84,15 @@ int oa_spool_ready(const struct oa_spool *sp);
  * the last one is full. */
 struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs);
 
-/* The obs and json areas of a slot. */
-static inline uint8_t *oa_spool_obs(struct oa_spool_slot *slot)
-{
-	return (uint8_t *)slot + OA_SPOOL_SLOT_HEADER;
-}
+/* The json and obs areas of a slot: a short thread's events end in the
+ * slot's first page, with its header and stream.json (one page touched). */
 static inline char *oa_spool_json(struct oa_spool_slot *slot)
 {
-	return (char *)slot + OA_SPOOL_SLOT - OA_SPOOL_JSON;
+	return (char *)slot + OA_SPOOL_SLOT_HEADER;
+}
+static inline uint8_t *oa_spool_obs(struct oa_spool_slot *slot)
+{
+	return (uint8_t *)slot + OA_SPOOL_SLOT_HEADER + OA_SPOOL_JSON;
 }
 
 /* Zero what a slot holds (used: obs bytes written) and free it. */

@@ -562,6 +562,8 @@ static int close_slot(struct oa_stream *s)
 {
 	struct oa_spool_slot *slot = s->slot;
 	uint64_t len = oa_stream_size(s);
+	if (!s->meta_written)
+		slot->json_len = 0;
 	ssize_t n = s->meta_written
 			    ? (ssize_t)slot->json_len
 			    : oa_meta_render(s->meta, oa_spool_json(slot), OA_SPOOL_JSON, s->tid, 1, &s->labels);
@@ -756,6 +758,10 @@ int oa_stream_end(struct oa_stream *s)
 		oa_put_header(s->pos, 0, "OF[", clock);
 		s->pos += OVNI_EV_HEADER_SIZE;
 		if (s->slot) {
+			/* Rendered over the start's: while it is, whoever finishes
+			 * a dead process takes another thread's instead. */
+			s->slot->json_len = 0;
+			atomic_signal_fence(memory_order_seq_cst);
 			ssize_t n =
 				oa_meta_render(s->meta, oa_spool_json(s->slot), OA_SPOOL_JSON, s->tid, 1, &s->labels);
 			s->meta_written = n > 0;
