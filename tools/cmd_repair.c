@@ -125,6 +125,39 @@ static void declare_types(json_t *ovni, const struct oa_replay *r)
 	}
 }
 
+/* A model that the events use but ovni.require does not name (a thread
+ * whose stream.json was written before the process enabled the model,
+ * and that died before it wrote it again): required now, at the version
+ * another stream of the trace requires, else the agent's. */
+static void require_models(json_t *ovni, const struct oa_replay *r)
+{
+	static const struct {
+		unsigned bit;
+		const char *name, *version;
+	} models[] = { { OA_REPLAY_OPENMP, "openmp", OVNI_MODEL_OPENMP_VERSION },
+		       { OA_REPLAY_MPI, "mpi", OVNI_MODEL_MPI_VERSION } };
+	json_t *req = json_object_get(ovni, "require");
+	if (!json_is_object(req)) {
+		req = json_object();
+		json_object_set_new(ovni, "require", req);
+	}
+	for (size_t m = 0; m < sizeof(models) / sizeof(models[0]); m++) {
+		if (!(r->models & models[m].bit) || json_object_get(req, models[m].name))
+			continue;
+		const char *v = models[m].version;
+		const struct rd_trace *t = trace_of_repair;
+		for (int i = 0; t && i < t->n; i++) {
+			json_t *o = t->streams[i].meta ? json_object_get(t->streams[i].meta, "ovni") : NULL;
+			json_t *rq = o ? json_object_get(json_object_get(o, "require"), models[m].name) : NULL;
+			if (json_is_string(rq)) {
+				v = json_string_value(rq);
+				break;
+			}
+		}
+		json_object_set_new(req, models[m].name, json_string(v));
+	}
+}
+
 static int set_finished(const char *dir, int64_t how_value, const char *how, const struct oa_replay *rp)
 {
 	char path[4200], tmp[4300];
@@ -140,6 +173,7 @@ static int set_finished(const char *dir, int64_t how_value, const char *how, con
 	if (how)
 		add_label(ovni, how_value, how);
 	declare_types(ovni, rp);
+	require_models(ovni, rp);
 	int r = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(root);
 	return r == 0 && rename(tmp, path) == 0 ? 0 : -1;

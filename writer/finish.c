@@ -48,6 +48,10 @@ static int64_t get_i64(const uint8_t *p)
 void oa_replay_event(struct oa_replay *r, const char *m, uint64_t clock, const uint8_t *payload, uint32_t size)
 {
 	r->last = clock;
+	if (m[0] == 'P')
+		r->models |= OA_REPLAY_OPENMP;
+	else if (m[0] == 'M')
+		r->models |= OA_REPLAY_MPI;
 	if (m[0] == 'O') {
 		if (m[1] == 'H') {
 			switch (m[2]) {
@@ -338,6 +342,42 @@ static int write_at(int dfd, const char *path, const char *tmp, const char *buf,
 
 /* One thread directory `name` of the process directory dfd: 1 finished
  * (or set aside), 0 nothing to do, -errno. */
+/* The models the events use (oa_replay.models) that "ovni": {"require":
+ * {...}} does not name, added to it (a thread whose stream.json was written
+ * before its process enabled the model): s into out, its length; 0 when
+ * nothing is missing, -1 when it cannot be done. */
+static ssize_t add_requires(const char *s, size_t n, char *out, size_t cap, unsigned models)
+{
+	static const struct {
+		unsigned bit;
+		const char *key, *text;
+	} all[] = { { OA_REPLAY_OPENMP, "openmp", "\"openmp\": \"" OVNI_MODEL_OPENMP_VERSION "\", " },
+		    { OA_REPLAY_MPI, "mpi", "\"mpi\": \"" OVNI_MODEL_MPI_VERSION "\", " } };
+	const char *end = s + n, *ovni = object_in(s, end, "ovni");
+	const char *req = object_in(ovni ? ovni - 1 : NULL, end, "require");
+	if (!req || object_empty(req, end))
+		return models ? -1 : 0;
+	char ins[128] = "";
+	size_t k = 0;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		struct oa_json r = { req - 1, end };
+		if (!(models & all[i].bit) || oa_json_find(&r, all[i].key) == 0)
+			continue;
+		size_t l = strlen(all[i].text);
+		memcpy(ins + k, all[i].text, l);
+		k += l;
+	}
+	if (!k)
+		return 0;
+	size_t a = (size_t)(req - s);
+	if (n + k > cap)
+		return -1;
+	memcpy(out, s, a);
+	memcpy(out + a, ins, k);
+	memcpy(out + a + k, s + a, n - a);
+	return (ssize_t)(n + k);
+}
+
 static int finish_stream(int dfd, const char *name, long pid, const char *how, int64_t (*value)(long pid))
 {
 	char json[300], tmp[320], obs[300];
@@ -390,7 +430,13 @@ static int finish_stream(int dfd, const char *name, long pid, const char *how, i
 	ssize_t m = edit_meta(jbuf, (size_t)jn, jout, sizeof(jout), v, label);
 	if (m < 0)
 		return -EINVAL;
-	r = write_at(dfd, json, tmp, jout, (size_t)m, have ? &js : NULL);
+	const char *text = jout;
+	ssize_t m2 = add_requires(jout, (size_t)m, jbuf, sizeof(jbuf), rp.models);
+	if (m2 > 0) {
+		text = jbuf;
+		m = m2;
+	}
+	r = write_at(dfd, json, tmp, text, (size_t)m, have ? &js : NULL);
 	return r ? r : 1;
 }
 

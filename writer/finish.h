@@ -30,7 +30,11 @@ struct oa_replay {
 	int32_t mtypes[64]; /* mark types the events use */
 	char mstack[64];    /* ... with OM[ / OM] (a stack channel) */
 	int nmtypes;
+	unsigned models; /* OA_REPLAY_OPENMP, OA_REPLAY_MPI: models the events use */
 };
+
+#define OA_REPLAY_OPENMP 1u
+#define OA_REPLAY_MPI 2u
 
 /* One event (mcv: its three characters; payload: size bytes) into r. */
 void oa_replay_event(struct oa_replay *r, const char *mcv, uint64_t clock, const uint8_t *payload, uint32_t size);

@@ -160,6 +160,32 @@ int main(void)
 	CHECK(oa_finish_process(dir, 100, "x", value) == -EBUSY, "busy");
 	close(fd);
 	CHECK(oa_finish_process(dir, 100, "x", value) == 1, "after the lock");
+	test_rmrf(dir);
+
+	/* A thread whose stream.json was written before its process enabled
+	 * OpenMP (its require names only ovni) but whose events are OpenMP's:
+	 * the finished stream requires the model, or the emulator refuses
+	 * the events. */
+	new_dir();
+	snprintf(json, sizeof(json), HEAD ",\n  \"require\": {\"ovni\": \"1.1.0\"}\n }\n}\n", 100);
+	make_stream(100, json, 0);
+	{
+		char path[700];
+		snprintf(path, sizeof(path), "%s/thread.100/stream.obs", dir);
+		int ofd = open(path, O_RDWR);
+		off_t off = 8;
+		uint32_t id = 1;
+		put(ofd, &off, "OHx", 1000, NULL, 0);
+		put(ofd, &off, "PPx", 1100, &id, 4);
+		close(ofd);
+	}
+	CHECK(oa_finish_process(dir, 100, "x", value) == 1, "openmp: finished");
+	json_t *j = load(100);
+	json_t *req = json_object_get(json_object_get(j, "ovni"), "require");
+	CHECK(json_is_string(json_object_get(req, "openmp")) && json_is_string(json_object_get(req, "ovni")),
+	      "openmp now required, ovni still");
+	CHECK(!json_object_get(req, "mpi"), "no mpi: no MPI event");
+	json_decref(j);
 	/* A process of another loom or untraced: no directory, nothing done. */
 	CHECK(oa_finish_process("/nonexistent/proc.1", 1, "x", value) == 0, "no directory");
 	test_rmrf(dir);
