@@ -4,12 +4,14 @@
  *                    handler while the main thread waits in sigsuspend
  *   reaper waitid    the same, reaped in the main thread: waitid(WNOWAIT)
  *                    first, then wait4
- * Each child starts a second thread, then: child 0 SIGKILLs itself, child 1
+ * Each child starts a second thread, waits until it runs, then: child 0
+ * SIGKILLs itself, child 1
  * ends with a raw exit_group(5), child 2 exits normally with status 2,
  * child 3 is killed by SIGTERM (default action).  Prints each child's
  * number and how it ended, in child order. */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,9 +25,12 @@
 static pid_t kids[N];
 static volatile sig_atomic_t reaped, statuses[N];
 
+static sem_t started;
+
 static void *idle(void *p)
 {
 	(void)p;
+	sem_post(&started); /* running: its stream exists (OHx written) */
 	for (;;)
 		pause();
 	return NULL;
@@ -34,7 +39,10 @@ static void *idle(void *p)
 static void child(int k)
 {
 	pthread_t th;
+	sem_init(&started, 0, 0);
 	pthread_create(&th, NULL, idle, NULL);
+	while (sem_wait(&started) != 0)
+		;
 	usleep(20000);
 	switch (k) {
 	case 0: raise(SIGKILL); break;
