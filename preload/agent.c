@@ -244,6 +244,13 @@ static int open_stream(struct oa_thread *t)
 	if (!cfg.spool || oa_exec_generation)
 		oa_images_import(t);
 	int r = oa_stream_open(&t->s, &cfg);
+	if (r == -EMFILE) {
+		/* No spool slot now, and files would take a descriptor. */
+		if (!atomic_exchange(&said_fd_limit, 1))
+			oa_log("the program is near its descriptor limit (RLIMIT_NOFILE): its new threads run "
+			       "untraced while it is");
+		return r;
+	}
 	if (r != 0) {
 		if (!atomic_exchange(&said_open_error, 1))
 			oa_log("cannot write the trace in %s: %s; the program runs untraced", t->s.path, strerror(-r));

@@ -146,6 +146,8 @@ static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
 		size_t len = (size_t)n * OA_SPOOL_SLOT;
 		char path[4200];
 		file_path(sp, f->k, path, sizeof(path));
+		if (!oa_fd_room())
+			return -EMFILE; /* a descriptor for a moment: not the program's last */
 		sigset_t old;
 		oa_sigblock(&old);
 		int fd = oa_open_at(path, O_RDWR | O_CLOEXEC, 0);
@@ -155,7 +157,7 @@ static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
 			close(fd);
 		oa_sigrestore(&old);
 		if (!ok && (fd < 0 || (e != EOPNOTSUPP && e != ENOSYS) || madvise(p, len, MADV_POPULATE_WRITE) != 0))
-			return -1;
+			return -ENOSPC;
 		atomic_compare_exchange_strong(&f->ready, &r, r + n);
 	}
 	return 0;
@@ -171,8 +173,10 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 			/* Slots are handed out in order; the last file's are free. */
 			struct oa_spool_file *f = &sp->files[nf - 1];
 			for (unsigned i = atomic_load(&sp->hint); i < OA_SPOOL_SLOTS; i++) {
-				if (i >= atomic_load(&f->ready) && prepare(sp, f, i + 1) != 0) {
-					atomic_store(&sp->failed, 1);
+				int p = i >= atomic_load(&f->ready) ? prepare(sp, f, i + 1) : 0;
+				if (p) {
+					if (p != -EMFILE) /* near the descriptor limit: later maybe */
+						atomic_store(&sp->failed, 1);
 					return NULL;
 				}
 				struct oa_spool_slot *s = slot_at(f->map, i);
