@@ -17,6 +17,8 @@ assert_eq "killed by SIGKILL" 137 $?
 ls "$WORK"/tr/loom.*/proc.*/spool.*.oa >/dev/null 2>&1 || fail "no spool file: the threads were not spooled"
 "$OA" check -q "$WORK/tr" >"$WORK/chk" 2>&1 && fail "an unrepaired kill -9 trace passed check"
 grep -q "spool file(s)" "$WORK/chk" || fail "check did not report the spool: $(head -5 "$WORK/chk")"
+"$OA" stats "$WORK/tr" >/dev/null 2>"$WORK/stats.err"
+grep -q "spool file(s).*ovni-auto repair" "$WORK/stats.err" || fail "stats did not warn of the spool: $(cat "$WORK/stats.err")"
 "$OA" repair "$WORK/tr" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "repair failed"; }
 grep -q "repaired" "$WORK/out" || fail "repair did not say what it did: $(cat "$WORK/out")"
 grep -q "streams spooled in" "$WORK/out" || fail "repair did not say it wrote the spool out: $(cat "$WORK/out")"

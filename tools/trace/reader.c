@@ -634,6 +634,11 @@ void rd_open_or_die(struct rd_trace *t, const char *path)
 	char msg[600];
 	if (rd_open(t, path, msg, sizeof(msg)) != 0)
 		die("%s", msg);
+	if (t->nspools)
+		err("%s: %d spool file(s) (%s...): threads whose streams were not written out are missing here "
+		    "(the process still runs, or ended without its agent and nobody finished it); `ovni-auto repair "
+		    "%s` writes them",
+		    path, t->nspools, t->spool, path);
 }
 
 int rd_report_damage(struct rd_trace *t)
