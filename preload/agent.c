@@ -215,10 +215,11 @@ static struct oa_spool *spool_for(int tid)
 	return &spool;
 }
 
-/* Create the stream of the calling thread (slot already acquired).  The
- * paths are built in the stream's own buffers: a thread with a minimal
- * stack (PTHREAD_STACK_MIN) must be able to start here. */
-static int open_stream(struct oa_thread *t)
+/* Create the stream of the calling thread (slot already acquired), in a
+ * slot of sp when there is one (spool_for).  The paths are built in the
+ * stream's own buffers: a thread with a minimal stack (PTHREAD_STACK_MIN)
+ * must be able to start here. */
+static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 {
 	/* Append when the stream exists: after exec the new image continues the
 	 * thread's stream (a dead thread may run again), and a recycled tid must
@@ -237,7 +238,7 @@ static int open_stream(struct oa_thread *t)
 	atomic_store(&t->s.labels.attrs, NULL);
 	atomic_store(&t->s.labels.ovni_attrs, NULL);
 	t->s.meta = &oa_meta;
-	cfg.spool = spool_for(t->tid);
+	cfg.spool = sp;
 	/* An earlier image's stream of this tid: its labels go on.  (A tid
 	 * recycled within this image, rare, keeps its events but not its
 	 * labels when spooled.) */
@@ -337,7 +338,8 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		goto out;
 	}
 	t->tid = gettid();
-	if (!spool_for(t->tid) && !oa_fd_room()) {
+	struct oa_spool *sp = spool_for(t->tid);
+	if (!sp && !oa_fd_room()) {
 		/* Creating the stream would take descriptors for a moment: not
 		 * one the program, near its limit, may be about to need (a
 		 * spool slot takes none; oa_stream_open checks when there is
@@ -354,7 +356,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 	atomic_store(&t->aff_dirty, 0);
 	int cpu = place_self(t->tid);
 	atomic_store(&t->cpu, cpu);
-	if (open_stream(t) != 0) {
+	if (open_stream(t, sp) != 0) {
 		oa_cpus_release(cpu, t->tid);
 		oa_registry_abandon(&t->s);
 		t = NULL;

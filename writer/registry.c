@@ -162,6 +162,13 @@ static int transient(struct oa_stream *s, struct oa_stream *self)
 	return s != self && !s->claimed && (st == OA_SLOT_OPENING || st == OA_SLOT_CLOSING);
 }
 
+void oa_registry_settle(struct oa_stream *self)
+{
+	for (struct oa_stream *s = atomic_load(&head); s; s = s->next)
+		for (int round = 0; transient(s, self) && round < 9500; round++)
+			pause_a_little(round);
+}
+
 int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 {
 	/* Only the first caller ends the others (exit racing with exit, or
@@ -173,9 +180,7 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 
 	/* Threads creating or ending their own stream finish that quickly
 	 * (file system work, signals blocked): let them (bounded, ~5 s). */
-	for (struct oa_stream *s = atomic_load(&head); s; s = s->next)
-		for (int round = 0; transient(s, self) && round < 9500; round++)
-			pause_a_little(round);
+	oa_registry_settle(self);
 
 	/* Claim: from here on their emits are dropped. */
 	int nclaimed = 0;
@@ -210,13 +215,6 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 		nended++;
 	}
 	return nended;
-}
-
-void oa_registry_settle(struct oa_stream *self)
-{
-	for (struct oa_stream *s = atomic_load(&head); s; s = s->next)
-		for (int round = 0; transient(s, self) && round < 9500; round++)
-			pause_a_little(round);
 }
 
 void oa_registry_done(void)
