@@ -239,7 +239,13 @@ static void load_stream(struct rd_stream *s)
 		s->meta = v1_meta(s, s->meta_error, sizeof(s->meta_error));
 	} else {
 		snprintf(path, sizeof(path), "%s/stream.json", s->dir);
-		s->meta = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+		/* Strict first, as the emulator's reader is; a key given twice
+		 * is noted (check reports it) and the file read again. */
+		s->meta = json_load_file(path, JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES, &jerr);
+		if (!s->meta && strstr(jerr.text, "duplicate")) {
+			snprintf(s->meta_dup, sizeof(s->meta_dup), "stream.json line %d: %s", jerr.line, jerr.text);
+			s->meta = json_load_file(path, JSON_ALLOW_NUL, &jerr);
+		}
 		if (!s->meta)
 			s->meta = load_json_with_comments(path);
 		if (!s->meta)

@@ -27,6 +27,7 @@ struct rd_stream {
 	char *dir;     /* full directory */
 	json_t *meta;  /* stream.json, NULL if it could not be read */
 	char meta_error[256];
+	char meta_dup[256]; /* "" or where stream.json has a key twice (the emulator refuses it) */
 	/* Metadata fields. Numbers are -1 when missing or not numbers (see
 	 * rd_json_int to tell a real -1 apart); pointers NULL when missing or
 	 * of the wrong type. All point into meta. */
