@@ -69,7 +69,7 @@ $(B)/gen/exports.map: $(EXPORT_LISTS)
 $(LIB): $(WRITER_OBJ) $(AGENT_OBJ) $(B)/gen/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=$(B)/gen/exports.map \
-		-Wl,-z,nodelete -Wl,-z,now $(AGENT_LIBS)
+		-Wl,-z,nodelete -Wl,-z,now -Wl,-fini=oa_fini $(AGENT_LIBS)
 
 # The viewer's page parts, built into ovni-auto as C strings.
 VIEW_ASSETS := tools/view/viewer.html tools/view/viewer.css tools/view/viewer.js

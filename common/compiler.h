@@ -11,5 +11,13 @@
 #define OA_EXPORT __attribute__((visibility("default")))
 #define OA_UNUSED __attribute__((unused))
 #define OA_TLS __attribute__((tls_model("initial-exec"))) __thread
+/* What every process touches, a disabled agent's included (docs/internals.md
+ * "What a process pays for the agent"), kept where it costs no page fault of
+ * its own.  OA_EARLY_DATA: variables in .data, on the page the loader has
+ * already written (it zeroes that page's tail, where .bss begins).
+ * OA_EARLY_TEXT: functions at the start of the text, in the 64 KiB that the
+ * first instruction fault maps (with the constructors). */
+#define OA_EARLY_DATA __attribute__((section(".data")))
+#define OA_EARLY_TEXT __attribute__((section(".text.hot")))
 
 #endif

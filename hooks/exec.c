@@ -22,12 +22,12 @@ extern char **environ;
 /* The same for a path relative to dirfd (execveat), checked from there. */
 #define EXEC_WRAP_AT(dirfd, flags, what, env, call)                                         \
 	do {                                                                                \
-		if (!oa_real.execve)                                                        \
-			oa_real_init();                                                     \
 		if (oa_off) {                                                               \
 			char *const *envp = (env);                                          \
 			return (call);                                                      \
 		}                                                                           \
+		if (!oa_real.execve)                                                        \
+			oa_real_init();                                                     \
 		if (!may_exec(dirfd, what, flags)) {                                        \
 			char *const *envp = (env);                                          \
 			int r_ = (call);                                                    \
@@ -75,29 +75,29 @@ static void exec_event(const char *kind, const char *path, int err)
 	HOOK_ERRNO_RESTORE();
 }
 
-OA_EXPORT int execve(const char *path, char *const argv[], char *const envp_in[])
+OA_EXPORT OA_EARLY_TEXT int execve(const char *path, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(path, envp_in, oa_real.execve(path, argv, envp));
+	EXEC_WRAP(path, envp_in, HOOK_REAL(execve)(path, argv, envp));
 }
 
-OA_EXPORT int execv(const char *path, char *const argv[])
+OA_EXPORT OA_EARLY_TEXT int execv(const char *path, char *const argv[])
 {
-	EXEC_WRAP(path, environ, oa_real.execve(path, argv, envp));
+	EXEC_WRAP(path, environ, HOOK_REAL(execve)(path, argv, envp));
 }
 
-OA_EXPORT int execvp(const char *file, char *const argv[])
+OA_EXPORT OA_EARLY_TEXT int execvp(const char *file, char *const argv[])
 {
-	EXEC_WRAP(file, environ, oa_real.execvpe(file, argv, envp));
+	EXEC_WRAP(file, environ, HOOK_REAL(execvpe)(file, argv, envp));
 }
 
-OA_EXPORT int execvpe(const char *file, char *const argv[], char *const envp_in[])
+OA_EXPORT OA_EARLY_TEXT int execvpe(const char *file, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(file, envp_in, oa_real.execvpe(file, argv, envp));
+	EXEC_WRAP(file, envp_in, HOOK_REAL(execvpe)(file, argv, envp));
 }
 
 OA_EXPORT int fexecve(int fd, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(NULL, envp_in, oa_real.fexecve(fd, argv, envp));
+	EXEC_WRAP(NULL, envp_in, HOOK_REAL(fexecve)(fd, argv, envp));
 }
 
 OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp_in[], int flags)
@@ -105,7 +105,7 @@ OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 	/* Checked from dirfd, not from the current directory: a path that
 	 * works from there was taken for a refused exec, the streams were not
 	 * ended, and the new image wrote after a zeroed window. */
-	EXEC_WRAP_AT(dirfd, flags, path, envp_in, oa_real.execveat(dirfd, path, argv, envp, flags));
+	EXEC_WRAP_AT(dirfd, flags, path, envp_in, HOOK_REAL(execveat)(dirfd, path, argv, envp, flags));
 }
 
 /* The list forms: collect the arguments on the stack (no malloc). */
@@ -132,14 +132,14 @@ OA_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	COLLECT_ARGS(argv, arg, arg);
 	va_end(ap);
-	EXEC_WRAP(path, environ, oa_real.execve(path, argv, envp));
+	EXEC_WRAP(path, environ, HOOK_REAL(execve)(path, argv, envp));
 }
 
 OA_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	COLLECT_ARGS(argv, arg, arg);
 	va_end(ap);
-	EXEC_WRAP(file, environ, oa_real.execvpe(file, argv, envp));
+	EXEC_WRAP(file, environ, HOOK_REAL(execvpe)(file, argv, envp));
 }
 
 OA_EXPORT int execle(const char *path, const char *arg, ...)
@@ -147,5 +147,5 @@ OA_EXPORT int execle(const char *path, const char *arg, ...)
 	COLLECT_ARGS(argv, arg, arg);
 	char *const *envp_in = va_arg(ap, char *const *);
 	va_end(ap);
-	EXEC_WRAP(path, envp_in, oa_real.execve(path, argv, envp));
+	EXEC_WRAP(path, envp_in, HOOK_REAL(execve)(path, argv, envp));
 }

@@ -36,7 +36,7 @@ static void end_all(int status)
 	}
 }
 
-OA_EXPORT void _exit(int status)
+OA_EXPORT OA_EARLY_TEXT void _exit(int status)
 {
 	void (*real)(int) = HOOK_REAL(_exit);
 	end_all(status);
@@ -44,7 +44,7 @@ OA_EXPORT void _exit(int status)
 	__builtin_unreachable();
 }
 
-OA_EXPORT void _Exit(int status)
+OA_EXPORT OA_EARLY_TEXT void _Exit(int status)
 {
 	void (*real)(int) = HOOK_REAL(_Exit);
 	end_all(status);
@@ -52,7 +52,7 @@ OA_EXPORT void _Exit(int status)
 	__builtin_unreachable();
 }
 
-OA_EXPORT void exit(int status)
+OA_EXPORT OA_EARLY_TEXT void exit(int status)
 {
 	void (*real)(int) = HOOK_REAL(exit);
 	if (atomic_exchange(&exiting, 1) && agent_traced())

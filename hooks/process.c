@@ -42,7 +42,7 @@ static void record_child(const char *what, const char *path, pid_t pid)
 	HOOK_ERRNO_RESTORE();
 }
 
-OA_EXPORT pid_t fork(void)
+OA_EXPORT OA_EARLY_TEXT pid_t fork(void)
 {
 	pid_t pid = REAL(fork)();
 	if (pid > 0 && hook_tracing())

@@ -232,7 +232,7 @@ static int sample_sigaction(int sig, const struct sigaction *act, struct sigacti
 
 __attribute__((constructor(102))) static void signal_init(void)
 {
-	if (!HOOK_REAL(sigaction) || !agent_active())
+	if (oa_off || !agent_active() || !HOOK_REAL(sigaction))
 		return;
 	oa_sample_set_deliver(sample_deliver);
 	/* One call per signal, not a query and an install: ours goes in and
@@ -331,7 +331,7 @@ static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction
 	return 0;
 }
 
-OA_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+OA_EXPORT OA_EARLY_TEXT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
 	return prog_sigaction(sig, act, oldact);
 }
@@ -368,7 +368,7 @@ static sighandler_t bsd(int sig, sighandler_t handler)
 	return set_handler(sig, handler, intr ? 0 : SA_RESTART, 1);
 }
 
-OA_EXPORT sighandler_t signal(int sig, sighandler_t handler)
+OA_EXPORT OA_EARLY_TEXT sighandler_t signal(int sig, sighandler_t handler)
 {
 	return bsd(sig, handler);
 }

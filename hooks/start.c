@@ -32,8 +32,8 @@ static int wrapped_main(int argc, char **argv, char **envp)
 	exit(real_main(argc, argv, envp));
 }
 
-OA_EXPORT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void), void (*fini)(void),
-				void (*rtld_fini)(void), void *stack_end)
+OA_EXPORT OA_EARLY_TEXT int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+					      void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
 {
 	if (oa_off) /* disabled: nothing to record at the end */
 		return REAL(start)(main, argc, argv, init, fini, rtld_fini, stack_end);

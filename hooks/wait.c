@@ -28,7 +28,7 @@ static void reaped(pid_t pid, int status)
 	HOOK_KEEP_ERRNO(oa_guard++; agent_child_gone(pid, status); oa_guard--);
 }
 
-OA_EXPORT pid_t wait(int *wstatus)
+OA_EXPORT OA_EARLY_TEXT pid_t wait(int *wstatus)
 {
 	int st = 0;
 	pid_t r = REAL(wait)(&st);
@@ -38,7 +38,7 @@ OA_EXPORT pid_t wait(int *wstatus)
 	return r;
 }
 
-OA_EXPORT pid_t waitpid(pid_t pid, int *wstatus, int options)
+OA_EXPORT OA_EARLY_TEXT pid_t waitpid(pid_t pid, int *wstatus, int options)
 {
 	int st = 0;
 	pid_t r = REAL(waitpid)(pid, &st, options);
@@ -58,7 +58,7 @@ OA_EXPORT pid_t wait3(int *wstatus, int options, struct rusage *ru)
 	return r;
 }
 
-OA_EXPORT pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *ru)
+OA_EXPORT OA_EARLY_TEXT pid_t wait4(pid_t pid, int *wstatus, int options, struct rusage *ru)
 {
 	int st = 0;
 	pid_t r = REAL(wait4)(pid, &st, options, ru);

@@ -39,7 +39,9 @@ OA_TLS struct oa_thread *oa_self;
 OA_TLS int oa_guard;
 struct oa_meta oa_meta;
 
-_Atomic int oa_traced_flag; /* tracing this process (agent_traced) */
+/* Tracing this process (agent_traced): every hook reads it, a disabled
+ * agent's too, so it is kept in early data (compiler.h). */
+_Atomic int oa_traced_flag OA_EARLY_DATA;
 static _Atomic uint64_t next_tag = 1;
 static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
@@ -63,7 +65,7 @@ long long oa_value_pid(void)
 	return value_pid ? value_pid : oa_meta.pid;
 }
 
-int oa_off;
+int oa_off OA_EARLY_DATA;
 
 int agent_active(void)
 {

@@ -38,8 +38,8 @@ extern int oa_exec_generation;
  * pid, mixed with its PID namespace when that is not the run's). */
 long long oa_value_pid(void);
 
-/* Set by the first constructor when OVNI_DISABLE is set (after it resolved
- * the real functions): the process is never traced, so every other
+/* Set by the first constructor when OVNI_DISABLE is set (before it resolves
+ * anything): the process is never traced, so every other
  * constructor and destructor returns at once (agent_active() is false);
  * main runs unwrapped and execs pass straight through (start.c, exec.c). */
 extern int oa_off;

@@ -9,8 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/compiler.h"
 #include "../common/log.h"
 #include "../common/env.h"
+
+extern char **environ;
 
 struct oa_config oa_cfg;
 
@@ -103,10 +106,22 @@ static void detect_rank(void)
 	}
 }
 
-int oa_config_disabled(void)
+/* The first thing every process asks, a disabled one included: the
+ * environment is scanned here, with the name kept in early data, so that
+ * the answer touches no page of ours or of libc's that an empty preloaded
+ * library would not (compiler.h). */
+OA_EARLY_TEXT int oa_config_disabled(void)
 {
-	const char *v = oa_env(OA_ENV_DISABLE);
-	return v && *v && strcmp(v, "0") != 0;
+	static char name[] OA_EARLY_DATA = "OVNI_DISABLE=";
+	for (char **e = environ; e && *e; e++) {
+		const char *v = *e;
+		size_t i = 0;
+		while (name[i] && v[i] == name[i])
+			i++;
+		if (!name[i])
+			return v[i] && !(v[i] == '0' && !v[i + 1]);
+	}
+	return 0;
 }
 
 int oa_config_load(void)

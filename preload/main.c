@@ -25,14 +25,24 @@ static void on_fork_child(void)
 
 __attribute__((constructor(101))) static void oa_constructor(void)
 {
-	oa_real_init();
 	if (oa_config_disabled()) {
+		/* Nothing resolved, nothing loaded: each hook looks up its real
+		 * function at its first call (HOOK_REAL, REAL). */
 		oa_off = 1;
 		return;
 	}
+	oa_real_init();
 	agent_at_fork(oa_sym_fork_prepare, oa_sym_fork_parent, oa_sym_fork_child);
 	agent_process_init();
 	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+}
+
+/* DT_FINI (Makefile: -Wl,-fini=oa_fini): crt's _fini, which does nothing,
+ * sits at the end of the text, where calling it cost every process a page
+ * fault of its own; this one sits with the code every process runs. */
+OA_EARLY_TEXT void oa_fini(void);
+OA_EARLY_TEXT void oa_fini(void)
+{
 }
 
 __attribute__((destructor(101))) static void oa_destructor(void)

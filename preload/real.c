@@ -17,9 +17,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../common/compiler.h"
 #include "../common/log.h"
 
-struct oa_real oa_real;
+/* Written at a hook's first call in a disabled agent: kept with the data the
+ * loader has written, as is the code a disabled agent runs (compiler.h). */
+struct oa_real oa_real OA_EARLY_DATA;
 static _Atomic int resolved;
 
 extern ElfW(Dyn) _DYNAMIC[]; /* ours: how our entry in the list is found */
@@ -27,7 +30,7 @@ extern ElfW(Dyn) _DYNAMIC[]; /* ours: how our entry in the list is found */
 /* A pointer of the dynamic section: the loader has relocated most of them
  * in place (DT_STRTAB, DT_SYMTAB, DT_GNU_HASH, DT_VERSYM), not all
  * (DT_VERDEF); an unrelocated one is an offset below the load address. */
-static const void *dyn_ptr(const struct link_map *m, ElfW(Addr) v)
+OA_EARLY_TEXT static const void *dyn_ptr(const struct link_map *m, ElfW(Addr) v)
 {
 	return (const void *)(v < m->l_addr ? v + m->l_addr : v);
 }
@@ -41,7 +44,7 @@ struct obj {
 	const ElfW(Verdef) * verdef;
 };
 
-static int obj_open(const struct link_map *m, struct obj *o)
+OA_EARLY_TEXT static int obj_open(const struct link_map *m, struct obj *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->m = m;
@@ -60,7 +63,7 @@ static int obj_open(const struct link_map *m, struct obj *o)
 }
 
 /* Does symbol `i`'s version suit: `version` named, or the default one? */
-static int version_ok(const struct obj *o, uint32_t i, const char *version)
+OA_EARLY_TEXT static int version_ok(const struct obj *o, uint32_t i, const char *version)
 {
 	if (!o->versym)
 		return !version;
@@ -81,7 +84,7 @@ static int version_ok(const struct obj *o, uint32_t i, const char *version)
 	}
 }
 
-static uint32_t gnu_hash(const char *s)
+OA_EARLY_TEXT static uint32_t gnu_hash(const char *s)
 {
 	uint32_t h = 5381;
 	for (; *s; s++)
@@ -89,7 +92,7 @@ static uint32_t gnu_hash(const char *s)
 	return h;
 }
 
-static void *obj_find(const struct obj *o, const char *name, uint32_t h, const char *version)
+OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint32_t h, const char *version)
 {
 	const uint32_t *t = o->gnu_hash;
 	uint32_t nbuckets = t[0], symoffset = t[1], bloom_size = t[2], shift = t[3];
@@ -126,7 +129,7 @@ static void *obj_find(const struct obj *o, const char *name, uint32_t h, const c
 
 /* The first definition after our object, NULL when none, (void *)-1 when
  * an object could not be read (the caller asks dlsym). */
-static void *lookup_next(const char *name, const char *version)
+OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 {
 	const struct link_map *m = _r_debug.r_map;
 	while (m && m->l_ld != _DYNAMIC)
@@ -147,7 +150,7 @@ static void *lookup_next(const char *name, const char *version)
 	return NULL;
 }
 
-void *oa_real_lookup(const char *name, const char *version)
+OA_EARLY_TEXT void *oa_real_lookup(const char *name, const char *version)
 {
 	void *p = lookup_next(name, version);
 	if (p != (void *)-1)
@@ -155,7 +158,7 @@ void *oa_real_lookup(const char *name, const char *version)
 	return version ? dlvsym(RTLD_NEXT, name, version) : dlsym(RTLD_NEXT, name);
 }
 
-void *oa_real_one(void **field, const char *name)
+OA_EARLY_TEXT void *oa_real_one(void **field, const char *name)
 {
 	if (!*field)
 		*field = oa_real_lookup(name, NULL);

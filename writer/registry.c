@@ -52,11 +52,24 @@ static void process_barrier(void)
 	if (barrier_kind == 2 && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
 		return;
 	/* Fallback: changing the protection of a touched page makes the kernel
-	 * interrupt every CPU that runs this address space (TLB shootdown). */
-	static char page[8192] __attribute__((aligned(4096)));
-	page[0] = 1;
-	mprotect(page, 4096, PROT_READ);
-	mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	 * interrupt every CPU that runs this address space (TLB shootdown).
+	 * The page is mapped at the first use: a page-aligned static would
+	 * start .bss on a page of its own, one more fault in every process. */
+	static char *_Atomic page;
+	char *p = atomic_load(&page);
+	if (!p) {
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *none = NULL;
+		if (p == MAP_FAILED)
+			p = NULL;
+		else if (!atomic_compare_exchange_strong(&page, &none, p))
+			munmap(p, 4096), p = none;
+	}
+	if (p) {
+		p[0] = 1;
+		mprotect(p, 4096, PROT_READ);
+		mprotect(p, 4096, PROT_READ | PROT_WRITE);
+	}
 	static _Atomic int fence; /* a locked RMW: a full barrier here too */
 	atomic_fetch_add(&fence, 1);
 }

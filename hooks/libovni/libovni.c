@@ -69,7 +69,7 @@ static int is_libovni(struct dl_phdr_info *info, size_t size, void *arg)
 
 __attribute__((constructor(103))) static void libovni_init(void)
 {
-	if (dl_iterate_phdr(is_libovni, NULL))
+	if (!oa_off && dl_iterate_phdr(is_libovni, NULL))
 		oa_json_load();
 }
 

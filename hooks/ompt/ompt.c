@@ -213,7 +213,7 @@ OA_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version, co
  * that they end their states and their streams themselves. */
 __attribute__((destructor(102))) static void ompt_destructor(void)
 {
-	if (!atomic_load(&initialized) || atomic_load(&finalized) || !agent_active())
+	if (oa_off || !atomic_load(&initialized) || atomic_load(&finalized) || !agent_active())
 		return;
 	struct othr *th = oa_omp_thread_peek();
 	const char *off = oa_env(OA_ENV_OMP_SHUTDOWN);
