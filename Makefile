@@ -69,7 +69,7 @@ $(B)/gen/exports.map: $(EXPORT_LISTS)
 $(LIB): $(WRITER_OBJ) $(AGENT_OBJ) $(B)/gen/exports.map
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=$(B)/gen/exports.map \
-		-Wl,-z,nodelete -Wl,-z,now -Wl,-fini=oa_fini $(AGENT_LIBS)
+		-Wl,-z,nodelete -Wl,-z,lazy -Wl,-fini=oa_fini $(AGENT_LIBS)
 
 # The viewer's page parts, built into ovni-auto as C strings.
 VIEW_ASSETS := tools/view/viewer.html tools/view/viewer.css tools/view/viewer.js
@@ -98,7 +98,7 @@ $(addprefix $(B)/tests/,$(WRITER_TESTS)): $(B)/tests/%: tests/unit/%.c $(WRITER_
 # Tests of single agent modules link just that module.
 $(B)/tests/test_real: tests/unit/test_real.c $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(B)/gen/exports.map tests/unit/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DEXPORTS_MAP='"$(B)/gen/exports.map"' -o $@ $< $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o -ldl
+	$(CC) $(ALL_CFLAGS) -DEXPORTS_MAP='"$(B)/gen/exports.map"' -o $@ $< $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o -ldl -Wl,-z,lazy
 $(B)/tests/test_symbols: tests/unit/test_symbols.c $(B)/obj/preload/symbols.o tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fvisibility=default -o $@ $< $(B)/obj/preload/symbols.o -ldl

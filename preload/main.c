@@ -7,6 +7,7 @@
 #include "config.h"
 #include "symbols.h"
 #include "real.h"
+#include "../common/log.h"
 
 static void on_fork_prepare(void)
 {
@@ -31,10 +32,23 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 		oa_off = 1;
 		return;
 	}
+	/* Before anything of the agent runs: every import of ours bound now,
+	 * as -z now would, so no agent path meets the loader's resolver. */
+	oa_real_scope(1);
+	int left = 0, bound = oa_real_bind(&left);
 	oa_real_init();
 	agent_at_fork(oa_sym_fork_prepare, oa_sym_fork_parent, oa_sym_fork_child);
 	agent_process_init();
+	if (oa_cfg.debug)
+		oa_log("bound %d imports, %d left to the loader", bound, left);
 	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+}
+
+/* After the agent's last constructor (103): lookups walk the list again. */
+__attribute__((constructor(104))) static void oa_constructor_done(void)
+{
+	if (!oa_off)
+		oa_real_scope(0);
 }
 
 /* DT_FINI (Makefile: -Wl,-fini=oa_fini): crt's _fini, which does nothing,

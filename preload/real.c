@@ -14,6 +14,7 @@
 #include <elf.h>
 #include <link.h>
 #include <stdatomic.h>
+#include <sys/auxv.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -127,10 +128,154 @@ OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint3
 	}
 }
 
+/* ---- The global scope, read once ----
+ * The objects of the global scope in load order (the program, the preloaded
+ * objects, their libraries; never the vDSO), with the names of their
+ * versions.  A traced process reads it once in its constructor, binds its
+ * imports from it (oa_real_bind) and, until its last constructor has run,
+ * resolves the real functions from it (~75 lookups), where each lookup
+ * would otherwise walk the list and every object's version list again.  No
+ * object can come or go meanwhile: the loader's lock is held while
+ * constructors run. */
+#define SCOPE_MAX 64
+#define SCOPE_NVER 48 /* version indexes named from the table; others walked */
+struct scope {
+	struct obj o[SCOPE_MAX];
+	const char *ver[SCOPE_MAX][SCOPE_NVER];
+	int n, self; /* self: our index */
+	int odd;     /* an object this lookup cannot read: the loader must say */
+};
+
+static struct scope scope;
+static _Atomic int scope_valid;
+
+static void scope_open(struct scope *sc)
+{
+	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
+	sc->n = sc->odd = 0;
+	sc->self = -1;
+	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
+		if (vdso && (uintptr_t)m->l_ld - vdso < 65536)
+			continue; /* not in the global scope */
+		struct obj *o = &sc->o[sc->n];
+		if (sc->n == SCOPE_MAX || obj_open(m, o) != 0) {
+			sc->odd = 1;
+			return;
+		}
+		if (m->l_ld == _DYNAMIC)
+			sc->self = sc->n;
+		memset(sc->ver[sc->n], 0, sizeof(sc->ver[sc->n]));
+		for (const ElfW(Verdef) *d = o->verdef; d;
+		     d = d->vd_next ? (const void *)((const char *)d + d->vd_next) : NULL) {
+			const ElfW(Verdaux) *x = (const void *)((const char *)d + d->vd_aux);
+			if (d->vd_ndx < SCOPE_NVER)
+				sc->ver[sc->n][d->vd_ndx] = o->strtab + x->vda_name;
+		}
+		sc->n++;
+	}
+}
+
+/* Symbol `i` of object `k` has `version` (named), or the default one? */
+static int scope_version_ok(const struct scope *sc, int k, uint32_t i, const char *version)
+{
+	const struct obj *o = &sc->o[k];
+	if (!o->versym || !version)
+		return version_ok(o, i, version);
+	ElfW(Half) v = o->versym[i] & 0x7fff;
+	if (v >= SCOPE_NVER)
+		return version_ok(o, i, version);
+	return sc->ver[k][v] && !strcmp(sc->ver[k][v], version);
+}
+
+/* May the definition `i` of object `k` serve a reference of ours to
+ * `version`, as the loader decides: an object without versions, or an
+ * unversioned definition in one, serves any. */
+static int bind_version_ok(const struct scope *sc, int k, uint32_t i, const char *version)
+{
+	const struct obj *o = &sc->o[k];
+	if (!o->versym || !version)
+		return 1;
+	ElfW(Half) v = o->versym[i];
+	if ((v & 0x7fff) <= 1)
+		return !(v & 0x8000);
+	return scope_version_ok(sc, k, i, version);
+}
+
+/* An IFUNC's implementation, chosen by its resolver as the loader would. */
+static void *ifunc_pick(const struct link_map *m, const ElfW(Sym) * s)
+{
+#if defined(__x86_64__)
+	void *(*resolver)(void) = (void *(*)(void))(m->l_addr + s->st_value);
+	return resolver();
+#else
+	(void)m, (void)s;
+	return (void *)-1;
+#endif
+}
+
+/* name@version in the objects of the scope from `from` on: its address, NULL
+ * when none, (void *)-1 when dlsym must say (an object or a symbol this
+ * lookup does not read).  `bind`: a reference of ours, as the loader binds
+ * it (any version may serve, IFUNCs resolved); otherwise as dlsym(RTLD_NEXT)
+ * or dlvsym() find it. */
+static void *scope_find(const struct scope *sc, int from, const char *name, const char *version, int bind)
+{
+	uint32_t h = gnu_hash(name);
+	for (int k = from; k < sc->n; k++) {
+		const struct obj *o = &sc->o[k];
+		const uint32_t *t = o->gnu_hash;
+		uint32_t nbuckets = t[0], symoffset = t[1], bloom_size = t[2], shift = t[3];
+		if (!nbuckets || !bloom_size)
+			continue;
+		const ElfW(Addr) *bloom = (const void *)(t + 4);
+		const uint32_t *buckets = (const void *)(bloom + bloom_size);
+		const uint32_t *chain = buckets + nbuckets;
+		const unsigned bits = sizeof(ElfW(Addr)) * 8;
+		ElfW(Addr) word = bloom[(h / bits) % bloom_size];
+		ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
+		if ((word & mask) != mask)
+			continue;
+		uint32_t i = buckets[h % nbuckets];
+		if (i < symoffset)
+			continue;
+		for (;; i++) {
+			uint32_t h2 = chain[i - symoffset];
+			const ElfW(Sym) *s = &o->symtab[i];
+			if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_value &&
+			    !strcmp(o->strtab + s->st_name, name) &&
+			    (bind ? bind_version_ok(sc, k, i, version) : scope_version_ok(sc, k, i, version))) {
+				int type = ELF64_ST_TYPE(s->st_info), b = ELF64_ST_BIND(s->st_info);
+				if (b != STB_GLOBAL && b != STB_WEAK)
+					return (void *)-1;
+				if (type == STT_FUNC || (!bind && type == STT_OBJECT))
+					return (void *)(o->m->l_addr + s->st_value);
+				if (bind && type == STT_GNU_IFUNC)
+					return ifunc_pick(o->m, s);
+				return (void *)-1;
+			}
+			if (h2 & 1)
+				break;
+		}
+	}
+	return sc->odd ? (void *)-1 : NULL;
+}
+
+void oa_real_scope(int on)
+{
+	if (on) {
+		scope_open(&scope);
+		atomic_store(&scope_valid, scope.self >= 0);
+	} else {
+		atomic_store(&scope_valid, 0);
+	}
+}
+
 /* The first definition after our object, NULL when none, (void *)-1 when
  * an object could not be read (the caller asks dlsym). */
 OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 {
+	if (atomic_load_explicit(&scope_valid, memory_order_acquire))
+		return scope_find(&scope, scope.self + 1, name, version, 0);
 	const struct link_map *m = _r_debug.r_map;
 	while (m && m->l_ld != _DYNAMIC)
 		m = m->l_next;
@@ -163,6 +308,101 @@ OA_EARLY_TEXT void *oa_real_one(void **field, const char *name)
 	if (!*field)
 		*field = oa_real_lookup(name, NULL);
 	return *field;
+}
+
+/* ---- Binding our own imports (oa_real_bind) ----
+ * The object is linked lazily: a process that never traces (OVNI_DISABLE)
+ * pays no symbol lookup for the ~150 libc functions the agent calls, ~20 us
+ * each time it is loaded.  A traced process binds them all here, from its
+ * constructor, so the loader's resolver never runs on an agent path (a
+ * callback, a flush, a signal handler) later.  The search is the loader's:
+ * the global scope in load order (the program, the preloaded objects, their
+ * libraries; never the vDSO), the version the reference names, an object
+ * without versions matching any. */
+
+/* The version a reference of ours names (our DT_VERNEED), NULL if none. */
+static const char *needed_version(const struct obj *o, const ElfW(Verneed) * vn, uint32_t i)
+{
+	if (!o->versym || !vn)
+		return NULL;
+	ElfW(Half) want = o->versym[i] & 0x7fff;
+	if (want <= 1)
+		return NULL;
+	for (;;) {
+		const ElfW(Vernaux) *a = (const void *)((const char *)vn + vn->vn_aux);
+		for (unsigned k = 0; k < vn->vn_cnt; k++) {
+			if (a->vna_other == want)
+				return o->strtab + a->vna_name;
+			a = (const void *)((const char *)a + a->vna_next);
+		}
+		if (!vn->vn_next)
+			return NULL;
+		vn = (const void *)((const char *)vn + vn->vn_next);
+	}
+}
+
+#if defined(__x86_64__)
+#define OA_JUMP_SLOT R_X86_64_JUMP_SLOT
+#elif defined(__aarch64__)
+#define OA_JUMP_SLOT R_AARCH64_JUMP_SLOT
+#endif
+
+int oa_real_bind(int *left)
+{
+	int bound = 0, lazy = 0;
+#ifdef OA_JUMP_SLOT
+	const struct link_map *m = _r_debug.r_map;
+	while (m && m->l_ld != _DYNAMIC)
+		m = m->l_next;
+	struct obj o;
+	if (!m || obj_open(m, &o) != 0)
+		goto out;
+	const ElfW(Rela) *rel = NULL;
+	size_t size = 0;
+	const ElfW(Verneed) *vn = NULL;
+	for (const ElfW(Dyn) *d = m->l_ld; d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_JMPREL: rel = dyn_ptr(m, d->d_un.d_ptr); break;
+		case DT_PLTRELSZ: size = d->d_un.d_val; break;
+		case DT_PLTREL:
+			if (d->d_un.d_val != DT_RELA)
+				goto out;
+			break;
+		case DT_VERNEED: vn = dyn_ptr(m, d->d_un.d_ptr); break;
+		case DT_FLAGS:
+			if (d->d_un.d_val & DF_BIND_NOW)
+				goto out; /* bound by the loader (and read-only) */
+			break;
+		case DT_FLAGS_1:
+			if (d->d_un.d_val & DF_1_NOW)
+				goto out;
+			break;
+		}
+	}
+	if (!atomic_load(&scope_valid))
+		oa_real_scope(1);
+	for (size_t k = 0; rel && k < size / sizeof(*rel); k++) {
+		if (ELF64_R_TYPE(rel[k].r_info) != OA_JUMP_SLOT)
+			continue;
+		uint32_t i = ELF64_R_SYM(rel[k].r_info);
+		const char *name = o.strtab + o.symtab[i].st_name;
+		const char *version = needed_version(&o, vn, i);
+		void *p = scope_find(&scope, 0, name, version, 1);
+		if (p == (void *)-1)
+			p = version ? dlvsym(RTLD_DEFAULT, name, version) : dlsym(RTLD_DEFAULT, name);
+		if (!p) {
+			lazy++; /* a weak reference to nothing: the loader's business */
+			continue;
+		}
+		_Atomic(void *) *slot = (_Atomic(void *) *)(m->l_addr + rel[k].r_offset);
+		atomic_store_explicit(slot, (void *)((char *)p + rel[k].r_addend), memory_order_relaxed);
+		bound++;
+	}
+#endif
+out:
+	if (left)
+		*left = lazy;
+	return bound;
 }
 
 #define RESOLVE(name)                                                          \

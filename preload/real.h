@@ -35,6 +35,15 @@ int oa_real_init(void);
  * first definition in an object loaded after the agent, as
  * dlsym(RTLD_NEXT)/dlvsym() find it, without the loader's lock. */
 void *oa_real_lookup(const char *name, const char *version);
+/* oa_real_scope(1): read the global scope once; until oa_real_scope(0),
+ * lookups and binding search that copy (from the constructors only: no
+ * object comes or goes while they run). */
+void oa_real_scope(int on);
+/* Bind every PLT slot of the agent now, as the loader's -z now would (the
+ * object is linked lazily so that a disabled agent binds none; real.c).
+ * Returns how many were bound; *left gets those left to the loader's lazy
+ * resolver (weak references to nothing; 0 normally). */
+int oa_real_bind(int *left);
 /* Resolve one of them (its field and its name) and return it. */
 void *oa_real_one(void **field, const char *name);
 

@@ -247,10 +247,22 @@ static void jw_putc(struct jw *w, char c)
 	w->buf[w->n++] = c;
 }
 
+/* `len` bytes at once where they fit (two renders of every stream.json
+ * per process: a byte at a time was ~10 us of a short process's cost). */
+static void jw_bytes(struct jw *w, const char *s, size_t len)
+{
+	if (w->cap - w->n >= len) {
+		memcpy(w->buf + w->n, s, len);
+		w->n += len;
+		return;
+	}
+	while (len--)
+		jw_putc(w, *s++);
+}
+
 static void jw_raw(struct jw *w, const char *s)
 {
-	while (*s)
-		jw_putc(w, *s++);
+	jw_bytes(w, s, strlen(s));
 }
 
 /* A JSON string: the text is valid UTF-8 already (sanitized). */
@@ -259,6 +271,15 @@ static void jw_str(struct jw *w, const char *s)
 	static const char hex[] = "0123456789abcdef";
 	jw_putc(w, '"');
 	for (; *s; s++) {
+		size_t run = 0; /* the bytes that need no escape, at once */
+		while (s[run] && s[run] != '"' && s[run] != '\\' && (unsigned char)s[run] >= 0x20 && s[run] != 0x7f)
+			run++;
+		if (run) {
+			jw_bytes(w, s, run);
+			s += run;
+			if (!*s)
+				break;
+		}
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\') {
 			jw_putc(w, '\\');
@@ -284,9 +305,11 @@ static void jw_int(struct jw *w, int64_t v)
 		u /= 10;
 	} while (u);
 	if (v < 0)
-		jw_putc(w, '-');
-	while (n)
-		jw_putc(w, tmp[--n]);
+		tmp[n++] = '-';
+	char out[24];
+	for (int i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	jw_bytes(w, out, (size_t)n);
 }
 
 static void jw_key(struct jw *w, const char *indent, const char *key)

@@ -3,8 +3,14 @@
  * interposes (the export map), the versions of the condition variables, the
  * functions the agent calls itself, IFUNCs (left to dlsym), data, and
  * names that exist nowhere.  Linked into this program, "after our object"
- * means every library, as RTLD_NEXT from the executable does. */
+ * means every library, as RTLD_NEXT from the executable does.
+ * oa_real_bind() binds this lazily linked program's PLT slots as the
+ * loader would: each one is then what dlsym/dlvsym(RTLD_DEFAULT) say. */
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <time.h>
 
 #include "../../preload/real.h"
 #include "test.h"
@@ -20,7 +26,52 @@ static void same(const char *name, const char *version)
 	      want);
 }
 
-int main(void)
+extern ElfW(Dyn) _DYNAMIC[];
+
+/* Every JUMP_SLOT of this program holds what dlvsym(RTLD_DEFAULT) gives. */
+static void check_plt(void)
+{
+	const ElfW(Rela) *rel = NULL;
+	const ElfW(Sym) *sym = NULL;
+	const char *str = NULL;
+	const ElfW(Half) *versym = NULL;
+	const ElfW(Verneed) *vn = NULL;
+	size_t size = 0;
+	ElfW(Addr) base = _r_debug.r_map->l_addr;
+	/* The loader has relocated some entries in place, not all. */
+#define ADDR(v) ((const void *)((v) < base ? (v) + base : (v)))
+	for (const ElfW(Dyn) *d = _DYNAMIC; d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_JMPREL: rel = ADDR(d->d_un.d_ptr); break;
+		case DT_PLTRELSZ: size = d->d_un.d_val; break;
+		case DT_SYMTAB: sym = ADDR(d->d_un.d_ptr); break;
+		case DT_STRTAB: str = ADDR(d->d_un.d_ptr); break;
+		case DT_VERSYM: versym = ADDR(d->d_un.d_ptr); break;
+		case DT_VERNEED: vn = ADDR(d->d_un.d_ptr); break;
+		}
+	}
+	CHECK(rel && sym && str && size, "this program has PLT relocations");
+	int checked = 0;
+	for (size_t k = 0; rel && k < size / sizeof(*rel); k++) {
+		uint32_t i = ELF64_R_SYM(rel[k].r_info);
+		const char *name = str + sym[i].st_name, *version = NULL;
+		for (const ElfW(Verneed) *n = vn; versym && n && !version;
+		     n = n->vn_next ? (const void *)((const char *)n + n->vn_next) : NULL) {
+			const ElfW(Vernaux) *a = (const void *)((const char *)n + n->vn_aux);
+			for (unsigned j = 0; j < n->vn_cnt; j++, a = (const void *)((const char *)a + a->vna_next))
+				if (a->vna_other == (versym[i] & 0x7fff))
+					version = str + a->vna_name;
+		}
+		void *want = version ? dlvsym(RTLD_DEFAULT, name, version) : dlsym(RTLD_DEFAULT, name);
+		void *got = *(void **)(base + rel[k].r_offset);
+		CHECK(got == want, "PLT slot of %s@%s: %p, the loader says %p", name, version ? version : "", got,
+		      want);
+		checked++;
+	}
+	CHECK(checked >= 10, "%d PLT slots checked", checked);
+}
+
+static void compare_all(void)
 {
 	FILE *f = fopen(EXPORTS_MAP, "r");
 	CHECK(f != NULL, "open %s", EXPORTS_MAP);
@@ -50,6 +101,23 @@ int main(void)
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++)
 		same(other[i], NULL);
 	CHECK(oa_real_lookup("no_such_symbol_here", NULL) == NULL, "a missing symbol is NULL");
+}
+
+int main(void)
+{
+	/* Before any of them is called (lazy binding): all bound at once. */
+	int left = -1, bound = oa_real_bind(&left);
+	CHECK(bound >= 10 && left == 0, "oa_real_bind: %d bound, %d left", bound, left);
+	check_plt();
+	struct timespec ts;
+	const char *volatile four = "four";
+	CHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && strlen(four) == 4 && pthread_self() != 0,
+	      "bound functions run (a vDSO one, an IFUNC, libc)");
+	/* The same answers walking the list, and from the scope read once. */
+	compare_all();
+	oa_real_scope(1);
+	compare_all();
+	oa_real_scope(0);
 	void *slot = NULL;
 	CHECK(oa_real_one(&slot, "write") == dlsym(RTLD_NEXT, "write") && slot == dlsym(RTLD_NEXT, "write"),
 	      "oa_real_one fills the field");
