@@ -19,5 +19,9 @@
  * first instruction fault maps (with the constructors). */
 #define OA_EARLY_DATA __attribute__((section(".data")))
 #define OA_EARLY_TEXT __attribute__((section(".text.hot")))
+/* A large buffer (4 KiB or more) that a process may never touch, placed
+ * after .bss (in .lbss) so that the small variables every traced process
+ * writes share a few pages instead of one page each between the buffers. */
+#define OA_LARGE_BSS __attribute__((section(".lbss")))
 
 #endif

@@ -38,12 +38,12 @@ static const int fatal[] = { SIGHUP,  SIGINT,    SIGQUIT, SIGILL,  SIGTRAP, SIGA
 			     SIGUSR1, SIGSEGV,   SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU,
 			     SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO,   SIGPWR,  SIGSYS };
 
-static _Atomic int ours[NSIG];      /* our handler stands for the program's SIG_DFL */
-static _Atomic int reset[NSIG];     /* the program's SA_RESETHAND handler is behind on_reset */
-static struct sigaction view[NSIG]; /* what the program set, where ours[] or reset[] */
-static _Atomic int interrupt[NSIG]; /* siginterrupt(sig, 1): signal() without SA_RESTART */
-static _Atomic int dying;           /* a fatal signal is ending the streams */
-static _Atomic int ended;           /* ... and has finished */
+static _Atomic int ours[NSIG];                   /* our handler stands for the program's SIG_DFL */
+static _Atomic int reset[NSIG];                  /* the program's SA_RESETHAND handler is behind on_reset */
+static struct sigaction view[NSIG] OA_LARGE_BSS; /* what the program set, where ours[] or reset[] */
+static _Atomic int interrupt[NSIG];              /* siginterrupt(sig, 1): signal() without SA_RESTART */
+static _Atomic int dying;                        /* a fatal signal is ending the streams */
+static _Atomic int ended;                        /* ... and has finished */
 
 static int is_sample(int sig)
 {
@@ -70,7 +70,7 @@ static int sync_fault(int sig, const siginfo_t *si)
 /* ---- the fatal path, on a stack of its own ---- */
 
 /* Only the thread that wins `dying` runs here: one stack is enough. */
-static char fatal_stack[64 * 1024] __attribute__((aligned(64)));
+static char fatal_stack[64 * 1024] __attribute__((aligned(64))) OA_LARGE_BSS;
 
 static void fatal_work(void *arg)
 {

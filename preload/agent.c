@@ -37,18 +37,18 @@
 
 OA_TLS struct oa_thread *oa_self;
 OA_TLS int oa_guard;
-struct oa_meta oa_meta;
+struct oa_meta oa_meta OA_LARGE_BSS;
 
 /* Tracing this process (agent_traced): every hook reads it, a disabled
  * agent's too, so it is kept in early data (compiler.h). */
 _Atomic int oa_traced_flag OA_EARLY_DATA;
 static _Atomic uint64_t next_tag = 1;
-static pthread_key_t thread_key; /* its destructor ends the thread's stream */
-static char procdir[4600];       /* <tracedir>/loom.<loom>/proc.<pid> */
-static char stagedir[4600];      /* same under OVNI_TMPDIR, or "" */
+static pthread_key_t thread_key;         /* its destructor ends the thread's stream */
+static char procdir[4600] OA_LARGE_BSS;  /* <tracedir>/loom.<loom>/proc.<pid> */
+static char stagedir[4600] OA_LARGE_BSS; /* same under OVNI_TMPDIR, or "" */
 /* The threads' spool (writer/spool.h): made when the first thread after
  * the process's own starts; unpacked when the process ends. */
-static struct oa_spool spool;
+static struct oa_spool spool OA_LARGE_BSS;
 static _Atomic int said_open_error;
 static _Atomic int said_fd_limit;
 

@@ -1,4 +1,5 @@
 /* childenv.c: re-injection of the agent into children's environments. */
+#include "../common/compiler.h"
 #include "childenv.h"
 
 #include <dlfcn.h>
@@ -8,7 +9,7 @@
 
 extern char **environ;
 
-static char libpath[PATH_MAX];
+static char libpath[PATH_MAX] OA_LARGE_BSS;
 static char *saved[OA_CHILDENV_EXTRA - 2]; /* "OVNI_X=value" copies */
 static int nsaved;
 

@@ -6,6 +6,7 @@
  * use, since the program may close or reuse any number.
  * The end of a process may come from a fatal-signal handler: sending uses
  * only system calls, static buffers and no lock. */
+#include "../common/compiler.h"
 #include "collect.h"
 
 #include <errno.h>
@@ -49,7 +50,7 @@ static struct sockaddr_storage addr;
 static socklen_t addrlen;
 static char where[300]; /* "host:port", for messages */
 static char run[OA_COL_RUN_HEX + 1], secret[OA_COL_SECRET_HEX + 1];
-static char localdir[4096];
+static char localdir[4096] OA_LARGE_BSS;
 static _Atomic int send_state; /* 0 not sent, 1 sending, 2 done */
 static _Atomic int said;
 
@@ -58,7 +59,7 @@ static int watch_fd = -1;
 static struct sockaddr_storage watch_local, watch_peer;
 static socklen_t watch_local_len, watch_peer_len;
 
-static uint8_t iobuf[64 * 1024]; /* one sender per process (send_state) */
+static uint8_t iobuf[64 * 1024] OA_LARGE_BSS; /* one sender per process (send_state) */
 
 int oa_col_active(void)
 {
@@ -90,7 +91,7 @@ static void say_once(const char *what, const char *detail)
 {
 	if (atomic_exchange(&said, 1))
 		return;
-	static char marker[4200]; /* once per process (said): not on a signal stack */
+	static char marker[4200] OA_LARGE_BSS; /* once per process (said): not on a signal stack */
 	oa_snprintf(marker, sizeof(marker), "%s/.said", localdir);
 	int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0 && errno == EEXIST)
@@ -600,7 +601,7 @@ void oa_col_process_done(enum oa_col_how how, int sig)
 	oa_sigblock(&old);
 	if (!reachable)
 		goto out;
-	static char procdir[4400]; /* one sender per process (send_state): not on a signal stack */
+	static char procdir[4400] OA_LARGE_BSS; /* one sender per process (send_state): not on a signal stack */
 	oa_snprintf(procdir, sizeof(procdir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, (int)getpid());
 	int dfd = streams ? open(procdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (streams && dfd < 0)

@@ -15,7 +15,7 @@
 
 extern char **environ;
 
-struct oa_config oa_cfg;
+struct oa_config oa_cfg OA_LARGE_BSS;
 
 size_t oa_config_parse_size(const char *s)
 {

@@ -13,7 +13,7 @@
 
 static int ncpus;
 static int *phyid_of; /* index -> OS CPU number */
-static char claimdir[4200];
+static char claimdir[4200] OA_LARGE_BSS;
 static int claimdir_made;
 
 static int parse_online(const char *text, int **out)

@@ -55,7 +55,7 @@ static _Atomic uint32_t *loom_counter(void)
 	_Atomic uint32_t *c = atomic_load(&value_counter);
 	if (c || atomic_exchange(&value_counter_tried, 1))
 		return c;
-	static char path[4400]; /* once per image (value_counter_tried) */
+	static char path[4400] OA_LARGE_BSS; /* once per image (value_counter_tried) */
 	oa_snprintf(path, sizeof(path), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);
 	if (!oa_fd_room())
 		return NULL;

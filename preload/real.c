@@ -140,13 +140,17 @@ OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint3
 #define SCOPE_MAX 64
 #define SCOPE_NVER 48 /* version indexes named from the table; others walked */
 struct scope {
-	struct obj o[SCOPE_MAX];
-	const char *ver[SCOPE_MAX][SCOPE_NVER];
 	int n, self; /* self: our index */
 	int odd;     /* an object this lookup cannot read: the loader must say */
+	/* Each object with its versions, so that a process touches only
+	 * the pages of the few objects it has. */
+	struct {
+		struct obj o;
+		const char *ver[SCOPE_NVER];
+	} e[SCOPE_MAX];
 };
 
-static struct scope scope;
+static struct scope scope OA_LARGE_BSS;
 static _Atomic int scope_valid;
 
 static void scope_open(struct scope *sc)
@@ -157,19 +161,19 @@ static void scope_open(struct scope *sc)
 	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
 		if (vdso && (uintptr_t)m->l_ld - vdso < 65536)
 			continue; /* not in the global scope */
-		struct obj *o = &sc->o[sc->n];
+		struct obj *o = &sc->e[sc->n].o;
 		if (sc->n == SCOPE_MAX || obj_open(m, o) != 0) {
 			sc->odd = 1;
 			return;
 		}
 		if (m->l_ld == _DYNAMIC)
 			sc->self = sc->n;
-		memset(sc->ver[sc->n], 0, sizeof(sc->ver[sc->n]));
+		memset(sc->e[sc->n].ver, 0, sizeof(sc->e[sc->n].ver));
 		for (const ElfW(Verdef) *d = o->verdef; d;
 		     d = d->vd_next ? (const void *)((const char *)d + d->vd_next) : NULL) {
 			const ElfW(Verdaux) *x = (const void *)((const char *)d + d->vd_aux);
 			if (d->vd_ndx < SCOPE_NVER)
-				sc->ver[sc->n][d->vd_ndx] = o->strtab + x->vda_name;
+				sc->e[sc->n].ver[d->vd_ndx] = o->strtab + x->vda_name;
 		}
 		sc->n++;
 	}
@@ -178,13 +182,13 @@ static void scope_open(struct scope *sc)
 /* Symbol `i` of object `k` has `version` (named), or the default one? */
 static int scope_version_ok(const struct scope *sc, int k, uint32_t i, const char *version)
 {
-	const struct obj *o = &sc->o[k];
+	const struct obj *o = &sc->e[k].o;
 	if (!o->versym || !version)
 		return version_ok(o, i, version);
 	ElfW(Half) v = o->versym[i] & 0x7fff;
 	if (v >= SCOPE_NVER)
 		return version_ok(o, i, version);
-	return sc->ver[k][v] && !strcmp(sc->ver[k][v], version);
+	return sc->e[k].ver[v] && !strcmp(sc->e[k].ver[v], version);
 }
 
 /* May the definition `i` of object `k` serve a reference of ours to
@@ -192,7 +196,7 @@ static int scope_version_ok(const struct scope *sc, int k, uint32_t i, const cha
  * unversioned definition in one, serves any. */
 static int bind_version_ok(const struct scope *sc, int k, uint32_t i, const char *version)
 {
-	const struct obj *o = &sc->o[k];
+	const struct obj *o = &sc->e[k].o;
 	if (!o->versym || !version)
 		return 1;
 	ElfW(Half) v = o->versym[i];
@@ -222,7 +226,7 @@ static void *scope_find(const struct scope *sc, int from, const char *name, cons
 {
 	uint32_t h = gnu_hash(name);
 	for (int k = from; k < sc->n; k++) {
-		const struct obj *o = &sc->o[k];
+		const struct obj *o = &sc->e[k].o;
 		const uint32_t *t = o->gnu_hash;
 		uint32_t nbuckets = t[0], symoffset = t[1], bloom_size = t[2], shift = t[3];
 		if (!nbuckets || !bloom_size)

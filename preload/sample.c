@@ -44,8 +44,8 @@
 
 static long period_ns;
 static int signo;
-static _Atomic uintptr_t seen[SET_SIZE];
-static _Atomic uintptr_t labelled[SET_SIZE];
+static _Atomic uintptr_t seen[SET_SIZE] OA_LARGE_BSS;
+static _Atomic uintptr_t labelled[SET_SIZE] OA_LARGE_BSS;
 static _Atomic int stopped; /* the program took the signal */
 #define COOKIE 0x6f766e69   /* "ovni": the sigev_value of our timers */
 

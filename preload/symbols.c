@@ -10,6 +10,7 @@
  * address of that object is looked up; one small open-addressing cache of
  * address -> (name, start).  A spin lock (not a pthread mutex: the agent may
  * interpose those) serialises lookups; they are rare after warm-up. */
+#include "../common/compiler.h"
 #include "symbols.h"
 
 #include <elf.h>
@@ -48,7 +49,7 @@ struct entry {
 
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static struct object *objects;
-static struct entry cache[CACHE_SIZE];
+static struct entry cache[CACHE_SIZE] OA_LARGE_BSS;
 static size_t cache_used;
 static void spin_lock(void)
 {

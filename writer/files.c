@@ -4,6 +4,7 @@
  * descriptor at a time), writes that finish, files moved between
  * directories.  All async-signal-safe: they run when a stream ends, possibly
  * in a fatal signal handler. */
+#include "../common/compiler.h"
 #include "files.h"
 
 #include <errno.h>
@@ -24,7 +25,7 @@
  * paths are used again. */
 static int anchor_fd = -1;
 static size_t anchor_len;
-static char anchor_path[4096];
+static char anchor_path[4096] OA_LARGE_BSS;
 static dev_t anchor_dev;
 static ino_t anchor_ino;
 

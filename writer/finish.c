@@ -160,11 +160,11 @@ marks:
  * system calls only, in static buffers one finisher at a time. --- */
 
 static _Atomic int busy;
-static struct oa_replay rp;
-static uint8_t rbuf[1 << 16]; /* a window of the stream being read */
-static uint8_t obuf[1 << 17]; /* the closing events */
-static char jbuf[1 << 18];    /* stream.json as found */
-static char jout[(1 << 18) + 1024];
+static struct oa_replay rp OA_LARGE_BSS;
+static uint8_t rbuf[1 << 16] OA_LARGE_BSS; /* a window of the stream being read */
+static uint8_t obuf[1 << 17] OA_LARGE_BSS; /* the closing events */
+static char jbuf[1 << 18] OA_LARGE_BSS;    /* stream.json as found */
+static char jout[(1 << 18) + 1024] OA_LARGE_BSS;
 
 /* The whole events of fd (size bytes) replayed into r: the offset after
  * the last one, their number in *nev; -1 when the header is not a stream's. */
@@ -480,7 +480,7 @@ int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*
 		close(dfd);
 		goto out;
 	}
-	static char dents[8192];
+	static char dents[8192] OA_LARGE_BSS;
 	long n;
 	int done = 0, failed = 0;
 	/* Threads in the spool first (spool.h): their streams are written out,

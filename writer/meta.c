@@ -37,6 +37,8 @@ void oa_meta_fini(struct oa_meta *m)
 	}
 	for (int i = 0; i < OA_META_NTYPES; i++)
 		atomic_store(&m->types[i].declared, 0);
+	for (size_t i = 0; i < ARRAY_LEN(m->declared_mask); i++)
+		atomic_store(&m->declared_mask[i], 0);
 	for (int i = 0; i < OA_META_NTYPES; i++)
 		atomic_store(&m->types[i].nfixed, 0);
 	atomic_store(&m->global.head, NULL);
@@ -89,6 +91,7 @@ int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 	t->stack = stack;
 	oa_meta_sanitize(t->title, sizeof(t->title), title);
 	atomic_store_explicit(&t->declared, 1, memory_order_release);
+	atomic_fetch_or_explicit(&m->declared_mask[type / 64], (uint64_t)1 << (type % 64), memory_order_release);
 	return 0;
 }
 
@@ -428,7 +431,12 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 	jw_putc(w, '}');
 	int ntypes = 0;
 	for (int t = 0; t < OA_META_NTYPES; t++) {
-		if (atomic_load_explicit(&m->types[t].declared, memory_order_acquire) != 1)
+		uint64_t mask = atomic_load_explicit(&m->declared_mask[t / 64], memory_order_acquire) >> (t % 64);
+		if (!mask) {
+			t |= 63; /* none declared in the rest of this word */
+			continue;
+		}
+		if (!(mask & 1) || atomic_load_explicit(&m->types[t].declared, memory_order_acquire) != 1)
 			continue;
 		jw_raw(w, ntypes++ ? ",\n   \"" : ",\n  \"mark\": {\n   \"");
 		jw_int(w, t);

@@ -80,6 +80,10 @@ struct oa_meta {
 	/* A newer version of one of the agent's models that the program
 	 * requires (ovni, openmp, mpi; NULL: the agent's). */
 	const char *_Atomic require_version[3];
+	/* Bit t: types[t] is declared (readable).  stream.json is written
+	 * from these, so that a process reads only the pages of the types it
+	 * declared, not all 100 (4 pages, each a fault). */
+	_Atomic uint64_t declared_mask[(OA_META_NTYPES + 63) / 64];
 	struct oa_meta_type types[OA_META_NTYPES];
 	struct oa_label *_Atomic buckets[OA_META_BUCKETS];
 	struct oa_label_list global; /* labels written into every stream */

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/compiler.h"
 #include "../common/fdroom.h"
 #include "../common/log.h"
 #include "files.h"
@@ -292,7 +293,7 @@ static int write_file(char *dir, const char *name, int flags, const void *buf, s
 }
 
 static _Atomic int json_busy;
-static char json_buf[(1 << 18) + 4096];
+static char json_buf[(1 << 18) + 4096] OA_LARGE_BSS;
 
 /* One slot's stream into procdir/thread.T (appended to an earlier image's
  * stream of the same tid, as the agent does). */

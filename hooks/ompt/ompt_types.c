@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/compiler.h"
 #include "../../preload/backtrace.h"
 #include "../../preload/symbols.h"
 #include "ompt.h"
@@ -30,13 +31,13 @@ struct slot {
 	uint64_t clock;
 };
 
-static struct slot slots[SLOTS];
+static struct slot slots[SLOTS] OA_LARGE_BSS;
 static atomic_flag lock = ATOMIC_FLAG_INIT;
 static struct {
 	const char *label;
 	uint32_t id;
 	uint64_t clock;
-} labels[MAX_LABELS];
+} labels[MAX_LABELS] OA_LARGE_BSS;
 static unsigned nlabels;
 static uint32_t next_type = 1;
 /* Address ranges of the runtime and of this library, found once: the
