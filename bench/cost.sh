@@ -13,8 +13,11 @@
 #     on one mutex), untraced and traced;
 #   - LOCKT (16) threads x 200000 lock/inc/unlock on one mutex
 #     (bench/sync_lock 0 16), untraced and traced.
-# Each traced row prints its ratio to the untraced one.  The machine is
-# named on the first line: record many-core numbers apart.  It needs only
+# Each traced row prints its ratio to the untraced one, for the wall time
+# and for the CPU time of the command and all its children (bench/runt):
+# on a small or shared machine the wall time of a short run follows the
+# scheduler as much as the work; the CPU column is the steadier one.  The
+# machine is named on the first line: record many-core numbers apart.  It needs only
 # sh, seq, xargs and the built tree, so a machine without a package
 # registry runs it as it is (carry build/ and bench/).
 # With VS=DIR (another built tree of ovni-auto, an older commit), the
@@ -35,19 +38,16 @@ np=$(nproc)
 cc=${CC:-cc}
 [ -f "$here/libempty.so" ] || printf 'void oa_bench_empty(void) {}\n' | $cc -shared -fPIC -O2 -x c -o "$here/libempty.so" - || exit 1
 [ -x "$here/threads" ] || $cc -O2 -D_GNU_SOURCE -o "$here/threads" "$here/threads.c" -lpthread || exit 1
+[ -x "$here/runt" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
 [ -x "$here/sync_lock" ] || $cc -O2 -D_GNU_SOURCE -o "$here/sync_lock" "$here/sync_lock.c" -lpthread || exit 1
 res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 loop="for i in \$(seq $procs); do /bin/true; done"
-now() { date +%s.%N; }
 # t NAME CMD...: one timed run, appended to NAME's results
 t() {
 	name=$1
 	shift
-	s=$(now)
-	"$@" >/dev/null 2>&1
-	e=$(now)
-	echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }' >>"$res/$name"
+	"$here/runt" "$@" 2>/dev/null | tail -n 1 >>"$res/$name"
 }
 traced() { # NAME DIR CMD...: under ovnirun, trace in a fresh directory under DIR
 	name=$1 dir=$2
@@ -76,13 +76,17 @@ for i in $(seq "$reps"); do
 	t lockt.none "$here/sync_lock" 0 "$lockt"
 	traced lockt.shm /dev/shm "$here/sync_lock" 0 "$lockt"
 done
-med() { sort -n "$res/$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+med() { # NAME [COLUMN]: 1 wall, 2 CPU
+	sort -n -k"${2:-1}" "$res/$1" | awk -v c="${2:-1}" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
+}
+ratio() { echo "$1 $2" | awk '{ print $1 / $2 }'; }
 row() { # LABEL NAME BASE
-	m=$(med "$2") b=$(med "$3")
-	printf '%-58s %9.3f s %7.2fx\n' "$1" "$m" "$(echo "$m $b" | awk '{ print $1 / $2 }')"
+	m=$(med "$2") b=$(med "$3") mc=$(med "$2" 2) bc=$(med "$3" 2)
+	printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx\n' "$1" "$m" "$(ratio "$m" "$b")" "$mc" "$(ratio "$mc" "$bc")"
 	if [ -f "$res/$2.vs" ]; then
-		m=$(med "$2.vs")
-		printf '%-58s %9.3f s %7.2fx\n' "    the same with $VS" "$m" "$(echo "$m $b" | awk '{ print $1 / $2 }')"
+		m=$(med "$2.vs") mc=$(med "$2.vs" 2)
+		printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx\n' "    the same with $VS" "$m" "$(ratio "$m" "$b")" \
+			"$mc" "$(ratio "$mc" "$bc")"
 	fi
 }
 echo "== cost.sh on $(uname -n), $np cores, $(date +%F), median of $reps"
