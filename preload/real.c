@@ -299,6 +299,14 @@ OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 	return NULL;
 }
 
+const char *oa_real_self_name(void)
+{
+	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next)
+		if (m->l_ld == _DYNAMIC)
+			return m->l_name && m->l_name[0] ? m->l_name : NULL;
+	return NULL;
+}
+
 OA_EARLY_TEXT void *oa_real_lookup(const char *name, const char *version)
 {
 	void *p = lookup_next(name, version);

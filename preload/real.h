@@ -35,6 +35,8 @@ int oa_real_init(void);
  * first definition in an object loaded after the agent, as
  * dlsym(RTLD_NEXT)/dlvsym() find it, without the loader's lock. */
 void *oa_real_lookup(const char *name, const char *version);
+/* The file name the loader loaded the agent by (its link map's), or NULL. */
+const char *oa_real_self_name(void);
 /* oa_real_scope(1): read the global scope once; until oa_real_scope(0),
  * lookups and binding search that copy (from the constructors only: no
  * object comes or goes while they run). */
