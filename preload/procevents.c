@@ -82,9 +82,9 @@ static int64_t next_proc_value(void)
 		return oa_proc_value(oa_cfg.loom, oa_meta.pid, (uint32_t)(atomic_fetch_add(&proc_seq, 1) + 1));
 	uint64_t h = oa_loom_hash(oa_cfg.loom);
 	uint32_t low;
-	do /* not the fixed values (99, 100 + signal) */
+	do /* not the fixed values (99, 100 + signal, 256 + exit status) */
 		low = atomic_fetch_add(c, 1) + (uint32_t)h;
-	while (low < 256);
+	while (low < OA_PROC_FIXED_END);
 	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low);
 }
 
@@ -170,9 +170,10 @@ void agent_exit_event(int status)
 	if (!agent_traced() || agent_foreign())
 		return;
 	oa_procev_flush_refused(t);
+	/* What the parent sees (exit(-1) is 255): one value per status. */
 	char text[48];
-	oa_snprintf(text, sizeof(text), "exit status %d", status);
-	int64_t value = next_proc_value();
+	oa_snprintf(text, sizeof(text), "exit status %d", status & 0xff);
+	int64_t value = OA_PROC_EXIT_BASE + (status & 0xff);
 	/* The prepared label serves the first exit; another (exit() from
 	 * several threads at once) goes unlabelled rather than allocate. */
 	if (!atomic_exchange(&exit_label_used, 1))

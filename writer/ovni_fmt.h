@@ -59,6 +59,12 @@ static inline uint8_t ovni_flags_for_payload(unsigned n)
 /* Fixed values of OA_MARK_PROC (the others carry the pid in high bits). */
 #define OA_PROC_SAMPLING_STOPPED 99 /* the program took the sampling signal */
 #define OA_PROC_SIGNAL_BASE 100     /* + signal number: a fatal signal */
+/* + exit status (0-255): the process's exit, labelled "exit status N" in
+ * the streams of the processes that exit so (the same value and text in
+ * every one: no loom counter to map for the one event every process has). */
+#define OA_PROC_EXIT_BASE 256
+/* Values drawn from the loom's counter keep their low 32 bits above these. */
+#define OA_PROC_FIXED_END 512
 
 /* The other process-event values are unique in the whole trace, and so are
  * their low 32 bits, which are all the emulator keeps for Paraver (two
