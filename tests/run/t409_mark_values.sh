@@ -21,3 +21,19 @@ b
 c" "$out"
 check_trace "$WORK/loom"
 assert_eq "loom: looms" 2 "$(ls -d "$WORK"/loom/loom.* | wc -l)"
+# Exit events have one value per status (256 + status, as the parent sees
+# it: exit(-1) is 255), the same value and label in every stream that has
+# one: a process that only exits never maps the loom's counter.
+out=$("$OVNIRUN" -q -o "$WORK/exits" sh -c 'sh -c "exit 3"; echo $?; sh -c "exit 3"; echo $?; '"$PROG"'/threads exitcode 255; echo $?; exit 3')
+assert_eq "exits: status" 3 "$?"
+assert_eq "exits: output" "3
+3
+done exitcode 255
+255" "$out"
+check_trace "$WORK/exits"
+assert_eq "exits: streams labelling 259 exit status 3" 3 \
+	"$(grep -l '"259": "exit status 3"' "$WORK"/exits/loom.*/proc.*/thread.*/stream.json | wc -l)"
+assert_eq "exits: streams labelling 511 exit status 255" 1 \
+	"$(grep -l '"511": "exit status 255"' "$WORK"/exits/loom.*/proc.*/thread.*/stream.json | wc -l)"
+assert_eq "exits: exit events of value 259" 3 "$(dump "$WORK/exits" | awk '$2 == "OM=" && $4 == "value=259" && $5 == "type=80"' | wc -l)"
+exit 0
