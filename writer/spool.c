@@ -418,10 +418,18 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 		return -errno;
 	struct stat st;
 	struct oa_spool_header h;
+	static const struct oa_spool_header none;
 	void *m = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	    !memcmp(h.magic, OA_SPOOL_MAGIC, 8) && h.slot_size == OA_SPOOL_SLOT && h.obs_cap == OA_SPOOL_OBS &&
-	    h.json_cap == OA_SPOOL_JSON && h.nslots <= OA_SPOOL_SLOTS &&
+	ssize_t hn = fstat(fd, &st) == 0 ? pread(fd, &h, sizeof(h), 0) : -1;
+	if (hn == 0 || (hn == (ssize_t)sizeof(h) && !memcmp(&h, &none, sizeof(h)))) {
+		/* Its process died making it (add_file_in: created, sized,
+		 * then the header): no slot of it was ever handed out. */
+		close(fd);
+		oa_unlink_at(path);
+		return 0;
+	}
+	if (hn == (ssize_t)sizeof(h) && !memcmp(h.magic, OA_SPOOL_MAGIC, 8) && h.slot_size == OA_SPOOL_SLOT &&
+	    h.obs_cap == OA_SPOOL_OBS && h.json_cap == OA_SPOOL_JSON && h.nslots <= OA_SPOOL_SLOTS &&
 	    (uint64_t)st.st_size >= OA_SPOOL_HEADER + (uint64_t)h.nslots * OA_SPOOL_SLOT)
 		m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	int e = errno;

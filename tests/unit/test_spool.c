@@ -180,6 +180,30 @@ int main(void)
 		      j ? j : "(none)");
 		free(j);
 	}
+	/* A process killed while it made a spool file: empty, or sized with
+	 * no header yet.  Nothing in it; the finisher removes it. */
+	char half[700];
+	snprintf(half, sizeof(half), "%s/spool.5.oa", dead);
+	int hf = open(half, O_RDWR | O_CREAT | O_EXCL, 0644);
+	CHECK(hf >= 0, "an empty spool file");
+	if (hf >= 0)
+		close(hf);
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1) == 0 && access(half, F_OK) != 0,
+	      "an empty spool file of a dead process is removed");
+	hf = open(half, O_RDWR | O_CREAT | O_EXCL, 0644);
+	CHECK(hf >= 0 && ftruncate(hf, 1 << 20) == 0, "a sized spool file without its header");
+	if (hf >= 0)
+		close(hf);
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1) == 0 && access(half, F_OK) != 0,
+	      "a spool file without its header is removed");
+	/* Someone else's file of that name is not ours to remove. */
+	hf = open(half, O_RDWR | O_CREAT | O_EXCL, 0644);
+	static const char foreign[] = "not a spool file, but longer than a spool file's header";
+	CHECK(hf >= 0 && write(hf, foreign, sizeof(foreign)) == (ssize_t)sizeof(foreign), "a foreign file");
+	if (hf >= 0)
+		close(hf);
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1) < 0 && access(half, F_OK) == 0,
+	      "a foreign file is left, with an error");
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");
