@@ -67,7 +67,7 @@ long long oa_value_pid(void)
 
 int oa_off OA_EARLY_DATA;
 
-int agent_active(void)
+OA_EARLY_TEXT int agent_active(void)
 {
 	return atomic_load_explicit(&oa_traced_flag, memory_order_relaxed) && !oa_registry_ending();
 }

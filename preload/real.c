@@ -93,7 +93,30 @@ OA_EARLY_TEXT static uint32_t gnu_hash(const char *s)
 	return h;
 }
 
-OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint32_t h, const char *version)
+#define SCOPE_NVER 48 /* version indexes the scope names from a table; others walked */
+
+/* Does definition `i` of `o` serve `version` (NULL: the default one)?
+ * vernames: the object's version names by index (the scope's table), or
+ * NULL to walk them.  bind: as the loader binds a versioned reference of
+ * ours, where an object without versions, or an unversioned definition in
+ * one, serves any. */
+OA_EARLY_TEXT static int sym_ok(const struct obj *o, const char *const *vernames, uint32_t i, const char *version,
+				int bind)
+{
+	if (!o->versym || !version)
+		return bind || version_ok(o, i, version);
+	ElfW(Half) v = o->versym[i] & 0x7fff;
+	if (bind && v <= 1)
+		return !(o->versym[i] & 0x8000);
+	if (vernames && v < SCOPE_NVER)
+		return vernames[v] && !strcmp(vernames[v], version);
+	return version_ok(o, i, version);
+}
+
+/* The definition of `name` (GNU hash h) in `o` that sym_ok() accepts, or
+ * NULL: the object's bloom filter, bucket and chain. */
+OA_EARLY_TEXT static const ElfW(Sym) * sym_find(const struct obj *o, const char *const *vernames, const char *name,
+						uint32_t h, const char *version, int bind)
 {
 	const uint32_t *t = o->gnu_hash;
 	uint32_t nbuckets = t[0], symoffset = t[1], bloom_size = t[2], shift = t[3];
@@ -114,18 +137,24 @@ OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint3
 		uint32_t h2 = chain[i - symoffset];
 		const ElfW(Sym) *s = &o->symtab[i];
 		if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_value &&
-		    !strcmp(o->strtab + s->st_name, name) && version_ok(o, i, version)) {
-			int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
-			if ((bind == STB_GLOBAL || bind == STB_WEAK) && (type == STT_FUNC || type == STT_OBJECT)) {
-				return (void *)(o->m->l_addr + s->st_value);
-			}
-			/* An IFUNC (its resolver picks the implementation) or
-			 * anything unusual: dlsym knows what to do. */
-			return (void *)-1;
-		}
+		    !strcmp(o->strtab + s->st_name, name) && sym_ok(o, vernames, i, version, bind))
+			return s;
 		if (h2 & 1)
 			return NULL;
 	}
+}
+
+OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint32_t h, const char *version)
+{
+	const ElfW(Sym) *s = sym_find(o, NULL, name, h, version, 0);
+	if (!s)
+		return NULL;
+	int type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+	if ((bind == STB_GLOBAL || bind == STB_WEAK) && (type == STT_FUNC || type == STT_OBJECT))
+		return (void *)(o->m->l_addr + s->st_value);
+	/* An IFUNC (its resolver picks the implementation) or anything
+	 * unusual: dlsym knows what to do. */
+	return (void *)-1;
 }
 
 /* ---- The global scope, read once ----
@@ -138,7 +167,6 @@ OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint3
  * object can come or go meanwhile: the loader's lock is held while
  * constructors run. */
 #define SCOPE_MAX 64
-#define SCOPE_NVER 48 /* version indexes named from the table; others walked */
 struct scope {
 	int n, self; /* self: our index */
 	int odd;     /* an object this lookup cannot read: the loader must say */
@@ -151,7 +179,7 @@ struct scope {
 };
 
 static struct scope scope OA_LARGE_BSS;
-static _Atomic int scope_valid;
+static _Atomic int scope_valid OA_EARLY_DATA; /* read by every lookup, a disabled agent's too */
 
 static void scope_open(struct scope *sc)
 {
@@ -179,32 +207,6 @@ static void scope_open(struct scope *sc)
 	}
 }
 
-/* Symbol `i` of object `k` has `version` (named), or the default one? */
-static int scope_version_ok(const struct scope *sc, int k, uint32_t i, const char *version)
-{
-	const struct obj *o = &sc->e[k].o;
-	if (!o->versym || !version)
-		return version_ok(o, i, version);
-	ElfW(Half) v = o->versym[i] & 0x7fff;
-	if (v >= SCOPE_NVER)
-		return version_ok(o, i, version);
-	return sc->e[k].ver[v] && !strcmp(sc->e[k].ver[v], version);
-}
-
-/* May the definition `i` of object `k` serve a reference of ours to
- * `version`, as the loader decides: an object without versions, or an
- * unversioned definition in one, serves any. */
-static int bind_version_ok(const struct scope *sc, int k, uint32_t i, const char *version)
-{
-	const struct obj *o = &sc->e[k].o;
-	if (!o->versym || !version)
-		return 1;
-	ElfW(Half) v = o->versym[i];
-	if ((v & 0x7fff) <= 1)
-		return !(v & 0x8000);
-	return scope_version_ok(sc, k, i, version);
-}
-
 /* An IFUNC's implementation, chosen by its resolver as the loader would. */
 static void *ifunc_pick(const struct link_map *m, const ElfW(Sym) * s)
 {
@@ -227,39 +229,17 @@ static void *scope_find(const struct scope *sc, int from, const char *name, cons
 	uint32_t h = gnu_hash(name);
 	for (int k = from; k < sc->n; k++) {
 		const struct obj *o = &sc->e[k].o;
-		const uint32_t *t = o->gnu_hash;
-		uint32_t nbuckets = t[0], symoffset = t[1], bloom_size = t[2], shift = t[3];
-		if (!nbuckets || !bloom_size)
+		const ElfW(Sym) *s = sym_find(o, sc->e[k].ver, name, h, version, bind);
+		if (!s)
 			continue;
-		const ElfW(Addr) *bloom = (const void *)(t + 4);
-		const uint32_t *buckets = (const void *)(bloom + bloom_size);
-		const uint32_t *chain = buckets + nbuckets;
-		const unsigned bits = sizeof(ElfW(Addr)) * 8;
-		ElfW(Addr) word = bloom[(h / bits) % bloom_size];
-		ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
-		if ((word & mask) != mask)
-			continue;
-		uint32_t i = buckets[h % nbuckets];
-		if (i < symoffset)
-			continue;
-		for (;; i++) {
-			uint32_t h2 = chain[i - symoffset];
-			const ElfW(Sym) *s = &o->symtab[i];
-			if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_value &&
-			    !strcmp(o->strtab + s->st_name, name) &&
-			    (bind ? bind_version_ok(sc, k, i, version) : scope_version_ok(sc, k, i, version))) {
-				int type = ELF64_ST_TYPE(s->st_info), b = ELF64_ST_BIND(s->st_info);
-				if (b != STB_GLOBAL && b != STB_WEAK)
-					return (void *)-1;
-				if (type == STT_FUNC || (!bind && type == STT_OBJECT))
-					return (void *)(o->m->l_addr + s->st_value);
-				if (bind && type == STT_GNU_IFUNC)
-					return ifunc_pick(o->m, s);
-				return (void *)-1;
-			}
-			if (h2 & 1)
-				break;
-		}
+		int type = ELF64_ST_TYPE(s->st_info), b = ELF64_ST_BIND(s->st_info);
+		if (b != STB_GLOBAL && b != STB_WEAK)
+			return (void *)-1;
+		if (type == STT_FUNC || (!bind && type == STT_OBJECT))
+			return (void *)(o->m->l_addr + s->st_value);
+		if (bind && type == STT_GNU_IFUNC)
+			return ifunc_pick(o->m, s);
+		return (void *)-1;
 	}
 	return sc->odd ? (void *)-1 : NULL;
 }
