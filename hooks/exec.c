@@ -20,37 +20,40 @@ extern char **environ;
  * it fails.  `env` is the environment the call passes (environ if none). */
 #define EXEC_WRAP(what, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, env, call)
 /* The same for a path relative to dirfd (execveat), checked from there. */
-#define EXEC_WRAP_AT(dirfd, flags, what, env, call)                                         \
-	do {                                                                                \
-		if (oa_off) {                                                               \
-			char *const *envp = (env);                                          \
-			return (call);                                                      \
-		}                                                                           \
-		if (!oa_real.execve)                                                        \
-			oa_real_init();                                                     \
-		if (!may_exec(dirfd, what, flags)) {                                        \
-			char *const *envp = (env);                                          \
-			int r_ = (call);                                                    \
-			int e_ = errno;                                                     \
-			if (hook_tracing())                                                 \
-				agent_exec_refused(what, e_);                               \
-			errno = e_;                                                         \
-			return r_;                                                          \
-		}                                                                           \
-		if (hook_tracing())                                                         \
-			agent_exec_attempt(what);                                           \
-		char *const *env_ = (env);                                                  \
-		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];                \
-		char text_[oa_childenv_text_size(env_)];                                    \
-		char *const *envp = hook_tracing() ? oa_childenv(env_, out_, text_) : env_; \
-		exec_event("exec", what, 0);                                                \
-		int traced = agent_exec_begin();                                            \
-		int r = (call);                                                             \
-		int e = errno;                                                              \
-		agent_exec_failed(traced);                                                  \
-		exec_event("exec failed", what, e);                                         \
-		errno = e;                                                                  \
-		return r;                                                                   \
+#define EXEC_WRAP_AT(dirfd, flags, what, env, call)                                                                    \
+	do {                                                                                                           \
+		if (oa_off) {                                                                                          \
+			char *const *envp = (env);                                                                     \
+			return (call);                                                                                 \
+		}                                                                                                      \
+		if (!oa_real.execve)                                                                                   \
+			oa_real_init();                                                                                \
+		if (!may_exec(dirfd, what, flags)) {                                                                   \
+			char *const *envp = (env);                                                                     \
+			int r_ = (call);                                                                               \
+			int e_ = errno;                                                                                \
+			if (hook_tracing())                                                                            \
+				agent_exec_refused(what, e_);                                                          \
+			errno = e_;                                                                                    \
+			return r_;                                                                                     \
+		}                                                                                                      \
+		if (hook_tracing())                                                                                    \
+			agent_exec_attempt(what);                                                                      \
+		char *const *env_ = (env);                                                                             \
+		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];                                           \
+		char text_[oa_childenv_text_size(env_)];                                                               \
+		char own_[OA_CHILDENV_OWN];                                                                            \
+		char *const *envp = hook_tracing() ? oa_childenv(env_, out_, text_,                                    \
+								 agent_nspid_env(own_, sizeof(own_), 0) ? own_ : NULL) \
+						   : env_;                                                             \
+		exec_event("exec", what, 0);                                                                           \
+		int traced = agent_exec_begin();                                                                       \
+		int r = (call);                                                                                        \
+		int e = errno;                                                                                         \
+		agent_exec_failed(traced);                                                                             \
+		exec_event("exec failed", what, e);                                                                    \
+		errno = e;                                                                                             \
+		return r;                                                                                              \
 	} while (0)
 
 /* Shells try execve() on every PATH directory: a target that plainly cannot

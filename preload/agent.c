@@ -105,33 +105,119 @@ static int place_self(int tid)
  * its pid is unique, and its mark values carry the namespace. */
 static long long pidns_bits;
 static char base_loom[sizeof(oa_cfg.loom)]; /* the loom before any namespace suffix */
+static unsigned long ns_ino;                /* this process's PID namespace (inode), 0: not known */
+static int ns_pid;                          /* the pid it is known for */
+
+/* The inode of this process's PID namespace, 0 if unknown.  A process's
+ * namespace never changes, and a child's is its parent's or one below it,
+ * where the parent is not visible (getppid() is 0).  So a fork child whose
+ * getppid() is the pid of the process we knew is in the same namespace, and
+ * a new program is in the namespace its exec'ing (or spawning) image wrote
+ * in OVNI_NSPID when it is still that process (or its child): the same
+ * pid, parent, session and process group.  Neither reads
+ * /proc/self/ns/pid, which costs a fresh process 15-30 us (the kernel makes
+ * its /proc entries).  A value that is not this process's own can reach it
+ * only through programs without the agent (which rewrites it at every exec
+ * and spawn); the four numbers must then all match by chance in another
+ * namespace. */
+static int nspid_ours(const char *v, int pid)
+{
+	unsigned long long x[5] = { 0 };
+	char *end;
+	char form = v[0];
+	if ((form != 's' && form != 'p') || v[1] != ':')
+		return 0;
+	v += 2;
+	int n = form == 's' ? 4 : 3;
+	for (int i = 0; i < n; i++) {
+		x[i] = strtoull(v, &end, 10);
+		if (end == v || *end != (i == n - 1 ? '\0' : ':'))
+			return 0;
+		v = end + 1;
+	}
+	if (form == 's') /* pid, parent, session, group: ours */
+		return x[0] == (unsigned long long)pid && x[1] && x[1] == (unsigned long long)getppid() &&
+		       x[2] == (unsigned long long)getsid(0) && x[3] == (unsigned long long)getpgid(0);
+	/* parent, its session and group: our parent's */
+	int pp = getppid();
+	return x[0] && x[0] == (unsigned long long)pp && x[1] == (unsigned long long)getsid(pp) &&
+	       x[2] == (unsigned long long)getpgid(pp);
+}
+
+static const char *ns_how; /* how own_pidns() knew it (OVNI_DEBUG) */
+
+static unsigned long own_pidns(void)
+{
+	int pid = getpid();
+	if (ns_ino && ns_pid != pid) {
+		if (getppid() == ns_pid) {
+			ns_pid = pid;
+			ns_how = "its parent's";
+			return ns_ino;
+		}
+		ns_ino = 0;
+	}
+	if (ns_ino)
+		return ns_ino;
+	const char *v = oa_env(OA_ENV_NSPID);
+	char *end;
+	unsigned long long ino = v ? strtoull(v, &end, 10) : 0;
+	if (ino && *end == ':' && nspid_ours(end + 1, pid)) {
+		ns_ino = (unsigned long)ino;
+		ns_pid = pid;
+		ns_how = "told by OVNI_NSPID";
+		return ns_ino;
+	}
+	struct stat st;
+	if (stat("/proc/self/ns/pid", &st) != 0)
+		return 0; /* no /proc: nothing to tell */
+	ns_ino = (unsigned long)st.st_ino;
+	ns_pid = pid;
+	ns_how = "read from /proc";
+	return ns_ino;
+}
+
+int agent_nspid_env(char *buf, size_t len, int spawn)
+{
+	/* A vfork child runs this in its parent's memory: it writes nothing. */
+	unsigned long ino = ns_ino;
+	int known = ns_pid, pid = getpid(), ppid = getppid();
+	if (!ino || ppid <= 0 || (pid != known && ppid != known))
+		return 0;
+	const char *name = oa_env_names[OA_ENV_NSPID];
+	if (spawn)
+		return oa_snprintf(buf, len, "%s=%lu:p:%d:%d:%d", name, ino, pid, (int)getsid(0), (int)getpgid(0)) > 0;
+	return oa_snprintf(buf, len, "%s=%lu:s:%d:%d:%d:%d", name, ino, pid, ppid, (int)getsid(0), (int)getpgid(0)) > 0;
+}
 
 static void place_in_pidns(int may_setenv)
 {
-	struct stat st;
 	pidns_bits = 0;
 	if (!base_loom[0])
 		memcpy(base_loom, oa_cfg.loom, sizeof(base_loom));
 	memcpy(oa_cfg.loom, base_loom, sizeof(oa_cfg.loom));
 	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
-	if (stat("/proc/self/ns/pid", &st) != 0)
+	unsigned long ino = own_pidns();
+	if (!ino)
 		return; /* no /proc: nothing to tell */
+	if (oa_cfg.debug)
+		oa_log("PID namespace %lu, %s", ino, ns_how);
 	const char *run = oa_env(OA_ENV_PIDNS);
 	if (!run || !*run) {
 		if (may_setenv) {
 			char v[32];
-			oa_snprintf(v, sizeof(v), "%lu", (unsigned long)st.st_ino);
+			oa_snprintf(v, sizeof(v), "%lu", ino);
 			oa_env_set(OA_ENV_PIDNS, v);
 		}
 		return;
 	}
-	if (strtoull(run, NULL, 10) == (unsigned long long)st.st_ino)
+	if (strtoull(run, NULL, 10) == (unsigned long long)ino)
 		return;
 	char loom[sizeof(oa_cfg.loom)];
-	oa_snprintf(loom, sizeof(loom), "%s.pidns%lu", base_loom, (unsigned long)st.st_ino);
+	oa_snprintf(loom, sizeof(loom), "%s.pidns%lu", base_loom, ino);
 	memcpy(oa_cfg.loom, loom, sizeof(oa_cfg.loom));
 	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
-	pidns_bits = (long long)(st.st_ino & 0x1ffff) << 22;
+	pidns_bits = (long long)(ino & 0x1ffff) << 22;
 	value_pid = getpid() | pidns_bits;
 }
 

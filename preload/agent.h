@@ -99,6 +99,12 @@ void agent_affinity_other(pthread_t th, int tid);
 struct oa_thread *agent_thread_by_tid(int tid);
 
 /* Before an exec: end every stream. Returns nonzero if the process was traced. */
+/* Write "OVNI_NSPID=..." into buf for the program this process is about to
+ * run (exec: in itself; spawn: as its child) when its PID namespace is
+ * known: 1, or 0 (nothing written). Writes no state of the agent (a vfork
+ * child calls it). */
+int agent_nspid_env(char *buf, size_t len, int spawn);
+
 int agent_exec_begin(void);
 /* The exec failed: trace again (the calling thread continues its stream). */
 void agent_exec_failed(int was_traced);

@@ -2,6 +2,7 @@
 #include "../common/compiler.h"
 #include "childenv.h"
 #include "real.h"
+#include "../common/env.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -29,9 +30,10 @@ void oa_childenv_init(void)
 	else if (!realpath(self, libpath))
 		libpath[0] = '\0';
 	nsaved = 0;
+	size_t nl = strlen(oa_env_names[OA_ENV_NSPID]);
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
-		if (!strncmp(*e, "OVNI_", 5))
-			saved[nsaved++] = strdup(*e);
+		if (!strncmp(*e, "OVNI_", 5) && !(!strncmp(*e, oa_env_names[OA_ENV_NSPID], nl) && (*e)[nl] == '='))
+			saved[nsaved++] = strdup(*e); /* OVNI_NSPID is each program's own */
 }
 
 size_t oa_childenv_count(char *const envp[])
@@ -61,12 +63,13 @@ size_t oa_childenv_text_size(char *const envp[])
 	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
 }
 
-char *const *oa_childenv(char *const envp[], char **out, char *text)
+char *const *oa_childenv(char *const envp[], char **out, char *text, char *own)
 {
 	if (!libpath[0])
 		return envp;
 	const char *preload = find(envp, "LD_PRELOAD", 10);
-	int missing = !has_agent(preload);
+	int missing = !has_agent(preload) || own;
+	size_t ownlen = own ? (size_t)(strchr(own, '=') - own) : 0;
 	for (int i = 0; !missing && i < nsaved; i++) {
 		size_t len = (size_t)(strchr(saved[i], '=') - saved[i]);
 		if (!find(envp, saved[i], len))
@@ -79,6 +82,8 @@ char *const *oa_childenv(char *const envp[], char **out, char *text)
 	for (size_t i = 0; envp && envp[i]; i++) {
 		if (!strncmp(envp[i], "LD_PRELOAD=", 11) && !has_agent(preload))
 			continue; /* replaced below */
+		if (own && !strncmp(envp[i], own, ownlen + 1))
+			continue; /* the caller's, below */
 		out[n++] = envp[i];
 	}
 	if (!has_agent(preload)) {
@@ -93,6 +98,8 @@ char *const *oa_childenv(char *const envp[], char **out, char *text)
 		if (!find(envp, saved[i], len))
 			out[n++] = saved[i];
 	}
+	if (own)
+		out[n++] = own;
 	out[n] = NULL;
 	return out;
 }

@@ -17,9 +17,13 @@ size_t oa_childenv_text_size(char *const envp[]);
 
 /* Fill out[] (at least count(envp) + OA_CHILDENV_EXTRA + 1 entries) with envp
  * plus what is missing; strings built are written in text[], of at least
- * oa_childenv_text_size(envp) bytes.  Returns out, or envp itself when
- * nothing was missing. */
-char *const *oa_childenv(char *const envp[], char **out, char *text);
+ * oa_childenv_text_size(envp) bytes.  `own` (or NULL): a "NAME=value" of
+ * this child's own, which replaces any NAME in envp (OVNI_NSPID).  Returns
+ * out, or envp itself when nothing was missing or added. */
+char *const *oa_childenv(char *const envp[], char **out, char *text, char *own);
+
+/* Room for the `own` string of oa_childenv (agent_nspid_env). */
+#define OA_CHILDENV_OWN 80
 
 /* Number of entries of envp. */
 size_t oa_childenv_count(char *const envp[]);

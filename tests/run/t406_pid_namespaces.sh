@@ -21,6 +21,25 @@ for l in "$WORK"/ns/loom.*.pidns*; do
 done
 # The run's own processes stay in the host's loom.
 assert_ge "processes in the host's loom" 1 "$(ls -d "$WORK"/ns/loom.*[0-9a-z]/proc.* 2>/dev/null | grep -vc pidns)"
+# Inside each namespace, sh (pid 1) runs `threads` and `tail`: they learn
+# their namespace from their parent or from OVNI_NSPID (written by the exec
+# wrapper), not from /proc, and land in the namespace's loom too.
+for l in "$WORK"/ns/loom.*.pidns*; do
+	assert_ge "$l: processes" 3 "$(ls -d "$l"/proc.* | wc -l)"
+done
+
+# OVNI_NSPID is believed only when its numbers are the process's own: one
+# written for another process (here by hand, passed on by a program without
+# the agent: a disabled `env`) is ignored, and the program still lands in
+# its namespace's loom (before OVNI_NSPID existed, it always read /proc).
+host=$(stat -L -c %i /proc/self/ns/pid)
+script='unshare -p -f sh -c "OVNI_DISABLE=1 env -u OVNI_DISABLE OVNI_DEBUG=1 OVNI_NSPID='"$host"':p:1:0:99999 '"$PROG"'/threads join 1 2>&1 | grep -c \"PID namespace [0-9]*, read from /proc\""'
+got=$("$OVNIRUN" -q -o "$WORK/forged" sh -c "$script" 2>&1); st=$?
+assert_eq "forged: status" 0 "$st"
+assert_eq "forged: the program read its namespace" 1 "$got"
+check_trace "$WORK/forged"
+l=$(ls -d "$WORK"/forged/loom.*.pidns*)
+assert_eq "forged: processes in the namespace's loom (sh, threads, grep)" 3 "$(ls -d "$l"/proc.* | wc -l)"
 
 # A namespace whose init is killed from outside (SIGKILL): the kernel kills
 # the rest, nothing in it can finish its streams, and its pids are not ours

@@ -450,6 +450,19 @@ int main(int argc, char **argv)
 		 * process notes the trace directory and the PID namespace. */
 		unsetenv("OVNI_TRACEDIR_ID");
 		unsetenv("OVNI_PIDNS");
+		unsetenv("OVNI_NSPID");
+		/* The program is in our PID namespace: told, it need not
+		 * read /proc/self/ns/pid (OVNI_NSPID, ovni-auto-env(7)). */
+		struct stat ns;
+		if (stat("/proc/self/ns/pid", &ns) == 0) {
+			char v[80];
+			snprintf(v, sizeof(v), "%lu", (unsigned long)ns.st_ino);
+			setenv("OVNI_PIDNS", v, 1);
+			snprintf(v, sizeof(v), "%lu:s:%d:%d:%d:%d", (unsigned long)ns.st_ino, (int)getpid(),
+				 (int)getppid(), (int)getsid(0), (int)getpgid(0));
+			if (getppid() > 0)
+				setenv("OVNI_NSPID", v, 1);
+		}
 		/* Every rank of this launch runs ovnirun: the agent is in all of
 		 * them (MPI clock offsets may be measured, hooks/mpi.c). */
 		if (launcher_rank())
