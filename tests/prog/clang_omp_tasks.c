@@ -13,8 +13,11 @@
  *   untied N ITERS   N untied tasks looping ITERS times over taskyield
  *   tied N ITERS     tied tasks with 2 children each looping over taskyield
  *                    (they switch to their children, never migrate)
- *   untiedlock N     untied tasks holding a lock (one each) across taskyields */
+ *   untiedlock N     untied tasks holding a lock (one each) across taskyields
+ *   mutexbar N       a team taking one pthread mutex in turn, then a barrier,
+ *                    N times (a lock wait's end, then OpenMP events at once) */
 #include <omp.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +253,24 @@ NOINLINE static void spawn_untied_lock(int n)
 	}
 }
 
+static pthread_mutex_t team_mutex = PTHREAD_MUTEX_INITIALIZER;
+static volatile long in_mutex;
+
+NOINLINE static long mutex_barrier(int n)
+{
+	long sum = 0;
+#pragma omp parallel reduction(+ : sum)
+	for (int i = 0; i < n; i++) {
+		pthread_mutex_lock(&team_mutex);
+		for (int k = 0; k < 200; k++)
+			in_mutex++;
+		pthread_mutex_unlock(&team_mutex);
+#pragma omp barrier
+		sum++;
+	}
+	return sum;
+}
+
 /* fn(acc) run by one thread of a new team (the others run its tasks). */
 __attribute__((noinline)) static void in_team(void (*fn)(long *), long *acc)
 {
@@ -324,6 +345,10 @@ int main(int argc, char **argv)
 		spawn_untied_lock(n);
 		printf("untiedlock %d done\n", n);
 		fprintf(stderr, "moved %ld\n", moved);
+	} else if (!strcmp(mode, "mutexbar")) {
+		int n = argc > 2 ? atoi(argv[2]) : 1000;
+		long sum = mutex_barrier(n);
+		printf("mutexbar %ld\n", sum / omp_get_max_threads());
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;

@@ -87,3 +87,12 @@ for m in master single nogroup intask; do
 	assert_eq "taskloop $m: tasks that ran user code" "$user" "$got"
 	assert_eq "taskloop $m: no runtime labels" 0 "$(grep -c 'POc .*label="__kmp' "$WORK/tl_$m.d")"
 done
+
+# A team taking one pthread mutex in turn, a barrier after each: a thread
+# that waited for the lock writes its wait's end (OHr) before the barrier's
+# OpenMP events.  They were written after them (the OMPT batch skipped the
+# deferred end), and check and ovniemu refused the thread's OpenMP events
+# while it was Paused.
+omp_run mutexbar OMP_NUM_THREADS=4 -- "$P" mutexbar 1000
+assert_eq "mutexbar output" "mutexbar 1000" "$(cat "$WORK/mutexbar.out")"
+assert_ge "mutex waits recorded" 1 "$(awk '$2 == "OM[" && $4 == "value=1" && $5 == "type=81"' "$WORK/mutexbar.d" | wc -l)"

@@ -24,6 +24,7 @@ cancel|OMP_CANCELLATION=true|clang_omp_tasks cancel
 untied||clang_omp_tasks untied 100 10
 tied||clang_omp_tasks tied 50 10
 untiedlock||clang_omp_tasks untiedlock 30
+mutexbar||clang_omp_tasks mutexbar 300
 tiny||clang_omp_tasks tiny 20000
 ws||clang_omp_ws
 gcc||omp_gcc 200"

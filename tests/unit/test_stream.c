@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "../../writer/stream.h"
+#include "../../writer/ev_omp.h"
 #include "test.h"
 
 static struct oa_meta meta = { .pid = 1, .app_id = 1, .rank = -1, .nranks = -1, .loom = "L" };
@@ -370,8 +371,25 @@ static void test_defer(const char *dir)
 	}
 	CHECK(seen == 3, "3 deferred events at the wait's end (%d)", seen);
 	free(buf);
-	/* a reopened stream has nothing pending */
+	/* The OpenMP events of an OMPT callback (one batch) also come after
+	 * it: without, a thread leaving a contended lock inside libomp showed
+	 * OpenMP events while Paused, which ovniemu refuses (t390). */
 	cfg.append = 1;
+	CHECK(oa_stream_open(&s, &cfg) == 0, "append");
+	oa_emit_state(&s, "OHp", 1);
+	uint64_t t2 = oa_clock_now();
+	oa_stream_defer(&s, t2, 1, 1, type, value);
+	struct ev_batch b;
+	CHECK(ev_batch_begin(&b, &s, t2 - 1) != 0, "batch");
+	ev_omp_state(&b, "PBb");
+	ev_omp_state(&b, "PBB");
+	uint64_t bclock = ev_batch_end(&b);
+	CHECK(s.pend_clock == 0 && s.paused == 0, "written before the batch");
+	CHECK(bclock >= t2, "the batch is not before the wait's end");
+	CHECK(oa_stream_end(&s) == 0, "end the batch's stream");
+	tail_mcvs(obs, 6, got, sizeof(got));
+	CHECK(!strcmp(got, "OHp OHr OM] PBb PBB OHe"), "batch after the wait's end: %s", got);
+	/* a reopened stream has nothing pending */
 	oa_stream_defer(&s, oa_clock_now(), 0, 1, type, value);
 	CHECK(oa_stream_open(&s, &cfg) == 0 && s.pend_clock == 0, "reopen forgets");
 	CHECK(oa_stream_end(&s) == 0, "end again");
