@@ -252,9 +252,13 @@ __attribute__((constructor(102))) static void signal_init(void)
 			continue;
 		if (cur.sa_handler == SIG_DFL && !(cur.sa_flags & SA_SIGINFO)) {
 			/* view[] is zero, the usual default: only a different
-			 * one is written (each page written costs a fault). */
-			static const struct sigaction zero;
-			if (memcmp(&cur, &zero, sizeof(cur)))
+			 * one is written (each page written costs a fault).
+			 * Only the kernel's part of sa_mask is compared: libc
+			 * leaves the rest as it was (garbage from the stack,
+			 * which made every entry look different: 3 faults). */
+			uint64_t kmask;
+			memcpy(&kmask, &cur.sa_mask, sizeof(kmask));
+			if (cur.sa_flags || kmask)
 				view[sig] = cur;
 			atomic_store(&reset[sig], 0);
 			atomic_store(&ours[sig], 1);

@@ -37,7 +37,7 @@
 
 OA_TLS struct oa_thread *oa_self;
 OA_TLS int oa_guard;
-struct oa_meta oa_meta OA_LARGE_BSS;
+struct oa_meta oa_meta OA_LARGE_BSS __attribute__((aligned(4096))); /* header and types: one page */
 
 /* Tracing this process (agent_traced): every hook reads it, a disabled
  * agent's too, so it is kept in early data (compiler.h). */
@@ -45,7 +45,8 @@ _Atomic int oa_traced_flag OA_EARLY_DATA;
 static _Atomic uint64_t next_tag = 1;
 static pthread_key_t thread_key;         /* its destructor ends the thread's stream */
 static char procdir[4600] OA_LARGE_BSS;  /* <tracedir>/loom.<loom>/proc.<pid> */
-static char stagedir[4600] OA_LARGE_BSS; /* same under OVNI_TMPDIR, or "" */
+static char stagedir[4600] OA_LARGE_BSS; /* same under OVNI_TMPDIR, when staged */
+static int staged;                       /* stagedir holds one (read this, not stagedir[0]: its page) */
 /* The threads' spool (writer/spool.h): made when the first thread after
  * the process's own starts; unpacked when the process ends. */
 static struct oa_spool spool OA_LARGE_BSS;
@@ -280,8 +281,8 @@ static int set_process_dirs(void)
 	int n = oa_snprintf(procdir, sizeof(procdir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, pid);
 	if (n < 0 || (size_t)n >= sizeof(procdir))
 		return -ENAMETOOLONG;
-	stagedir[0] = '\0';
-	if (oa_cfg.tmpdir[0])
+	staged = oa_cfg.staging;
+	if (staged)
 		oa_snprintf(stagedir, sizeof(stagedir), "%s/loom.%s/proc.%d", oa_cfg.tmpdir, oa_cfg.loom, pid);
 	char loomdir[4400];
 	oa_snprintf(loomdir, sizeof(loomdir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
@@ -298,7 +299,7 @@ static int set_process_dirs(void)
  * when streams are staged (OVNI_TMPDIR) or sent to a collector. */
 static struct oa_spool *spool_for(int tid)
 {
-	if (tid == oa_meta.pid || stagedir[0] || oa_col_active() || !oa_spool_ready(&spool))
+	if (tid == oa_meta.pid || staged || oa_col_active() || !oa_spool_ready(&spool))
 		return NULL;
 	return &spool;
 }
@@ -313,7 +314,7 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	 * thread's stream (a dead thread may run again), and a recycled tid must
 	 * not give the process two streams with one tid. */
 	struct oa_stream_cfg cfg = { .max_window = oa_cfg.bufsize, .tid = t->tid, .append = 1, .meta = &oa_meta };
-	if (stagedir[0]) {
+	if (staged) {
 		oa_snprintf(t->s.path, sizeof(t->s.path), "%s/thread.%d", stagedir, t->tid);
 		oa_snprintf(t->s.final_path, sizeof(t->s.final_path), "%s/thread.%d", procdir, t->tid);
 		cfg.final_dir = t->s.final_path;
@@ -591,10 +592,10 @@ void agent_user_change(uid_t euid)
 	/* The new user may not walk the path to the trace (under /root, say):
 	 * from now on it is reached from a descriptor opened while we can. */
 	oa_stream_anchor(oa_cfg.tracedir);
-	if (oa_cfg.tmpdir[0])
+	if (oa_cfg.staging)
 		oa_stream_anchor(oa_cfg.tmpdir); /* the first one wins: staging is rare */
 	int r = oa_owner_give(procdir, euid, (gid_t)-1);
-	if (stagedir[0])
+	if (staged)
 		oa_owner_give(stagedir, euid, (gid_t)-1);
 	/* Its children create their directories in the loom's. */
 	char dir[4600];
@@ -604,7 +605,7 @@ void agent_user_change(uid_t euid)
 	oa_owner_grant(dir, euid);
 	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);
 	oa_owner_grant(dir, euid);
-	if (stagedir[0]) {
+	if (staged) {
 		oa_snprintf(dir, sizeof(dir), "%s/loom.%s", oa_cfg.tmpdir, oa_cfg.loom);
 		oa_owner_grant(dir, euid);
 	}

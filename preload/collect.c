@@ -320,7 +320,7 @@ static void start_watch(void)
 
 static int local_dir(void)
 {
-	const char *base = oa_cfg.tmpdir[0] ? oa_cfg.tmpdir : getenv("TMPDIR");
+	const char *base = oa_cfg.staging ? oa_cfg.tmpdir : getenv("TMPDIR");
 	if (!base || base[0] != '/')
 		base = "/tmp";
 	int n = oa_snprintf(localdir, sizeof(localdir), "%s/ovni-collect.%d.%s", base, (int)getuid(), run);
@@ -436,6 +436,7 @@ int oa_col_init(void)
 	if (streams || !reachable) {
 		oa_snprintf(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), "%s", localdir);
 		oa_cfg.tmpdir[0] = '\0';
+		oa_cfg.staging = 0;
 	}
 	if (denied)
 		return -1;
@@ -503,7 +504,7 @@ struct linux_dirent64 {
 /* For each thread.* directory of the process directory: fn(dfd, name). */
 static int each_thread(int dfd, int (*fn)(int fd, int dfd, const char *name), int fd)
 {
-	static char buf[4096] __attribute__((aligned(8))); /* one sender per process */
+	static char buf[4096] __attribute__((aligned(8))) OA_LARGE_BSS; /* one sender per process */
 	lseek(dfd, 0, SEEK_SET);
 	for (;;) {
 		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));

@@ -147,6 +147,7 @@ int oa_config_load(void)
 	v = oa_env(OA_ENV_TMPDIR);
 	if (v && *v && (r = absolute(oa_cfg.tmpdir, sizeof(oa_cfg.tmpdir), v)) != 0)
 		return r;
+	oa_cfg.staging = v && *v;
 
 	v = oa_env(OA_ENV_LOOM);
 	if (v && *v) {

@@ -9,6 +9,7 @@ enum oa_children { OA_CHILDREN_ALL, OA_CHILDREN_NONE, OA_CHILDREN_MATCH };
 struct oa_config {
 	int disabled;              /* OVNI_DISABLE=1 */
 	int debug;                 /* OVNI_DEBUG=1 */
+	int staging;               /* tmpdir is set (read this, not tmpdir[0]: its page) */
 	char tracedir[4096];       /* OVNI_TRACEDIR, made absolute */
 	char tmpdir[4096];         /* OVNI_TMPDIR, absolute, "" if unset */
 	char loom[256];            /* OVNI_LOOM or the host name */

@@ -194,7 +194,7 @@ static int64_t gone_value(long gone_pid)
 
 void agent_child_gone(pid_t pid, int status)
 {
-	if (!agent_traced() || agent_foreign() || oa_cfg.tmpdir[0] || pid <= 0)
+	if (!agent_traced() || agent_foreign() || oa_cfg.staging || pid <= 0)
 		return;
 	if (!WIFEXITED(status) && !WIFSIGNALED(status))
 		return;

@@ -214,7 +214,7 @@ int oa_sym_object_range(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 
 static struct object *object_of(uintptr_t addr)
 {
-	static struct find f; /* under the lock: a thread may have a tiny stack */
+	static struct find f OA_LARGE_BSS; /* under the lock: a thread may have a tiny stack */
 	f.addr = addr;
 	f.found = 0;
 	if (!dl_iterate_phdr(find_cb, &f) || !f.found)

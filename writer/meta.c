@@ -12,6 +12,8 @@
 #include "../common/fdroom.h"
 #include "ovni_fmt.h"
 
+#define type_at oa_meta_type_at
+
 int oa_meta_init(struct oa_meta *m)
 {
 	/* m is zeroed (static storage or an initializer): its types and
@@ -36,11 +38,11 @@ void oa_meta_fini(struct oa_meta *m)
 		}
 	}
 	for (int i = 0; i < OA_META_NTYPES; i++)
-		atomic_store(&m->types[i].declared, 0);
+		atomic_store(&type_at(m, i)->declared, 0);
 	for (size_t i = 0; i < ARRAY_LEN(m->declared_mask); i++)
 		atomic_store(&m->declared_mask[i], 0);
 	for (int i = 0; i < OA_META_NTYPES; i++)
-		atomic_store(&m->types[i].nfixed, 0);
+		atomic_store(&type_at(m, i)->nfixed, 0);
 	atomic_store(&m->global.head, NULL);
 }
 
@@ -83,7 +85,7 @@ int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 {
 	if (type < 0 || type >= OA_META_NTYPES)
 		return -1;
-	struct oa_meta_type *t = &m->types[type];
+	struct oa_meta_type *t = type_at(m, type);
 	int expect = 0;
 	/* 0 -> 2 (being filled) -> 1 (readable): readers look for 1 only. */
 	if (!atomic_compare_exchange_strong(&t->declared, &expect, 2))
@@ -98,9 +100,9 @@ int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char *const *texts, int n)
 {
 	if (type < 0 || type >= OA_META_NTYPES || n <= 0 ||
-	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1)
+	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1)
 		return -1;
-	struct oa_meta_type *t = &m->types[type];
+	struct oa_meta_type *t = type_at(m, type);
 	if (atomic_load(&t->nfixed))
 		return 0;
 	t->fixed_first = first;
@@ -111,7 +113,7 @@ int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char 
 
 static const char *fixed_label(const struct oa_meta *m, int type, int64_t value)
 {
-	const struct oa_meta_type *t = &m->types[type];
+	const struct oa_meta_type *t = type_at(m, type);
 	int n = atomic_load_explicit(&t->nfixed, memory_order_acquire);
 	if (!n || value < t->fixed_first || value >= t->fixed_first + n)
 		return NULL;
@@ -169,7 +171,7 @@ static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_labe
 int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
 {
 	if (type < 0 || type >= OA_META_NTYPES || value == 0 ||
-	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1 || !label)
+	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1 || !label)
 		return -1;
 	/* Cheap check first: most calls label a value that already has one. */
 	if (fixed_label(m, type, value))
@@ -201,7 +203,7 @@ int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct
 			  const char *text)
 {
 	if (!l || type < 0 || type >= OA_META_NTYPES || value == 0 ||
-	    atomic_load_explicit(&m->types[type].declared, memory_order_acquire) != 1)
+	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1)
 		return -1;
 	l->type = type;
 	l->value = value;
@@ -436,23 +438,23 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 			t |= 63; /* none declared in the rest of this word */
 			continue;
 		}
-		if (!(mask & 1) || atomic_load_explicit(&m->types[t].declared, memory_order_acquire) != 1)
+		if (!(mask & 1) || atomic_load_explicit(&type_at(m, t)->declared, memory_order_acquire) != 1)
 			continue;
 		jw_raw(w, ntypes++ ? ",\n   \"" : ",\n  \"mark\": {\n   \"");
 		jw_int(w, t);
 		jw_raw(w, "\": {\"title\": ");
-		jw_str(w, m->types[t].title);
-		jw_raw(w, m->types[t].stack ? ", \"chan_type\": \"stack\", \"labels\": {"
-					    : ", \"chan_type\": \"single\", \"labels\": {");
+		jw_str(w, type_at(m, t)->title);
+		jw_raw(w, type_at(m, t)->stack ? ", \"chan_type\": \"stack\", \"labels\": {"
+					       : ", \"chan_type\": \"single\", \"labels\": {");
 		int first = 1;
-		int nfixed = atomic_load_explicit(&m->types[t].nfixed, memory_order_acquire);
+		int nfixed = atomic_load_explicit(&type_at(m, t)->nfixed, memory_order_acquire);
 		for (int i = 0; i < nfixed; i++) {
-			const char *text = m->types[t].fixed[i];
+			const char *text = type_at(m, t)->fixed[i];
 			if (!text)
 				continue;
 			jw_raw(w, first ? "\n     \"" : ",\n     \"");
 			first = 0;
-			jw_int(w, m->types[t].fixed_first + i);
+			jw_int(w, type_at(m, t)->fixed_first + i);
 			jw_raw(w, "\": ");
 			jw_str(w, text);
 		}

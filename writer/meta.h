@@ -89,6 +89,11 @@ struct oa_meta {
 	struct oa_label_list global; /* labels written into every stream */
 };
 
+/* Where type t lives in m->types: the agent's own types (80 and up) first,
+ * so that a process's declarations share a page with the header instead
+ * of the third page of the table (a fault each). */
+#define oa_meta_type_at(m, t) (&(m)->types[((t) + OA_META_NTYPES - 80) % OA_META_NTYPES])
+
 /* m must be zeroed (static storage, or an initializer) before its first
  * use; oa_meta_fini() leaves it so. */
 int oa_meta_init(struct oa_meta *m) USE_RET;

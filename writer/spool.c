@@ -37,8 +37,10 @@ int oa_spool_name(const char *name)
 
 void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid)
 {
-	memset(sp->files, 0, sizeof(sp->files[0]) * atomic_load(&sp->nfiles));
-	atomic_store(&sp->nfiles, 0);
+	/* Written first (an exchange, not a load): a page read before it is
+	 * written costs two faults. */
+	unsigned nf = atomic_exchange(&sp->nfiles, 0);
+	memset(sp->files, 0, sizeof(sp->files[0]) * nf);
 	atomic_store(&sp->hint, 0);
 	atomic_store(&sp->failed, 0);
 	atomic_store(&sp->making, 0);

@@ -523,7 +523,7 @@ OA_EXPORT void ovni_mark_type(int32_t type, long flags, const char *title)
 		/* The agent's range: the first type nobody declared. */
 		to = -1;
 		for (int c = OA_MARK_FIRST - 1; c >= 0 && to < 0; c--)
-			if (!atomic_load(&oa_meta.types[c].declared) && !atomic_load(&type_mine[c]))
+			if (!atomic_load(&oa_meta_type_at(&oa_meta, c)->declared) && !atomic_load(&type_mine[c]))
 				to = c;
 		if (to < 0) {
 			lo_lock_drop();
