@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../writer/ev_ovni.h"
+#include "../writer/files.h"
 #include "../writer/finish.h"
 #include "../common/log.h"
 #include "../writer/ovni_fmt.h"
@@ -47,6 +48,7 @@ static pthread_key_t thread_key;         /* its destructor ends the thread's str
 static char procdir[4600] OA_LARGE_BSS;  /* <tracedir>/loom.<loom>/proc.<pid> */
 static char stagedir[4600] OA_LARGE_BSS; /* same under OVNI_TMPDIR, when staged */
 static int staged;                       /* stagedir holds one (read this, not stagedir[0]: its page) */
+static int fresh_procdir;                /* procdir was made by this image: no earlier image's streams */
 /* The threads' spool (writer/spool.h): made when the first thread after
  * the process's own starts; unpacked when the process ends. */
 static struct oa_spool spool OA_LARGE_BSS;
@@ -331,7 +333,7 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	/* An earlier image's stream of this tid: its labels go on.  (A tid
 	 * recycled within this image, rare, keeps its events but not its
 	 * labels when spooled.) */
-	if (!cfg.spool || oa_exec_generation)
+	if ((!cfg.spool || oa_exec_generation) && !(fresh_procdir && t->tid == oa_meta.pid))
 		oa_images_import(t);
 	int r = oa_stream_open(&t->s, &cfg);
 	if (r == -EMFILE) {
@@ -740,11 +742,18 @@ static int start_process(int creator_tid)
 	if (set_process_dirs() != 0)
 		return -1;
 	/* This pid has streams already: an earlier image of this process
-	 * (exec) wrote them. */
-	oa_images_scan(procdir);
+	 * (exec) wrote them.  Where the process directory is made here (not
+	 * staged, no collector) and is new, it has none: no look into it
+	 * (two failed lookups), and the first thread's mkdir succeeds at once. */
+	fresh_procdir = 0;
+	if (!staged && !oa_col_active())
+		fresh_procdir = oa_mkdir_p(procdir) == 1;
+	if (!fresh_procdir)
+		oa_images_scan(procdir);
 	oa_registry_init();
 	atomic_store(&oa_traced_flag, 1);
 	struct oa_thread *t = agent_thread_begin(creator_tid, 0, 0);
+	fresh_procdir = 0; /* a later stream of this tid (a failed exec's) continues this one */
 	if (!t) {
 		atomic_store(&oa_traced_flag, 0);
 		return -1;
