@@ -782,7 +782,7 @@ void agent_process_init(void)
 	place_in_pidns(1);
 	oa_meta.lib_version = "ovni-auto " OA_VERSION;
 	oa_meta.lib_commit = OA_COMMIT;
-	oa_meta.ncpus = oa_cpus_discover(&oa_meta.phyids);
+	oa_meta.ncpus = oa_cpus_discover(oa_cfg.loom, &oa_meta.phyids);
 	if (oa_meta.ncpus <= 0)
 		goto out;
 	declare_marks();

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/env.h"
 #include "../common/log.h"
 #include "../writer/stream.h"
 
@@ -48,10 +49,21 @@ static int parse_online(const char *text, int **out)
 	return v ? n : 0;
 }
 
-int oa_cpus_discover(int **phyids)
+/* The online CPUs: as the run's first process of this loom read them
+ * (OVNI_CPUS, "LOOM:LIST"), or from sysfs (~14 us for a new process), then
+ * told to the children.  Keyed by the loom: the variable may travel to
+ * another host (ssh, Slurm), whose CPUs are its own. */
+int oa_cpus_discover(const char *loom, int **phyids)
 {
 	char buf[4096];
 	int n = 0;
+	size_t ll = strlen(loom);
+	const char *told = oa_env(OA_ENV_CPUS);
+	if (told && !strncmp(told, loom, ll) && told[ll] == ':' && (n = parse_online(told + ll + 1, phyids)) > 0)
+		goto done;
+	free(*phyids);
+	*phyids = NULL;
+	n = 0;
 	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t r = read(fd, buf, sizeof(buf) - 1);
@@ -59,6 +71,13 @@ int oa_cpus_discover(int **phyids)
 		if (r > 0) {
 			buf[r] = '\0';
 			n = parse_online(buf, phyids);
+			char v[4096 + 300];
+			if (n > 0 && oa_snprintf(v, sizeof(v), "%s:%s", loom, buf) > 0) {
+				char *nl = strchr(v, '\n');
+				if (nl)
+					*nl = '\0';
+				oa_env_set(OA_ENV_CPUS, v);
+			}
 		}
 	}
 	if (n <= 0) {
@@ -68,6 +87,7 @@ int oa_cpus_discover(int **phyids)
 		for (int i = 0; *phyids && i < n; i++)
 			(*phyids)[i] = i;
 	}
+done:
 	ncpus = *phyids ? n : 0;
 	phyid_of = *phyids;
 	return ncpus;

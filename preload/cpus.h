@@ -9,8 +9,10 @@
 
 #include <sched.h>
 
-/* Read /sys/devices/system/cpu/online. Returns the count, fills *phyids (malloc'd). */
-int oa_cpus_discover(int **phyids);
+/* The online CPUs of loom (told by OVNI_CPUS, or read from
+ * /sys/devices/system/cpu/online and then told). Returns the count, fills
+ * *phyids (malloc'd). */
+int oa_cpus_discover(const char *loom, int **phyids);
 
 /* Set the claim directory (once, at process start). */
 void oa_cpus_set_dir(const char *loomdir);
