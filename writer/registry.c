@@ -30,23 +30,29 @@
 static struct oa_stream *_Atomic head;
 static _Atomic int ending;
 static _Atomic int ended; /* the thread that set `ending` has ended every stream */
-static int barrier_kind;  /* 0: none, 1: private expedited, 2: global */
+static int barrier_kind;  /* -1: not chosen yet, 0: none, 1: private expedited, 2: global */
 
 void oa_registry_init(void)
 {
 	atomic_store(&ending, 0);
 	atomic_store(&ended, 0);
-	if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-		barrier_kind = 1;
-	else if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
-		barrier_kind = 2;
-	else
-		barrier_kind = 0;
+	/* Chosen (and registered: per address space, so again after a fork)
+	 * at the first barrier, which only a process with other threads to
+	 * end needs: most short processes never make the call. */
+	barrier_kind = -1;
 }
 
 /* A store-load barrier on every CPU that runs one of our threads. */
 static void process_barrier(void)
 {
+	if (barrier_kind < 0) { /* one closer at a time (`ending`) */
+		if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+			barrier_kind = 1;
+		else if (syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
+			barrier_kind = 2;
+		else
+			barrier_kind = 0;
+	}
 	if (barrier_kind == 1 && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
 		return;
 	if (barrier_kind == 2 && syscall(SYS_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0) == 0)
