@@ -8,3 +8,15 @@ for args in "join 3" "exit 2" "cancel 2" "detach 2" "alive 2" "mainexit 2" "exit
 	assert_eq "status of $args" "$ra" "$rb"
 	rm -rf "$WORK/t"
 done
+
+# A file size limit (`ulimit -f`) that the trace outgrows: the agent's file
+# work fails with EFBIG and the kernel raises SIGXFSZ, which would kill the
+# program (its default action); the agent takes its own back.  With no
+# limit it makes no check at all (getrlimit first).
+for lim in 4 16; do
+	a=$(sh -c "ulimit -f $lim; \"$PROG/threads\" join 40"); ra=$?
+	b=$(sh -c "ulimit -f $lim; LD_PRELOAD=\"$LIBAGENT\" OVNI_TRACEDIR=\"$WORK/f\" \"$PROG/threads\" join 40" 2>"$WORK/f.err"); rb=$?
+	assert_eq "ulimit -f $lim: stdout" "$a" "$b"
+	assert_eq "ulimit -f $lim: status" "$ra" "$rb"
+	rm -rf "$WORK/f"
+done
