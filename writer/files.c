@@ -161,6 +161,25 @@ int oa_dir_open(char *dir, const char *name, int flags, mode_t mode)
 	return fd;
 }
 
+int oa_dir_truncate(char *dir, const char *name, off_t len)
+{
+	long n = oa_path_in(dir, name);
+	if (n < 0)
+		return -ENAMETOOLONG;
+	const char *rel;
+	int r, d = oa_path_at(dir, &rel);
+	if (d == AT_FDCWD) {
+		r = truncate(dir, len) == 0 ? 0 : -errno; /* one call, no descriptor */
+	} else {
+		int fd = openat(d, rel, O_WRONLY | O_CLOEXEC);
+		r = fd < 0 || ftruncate(fd, len) != 0 ? -errno : 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	dir[n] = '\0';
+	return r;
+}
+
 int oa_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;

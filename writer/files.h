@@ -21,6 +21,9 @@ int oa_open_dir(const char *path);
 long oa_path_in(char *dir, const char *name);
 /* Open dir/name (O_CLOEXEC added); dir is left as it was. */
 int oa_dir_open(char *dir, const char *name, int flags, mode_t mode);
+/* Cut dir/name at len (truncate(2) by path where it can: one system call
+ * and no descriptor). 0 or -errno. */
+int oa_dir_truncate(char *dir, const char *name, off_t len);
 /* Write all of buf (EINTR retried): 0 or -errno. */
 int oa_write_all(int fd, const void *buf, size_t len);
 /* Move from/name to to/name; across file systems copied in the kernel. */

@@ -47,26 +47,34 @@ static size_t page_size(void)
  * file: in place when the text fits in one page (padded with blanks to the
  * length of the text it replaces, so nothing of the old one is left after
  * it); else through a temporary file and a rename. */
-static int write_meta_in(char *dir, const struct oa_stream *s, int finished, int fresh);
+static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh);
 
-static int write_meta(char *dir, const struct oa_stream *s, int finished)
+static int write_meta(char *dir, struct oa_stream *s, int finished)
 {
 	return write_meta_in(dir, s, finished, 0);
 }
 
-/* fresh: dir was made just now, stream.json is new (no size to ask). */
-static int write_meta_in(char *dir, const struct oa_stream *s, int finished, int fresh)
+/* fresh: dir was made just now, stream.json is new (no size to ask).
+ * s->json_size: the size this stream last wrote it with (0: not known),
+ * which spares asking again. */
+static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh)
 {
 	if (!s->meta)
 		return 0;
 	char buf[META_INPLACE_MAX];
 	ssize_t n = oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels);
+	uint32_t known = fresh ? 0 : s->json_size;
+	s->json_size = 0;
 	if (n > 0) {
 		int fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT, 0644);
 		if (fd < 0)
 			return -errno;
 		struct stat st = { 0 };
-		int r = !fresh && fstat(fd, &st) != 0 ? -errno : 0;
+		int r = 0;
+		if (known)
+			st.st_size = known;
+		else if (!fresh && fstat(fd, &st) != 0)
+			r = -errno;
 		if (r == 0 && st.st_size <= (off_t)sizeof(buf)) {
 			size_t len = (size_t)n;
 			if ((size_t)st.st_size > len) {
@@ -80,6 +88,8 @@ static int write_meta_in(char *dir, const struct oa_stream *s, int finished, int
 			while (w < 0 && errno == EINTR);
 			r = w == (ssize_t)len ? 0 : w < 0 ? -errno : -EIO;
 			close(fd);
+			if (!r)
+				s->json_size = (uint32_t)len;
 			return r;
 		}
 		close(fd);
@@ -232,6 +242,7 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	s->nclosers = 0;
 	s->live = 0;
 	s->meta_written = 0;
+	s->json_size = 0;
 	s->pend_clock = 0;
 	/* A fork child's slot may come from a thread of the parent that was
 	 * inside a flush at the fork: not this stream's. */
@@ -523,12 +534,7 @@ uint64_t oa_emit_jumbo_raw_at(struct oa_stream *s, const char *mcv, uint64_t clo
  * Signals are blocked by the caller. */
 static int finish_files(struct oa_stream *s, uint64_t len)
 {
-	int r = 0;
-	int fd = oa_dir_open(s->path, "stream.obs", O_WRONLY, 0);
-	if (fd < 0 || ftruncate(fd, (off_t)len) != 0)
-		r = -errno;
-	if (fd >= 0)
-		close(fd);
+	int r = oa_dir_truncate(s->path, "stream.obs", (off_t)len);
 	int m = s->meta_written ? 0 : write_meta(s->path, s, 1);
 	if (!r)
 		r = m;

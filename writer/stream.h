@@ -92,8 +92,9 @@ struct oa_stream {
 	/* The program (libovni API) holds the thread in a state of its own
 	 * (paused, cooling, warming): the agent writes no pause of its own. */
 	int held;
-	int meta_written;  /* the final stream.json is written (oa_stream_end) */
-	unsigned open_gen; /* bumped at every (re)open */
+	int meta_written;   /* the final stream.json is written (oa_stream_end) */
+	uint32_t json_size; /* stream.json's size as this stream last wrote it, 0: not known */
+	unsigned open_gen;  /* bumped at every (re)open */
 	/* Open paired states (oa_stream_track): the closing MCV of each,
 	 * innermost last; nclosers counts past the array when deeper. Written
 	 * by the owner inside an emit, read by whoever ends the stream. */

@@ -413,6 +413,16 @@ static void test_meta_inplace(const char *dir)
 	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
 	snprintf(json, sizeof(json), "%s/stream.json", sdir);
 	snprintf(tmp, sizeof(tmp), "%s/stream.json.tmp", sdir);
+	/* An older, longer text (what an earlier image may leave): the new
+	 * one is padded to its length, at the open and at the end (which
+	 * knows the length it wrote), and nothing of the old one remains. */
+	CHECK(mkdir(sdir, 0755) == 0, "mkdir");
+	FILE *f = fopen(json, "w");
+	fprintf(f, "{\"old\": \"");
+	for (int i = 0; i < 3000; i++)
+		fputc('x', f);
+	fprintf(f, "\"}\n");
+	fclose(f);
 	struct oa_stream s = { 0 };
 	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 7, .meta = &meta };
 	CHECK(oa_stream_open(&s, &cfg) == 0, "open");
@@ -424,14 +434,6 @@ static void test_meta_inplace(const char *dir)
 	CHECK(root && !json_object_get(json_object_get(root, "ovni"), "finished"), "metadata at open: %s",
 	      root ? "ok" : err.text);
 	json_decref(root);
-	/* An older, longer text (what an earlier image may leave): the new
-	 * one is padded to its length, and nothing of the old one remains. */
-	FILE *f = fopen(json, "w");
-	fprintf(f, "{\"old\": \"");
-	for (int i = 0; i < 3000; i++)
-		fputc('x', f);
-	fprintf(f, "\"}\n");
-	fclose(f);
 	CHECK(oa_stream_end(&s) == 0, "end");
 	CHECK(stat(obs, &st) == 0 && st.st_size == 8 + 3 * 12, "cut at the OHe");
 	char got[64];
