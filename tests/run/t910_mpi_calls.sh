@@ -64,7 +64,8 @@ for impl in openmpi mpich; do
 	want=$(echo "$traced" | awk '$1 == "tests" { print $2, $3 }' | sort -n | tr '\n' ' ')
 	assert_eq "$impl: MPI_Test calls per rank" "$want" "$(per_rank "$T" 'MT[' | tr '\n' ' ')"
 	# stats: per rank, the calls of each function, and the time in MPI_Barrier
-	# as the program measured it (within 2% or 50 us); ranks 1-3 wait for
+	# as the program measured it (within 2% or 50 us; a short wait may be
+	# shorter by up to 1 ms, see below); ranks 1-3 wait for
 	# rank 0, which sleeps 30 ms first: that shows in their time waiting (a
 	# rank descheduled on a busy machine arrives late and waits less, so only
 	# the longest wait is held to most of the 30 ms).
@@ -81,7 +82,12 @@ for line in open(sys.argv[2]):
     f = r["functions"]
     assert f["MPI_Send"]["count"] == 10 and f["MPI_Waitall"]["count"] == 10, f
     got = f["MPI_Barrier"]["ns"]
-    assert abs(got - want) <= max(50000, want * 0.02), (rank, got, want)
+    # The trace's window is inside the program's: never longer.  Shorter
+    # by a descheduling between the program's clock and the call (rank 0,
+    # last to arrive, waits ~50 us; once 48 us traced, 529 us measured on
+    # a loaded machine): 1 ms for a short wait, 2% or 50 us for a long one.
+    assert got <= want + max(50000, want * 0.02), (rank, got, want)
+    assert want - got <= max(50000 if want >= 5000000 else 1000000, want * 0.02), (rank, got, want)
     assert r["wait_ns"] <= r["mpi_ns"] <= r["lifetime_ns"], r
     if rank > 0:
         assert r["wait_ns"] >= got, (rank, r)
