@@ -72,13 +72,8 @@ static OA_INLINE uint64_t ev_batch_begin(struct ev_batch *b, struct oa_stream *s
 	b->q = oa_emit_enter(s);
 	b->flushed = 0;
 	b->p = NULL;
-	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
-	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
+	if (!oa_emit_ready(s))
 		return 0;
-	/* A lock wait that ended just before (oa_stream_defer): its OHr and
-	 * OM] first, or these events would show a paused thread. */
-	if (unlikely(s->pend_clock))
-		oa_stream_write_pending(s);
 	if (!clock)
 		clock = oa_clock_now();
 	if (clock < s->last_clock)

@@ -491,16 +491,12 @@ uint64_t oa_emit_jumbo(struct oa_stream *s, const char *mcv, const void *data, u
 
 static uint64_t emit_jumbo(struct oa_stream *s, const char *mcv, uint64_t clock, const void *data, uint32_t n, int raw)
 {
-	uint64_t used = 0, t0 = 0, t1 = 0, last = s->last_clock;
+	uint64_t used = 0, t0 = 0, t1 = 0, last;
 	int flushed;
 	unsigned q = oa_emit_enter(s);
-	if (atomic_load_explicit(&s->closed, memory_order_relaxed) ||
-	    (uint64_t)n + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX)
+	if ((uint64_t)n + OVNI_EV_HEADER_SIZE + 4 >= OVNI_JUMBO_MAX || !oa_emit_ready(s))
 		goto out;
-	if (s->pend_clock) {
-		oa_stream_write_pending(s);
-		last = s->last_clock;
-	}
+	last = s->last_clock; /* after a reopen or a wait's end, which write events */
 	if (!clock)
 		clock = oa_clock_now();
 	if (!raw && clock < last)

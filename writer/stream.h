@@ -300,18 +300,30 @@ static inline int oa_emitting(struct oa_stream *s)
 	return atomic_load_explicit(&s->emit_seq, memory_order_relaxed) & 1;
 }
 
+/* The start of every writer's work, inside the bracket: 0 when the stream
+ * takes no events (closed, and not to be reopened by this event); else the
+ * deferred end of a wait (oa_stream_defer) is written first, so that no
+ * writer's events come before it (the OMPT batch once skipped it: OpenMP
+ * events on a Paused thread). */
+static inline int oa_emit_ready(struct oa_stream *s)
+{
+	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
+	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
+		return 0;
+	if (unlikely(s->pend_clock))
+		oa_stream_write_pending(s);
+	return 1;
+}
+
 /* The body of an emit, inside the bracket. */
 static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload,
 				       unsigned n, int raw)
 {
 	uint64_t t0 = 0, t1 = 0;
 	int flushed;
-	if (unlikely(atomic_load_explicit(&s->closed, memory_order_relaxed)) &&
-	    (likely(!atomic_load_explicit(&s->reopen, memory_order_relaxed)) || oa_stream_reopen(s) != 0))
+	if (!oa_emit_ready(s))
 		return 0;
-	if (unlikely(s->pend_clock))
-		oa_stream_write_pending(s);
-	uint64_t last = s->last_clock; /* after a reopen, which writes events */
+	uint64_t last = s->last_clock; /* after a reopen or a wait's end, which write events */
 	if (!raw && clock < last)
 		clock = last;
 	size_t size = OVNI_EV_HEADER_SIZE + n;

@@ -301,6 +301,15 @@ static void test_closers(const char *dir)
 	tail_mcvs(obs, 10, got, sizeof(got));
 	CHECK(!strcmp(got, "OHx PA[ PCf PPx PT[ PT] PPe PCF PA] OHe"), "reopened then closed: %s", got);
 
+	/* A jumbo event (a task type's label) as the first after a failed
+	 * exec reopens the stream like any other (it was dropped before). */
+	atomic_store(&s.closed, 1); /* as the agent's exec left it */
+	atomic_store(&s.reopen, 1);
+	CHECK(oa_emit_jumbo(&s, "POc", "label", 5) != 0 && !s.reopen && s.live, "a jumbo reopens");
+	CHECK(oa_stream_end(&s) == 0, "end after the jumbo");
+	tail_mcvs(obs, 9, got, sizeof(got));
+	CHECK(!strcmp(got, "OHx PA[ PCf PPx POc PPe PCF PA] OHe"), "reopened by a jumbo: %s", got);
+
 	/* Deeper than remembered: only the innermost-but-bounded are closed,
 	 * never more than the reserve holds. */
 	cfg.append = 1;
