@@ -255,16 +255,33 @@ NOINLINE static void spawn_untied_lock(int n)
 
 static pthread_mutex_t team_mutex = PTHREAD_MUTEX_INITIALIZER;
 static volatile long in_mutex;
+static atomic_int waiting;
 
+/* Thread 0 holds the mutex across a barrier and lets it go only once every
+ * other thread is about to take it (and 100 us more): they block whatever
+ * the scheduling, then each meets the next barrier just after its wait. */
 NOINLINE static long mutex_barrier(int n)
 {
 	long sum = 0;
 #pragma omp parallel reduction(+ : sum)
 	for (int i = 0; i < n; i++) {
-		pthread_mutex_lock(&team_mutex);
-		for (int k = 0; k < 200; k++)
-			in_mutex++;
-		pthread_mutex_unlock(&team_mutex);
+		int me = omp_get_thread_num(), others = omp_get_num_threads() - 1;
+		if (me == 0)
+			pthread_mutex_lock(&team_mutex);
+#pragma omp barrier
+		if (me == 0) {
+			while (atomic_load(&waiting) < others)
+				;
+			usleep(100);
+			atomic_store(&waiting, 0);
+			pthread_mutex_unlock(&team_mutex);
+		} else {
+			atomic_fetch_add(&waiting, 1);
+			pthread_mutex_lock(&team_mutex);
+			for (int k = 0; k < 200; k++)
+				in_mutex++;
+			pthread_mutex_unlock(&team_mutex);
+		}
 #pragma omp barrier
 		sum++;
 	}
