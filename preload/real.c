@@ -219,15 +219,15 @@ static void *ifunc_pick(const struct link_map *m, const ElfW(Sym) * s)
 #endif
 }
 
-/* name@version in the objects of the scope from `from` on: its address, NULL
+/* name@version in the objects of the scope from `from` up to `to`: its address, NULL
  * when none, (void *)-1 when dlsym must say (an object or a symbol this
  * lookup does not read).  `bind`: a reference of ours, as the loader binds
  * it (any version may serve, IFUNCs resolved); otherwise as dlsym(RTLD_NEXT)
  * or dlvsym() find it. */
-static void *scope_find(const struct scope *sc, int from, const char *name, const char *version, int bind)
+static void *scope_find(const struct scope *sc, int from, int to, const char *name, const char *version, int bind)
 {
 	uint32_t h = gnu_hash(name);
-	for (int k = from; k < sc->n; k++) {
+	for (int k = from; k < to; k++) {
 		const struct obj *o = &sc->e[k].o;
 		const ElfW(Sym) *s = sym_find(o, sc->e[k].ver, name, h, version, bind);
 		if (!s)
@@ -255,26 +255,35 @@ void oa_real_scope(int on)
 }
 
 /* The first definition after our object, NULL when none, (void *)-1 when
- * an object could not be read (the caller asks dlsym). */
+ * an object could not be read (the caller asks dlsym).  None after us: the
+ * first one before us.  An agent loaded by dlopen (OMP_TOOL_LIBRARIES
+ * alone: the OpenMP runtime loads it) comes after libc, its wrappers
+ * stand in for nothing, and the real functions are libc's, before it
+ * (each of its ~15 lookups failed, and said so, before). */
 OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 {
-	if (atomic_load_explicit(&scope_valid, memory_order_acquire))
-		return scope_find(&scope, scope.self + 1, name, version, 0);
-	const struct link_map *m = _r_debug.r_map;
-	while (m && m->l_ld != _DYNAMIC)
-		m = m->l_next;
-	if (!m)
+	if (atomic_load_explicit(&scope_valid, memory_order_acquire)) {
+		void *p = scope_find(&scope, scope.self + 1, scope.n, name, version, 0);
+		return p ? p : scope_find(&scope, 1, scope.self, name, version, 0); /* not the program */
+	}
+	const struct link_map *self = _r_debug.r_map;
+	while (self && self->l_ld != _DYNAMIC)
+		self = self->l_next;
+	if (!self)
 		return (void *)-1;
 	uint32_t h = gnu_hash(name);
-	for (m = m->l_next; m; m = m->l_next) {
-		struct obj o;
-		if (!m->l_name || !m->l_name[0])
-			continue; /* the vDSO (its symbols are libc's business) */
-		if (obj_open(m, &o) != 0)
-			return (void *)-1;
-		void *p = obj_find(&o, name, h, version);
-		if (p)
-			return p;
+	for (int pass = 0; pass < 2; pass++) {
+		const struct link_map *m = pass == 0 ? self->l_next : _r_debug.r_map;
+		for (; m && m != (pass == 0 ? NULL : self); m = m->l_next) {
+			struct obj o;
+			if (!m->l_name || !m->l_name[0])
+				continue; /* the program, or the vDSO (its symbols are libc's business) */
+			if (obj_open(m, &o) != 0)
+				return (void *)-1;
+			void *p = obj_find(&o, name, h, version);
+			if (p)
+				return p;
+		}
 	}
 	return NULL;
 }
@@ -379,7 +388,7 @@ int oa_real_bind(int *left)
 		uint32_t i = ELF64_R_SYM(rel[k].r_info);
 		const char *name = o.strtab + o.symtab[i].st_name;
 		const char *version = needed_version(&o, vn, i);
-		void *p = scope_find(&scope, 0, name, version, 1);
+		void *p = scope_find(&scope, 0, scope.n, name, version, 1);
 		if (p == (void *)-1)
 			p = version ? dlvsym(RTLD_DEFAULT, name, version) : dlsym(RTLD_DEFAULT, name);
 		if (!p) {
