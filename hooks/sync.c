@@ -101,18 +101,16 @@ void sync_block(struct oa_thread *t, enum sync_kind kind)
 	if (blocked > 0 && !on_altstack())
 		sync_unwind(here);
 	int depth = blocked++;
-	ev_ovni_mark_push(&t->s, OA_MARK_SYNC, kind);
 	int64_t where = oa_callsites && depth < 8 ? oa_callsite() : 0;
-	if (where)
-		ev_ovni_mark_push(&t->s, OA_MARK_CALLSITE, where);
+	int32_t type[2] = { OA_MARK_SYNC, OA_MARK_CALLSITE };
+	int64_t value[2] = { kind, where };
+	oa_emit_wait_begin(&t->s, where ? 2 : 1, type, value, depth == 0 && !t->s.held);
 	if (depth < 8) {
 		frame[depth] = here;
 		kinds[depth] = kind;
 		site[depth] = where;
 		push_gen[depth] = t->s.open_gen; /* read after the push: it may have reopened */
 	}
-	if (depth == 0)
-		ev_ovni_thread_pause(&t->s);
 	HOOK_ERRNO_RESTORE();
 }
 
@@ -125,10 +123,10 @@ void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 		return;
 	}
 	if (depth == 0 && (kind == SYNC_MUTEX || kind == SYNC_RWLOCK_RD || kind == SYNC_RWLOCK_WR)) {
-		/* The thread holds the lock now: only the clock is taken
-		 * here, the events follow before its next one (writing them
-		 * inside the critical section slowed 16 contending threads
-		 * by half). */
+		/* The thread holds the lock now: only a stamp is taken here
+		 * (one TSC read), the events follow before its next one
+		 * (writing them, or reading the clock, inside the critical
+		 * section slowed 16 contending threads by half). */
 		int32_t type[2];
 		int64_t value[2];
 		unsigned n = 0;
@@ -140,7 +138,7 @@ void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 			type[n] = OA_MARK_SYNC;
 			value[n++] = kind;
 		}
-		oa_stream_defer(&t->s, oa_clock_now(), t->s.paused && !t->s.held, n, type, value);
+		oa_stream_defer_at(&t->s, oa_clock_stamp(), t->s.paused && !t->s.held, n, type, value);
 		HOOK_ERRNO_RESTORE();
 		return;
 	}
@@ -177,7 +175,10 @@ OA_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	/* The uncontended path: the lock word is free, take it with the real
 	 * lock (cheaper than a trylock). A lock taken by another thread in
-	 * between blocks unrecorded: a rare miss, never a wrong result. */
+	 * between blocks unrecorded: a rare miss, never a wrong result.  (Not
+	 * trying again before the real lock records more waits and was no
+	 * faster with 16 threads on one mutex; it would also record a
+	 * recursive mutex's relock by its owner.) */
 	struct oa_thread *t = sync_self();
 	if (!t || __atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED) == 0)
 		return REAL(mutex_lock)(m);

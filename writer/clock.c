@@ -151,6 +151,24 @@ uint64_t oa_clock_slow(void)
 	c->left = 4096;
 	return ns;
 }
+
+uint64_t oa_clock_of_tsc(uint64_t tsc)
+{
+	struct oa_clk *c = &oa_clk_tls;
+	if (c->left != 0 && tsc >= c->tsc0 && tsc < c->tsc_end) /* this thread's current anchor */
+		return c->ns0 + (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * c->mult) >> 32);
+	uint64_t now = oa_clock_now(); /* anchors this thread where it can */
+	if (!c->mult || !c->ns0)
+		return now; /* no anchor: the clock never ran on the TSC here */
+	uint64_t ns;
+	if (tsc >= c->tsc0) {
+		ns = c->ns0 + (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * c->mult) >> 32);
+	} else {
+		uint64_t d = (uint64_t)(((unsigned __int128)(c->tsc0 - tsc) * c->mult) >> 32);
+		ns = d < c->ns0 ? c->ns0 - d : 0;
+	}
+	return ns < now ? ns : now;
+}
 #else
 void oa_clock_init(void)
 {
@@ -164,5 +182,11 @@ void oa_clock_after_fork(void)
 uint64_t oa_clock_slow(void)
 {
 	return oa_clock_mono();
+}
+
+uint64_t oa_clock_of_tsc(uint64_t tsc)
+{
+	(void)tsc;
+	return oa_clock_now(); /* never called: stamps are clock readings here */
 }
 #endif

@@ -55,4 +55,41 @@ static inline uint64_t oa_clock_now(void)
 	return oa_clock_slow();
 }
 
+/* A moment, taken at the cost of one TSC read where this thread's clock
+ * runs on the TSC (else it is a clock reading): for a moment whose cost
+ * matters more than its form, such as the end of a lock wait, taken while
+ * the thread holds the lock that others wait for.  oa_clock_of_stamp()
+ * makes it a clock reading, later and on any thread.  (Reading the clock
+ * there re-anchors it after a wait longer than 0.1 ms: a clock_gettime
+ * inside the critical section.) */
+struct oa_stamp {
+	uint64_t v;
+	int tsc; /* v is TSC ticks, else nanoseconds */
+};
+
+static inline struct oa_stamp oa_clock_stamp(void)
+{
+	struct oa_stamp st;
+#if defined(__x86_64__)
+	if (__builtin_expect(oa_clk_tls.left != 0, 1)) {
+		st.v = __builtin_ia32_rdtsc();
+		st.tsc = 1;
+		return st;
+	}
+#endif
+	st.v = oa_clock_now();
+	st.tsc = 0;
+	return st;
+}
+
+/* The clock reading of a stamp taken on any thread of this process: from
+ * this thread's anchor (the TSC is invariant and the same on every CPU where
+ * the clock uses it), never later than now.  Async-signal-safe. */
+uint64_t oa_clock_of_tsc(uint64_t tsc);
+
+static inline uint64_t oa_clock_of_stamp(struct oa_stamp st)
+{
+	return st.tsc ? oa_clock_of_tsc(st.v) : st.v;
+}
+
 #endif

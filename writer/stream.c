@@ -429,10 +429,11 @@ static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_
  * written only where it fits before the reserve, which the end needs). */
 static void write_pending(struct oa_stream *s, int at_end)
 {
-	uint64_t clock = s->pend_clock;
+	struct oa_stamp at = { s->pend_clock, s->pend_tsc };
 	s->pend_clock = 0;
 	if (!s->map || s->remapping || (!at_end && atomic_load_explicit(&s->closed, memory_order_relaxed)))
 		return;
+	uint64_t clock = oa_clock_of_stamp(at);
 	if (clock < s->last_clock)
 		clock = s->last_clock;
 	unsigned n = s->pend_n < 2 ? s->pend_n : 2;
@@ -462,6 +463,39 @@ static void write_pending(struct oa_stream *s, int at_end)
 		p += OVNI_EV_HEADER_SIZE + 12;
 	}
 	oa_commit(s, p, clock, flushed, t0, t1);
+}
+
+uint64_t oa_emit_wait_begin(struct oa_stream *s, unsigned n, const int32_t *type, const int64_t *value, int pause)
+{
+	uint64_t used = 0, t0 = 0, t1 = 0;
+	int flushed;
+	if (n > 2)
+		n = 2;
+	unsigned q = oa_emit_enter(s);
+	uint64_t clock = oa_clock_now(); /* inside the bracket, as oa_emit's */
+	if (!oa_emit_ready(s))
+		goto out;
+	if (clock < s->last_clock)
+		clock = s->last_clock;
+	size_t size = n * (OVNI_EV_HEADER_SIZE + 12) + (pause ? OVNI_EV_HEADER_SIZE : 0);
+	if (!size || oa_reserve(s, size, &t0, &t1, &flushed) != 0)
+		goto out;
+	uint8_t *p = s->pos;
+	for (unsigned i = 0; i < n; i++) {
+		oa_put_header(p, ovni_flags_for_payload(12), "OM[", clock);
+		memcpy(p + OVNI_EV_HEADER_SIZE, &value[i], 8);
+		memcpy(p + OVNI_EV_HEADER_SIZE + 8, &type[i], 4);
+		p += OVNI_EV_HEADER_SIZE + 12;
+	}
+	if (pause) {
+		oa_put_header(p, 0, "OHp", clock);
+		p += OVNI_EV_HEADER_SIZE;
+		s->paused = 1;
+	}
+	used = oa_commit(s, p, clock, flushed, t0, t1);
+out:
+	oa_emit_leave(s, q);
+	return used;
 }
 
 void oa_stream_write_pending(struct oa_stream *s)

@@ -61,6 +61,7 @@ struct oa_stream {
 	_Atomic unsigned emit_seq; /* odd while the owner is inside an emit */
 	_Atomic int closed;        /* nonzero: no more events are accepted */
 	uint64_t pend_clock;       /* nonzero: a deferred wait end (oa_stream_defer) */
+	int pend_tsc;              /* pend_clock is TSC ticks (an oa_stamp) */
 
 	/* Cold fields. */
 	_Atomic int state; /* enum oa_slot_state, for the registry */
@@ -379,33 +380,50 @@ static inline uint64_t oa_emit(struct oa_stream *s, const char *mcv, const void 
 	return used;
 }
 
-/* The end of a wait at `clock`, whose closing events are written later by
- * the owner, before its next event, or by whoever ends the stream: OHr when
- * `resume` (the thread is paused: it runs again), then OM] of marks type[i]
- * with value[i] (n <= 2), all stamped `clock`.  A thread that leaves a lock
- * wait holding the lock then writes only this while it holds it: with 16
- * threads on one mutex, writing the two events there stretched every
- * critical section and slowed the program by half (bench/README.md).
- * Owner only; the trace says what it said when written at once. */
-static inline void oa_stream_defer(struct oa_stream *s, uint64_t clock, int resume, unsigned n, const int32_t *type,
-				   const int64_t *value)
+/* The end of a wait at stamp `at`, whose closing events are written later
+ * by the owner, before its next event, or by whoever ends the stream: OHr
+ * when `resume` (the thread is paused: it runs again), then OM] of marks
+ * type[i] with value[i] (n <= 2), all at `at`.  A thread that leaves a lock
+ * wait holding the lock then only takes a stamp and stores this while it
+ * holds it: with 16 threads on one mutex, writing the two events there
+ * stretched every critical section and slowed the program by half, and so
+ * did reading the clock (bench/README.md).  Owner only; the trace says what
+ * it said when written at once. */
+static inline void oa_stream_defer_at(struct oa_stream *s, struct oa_stamp at, int resume, unsigned n,
+				      const int32_t *type, const int64_t *value)
 {
 	unsigned q = oa_emit_enter(s);
 	if (unlikely(s->pend_clock))
 		oa_stream_write_pending(s);
+	s->pend_tsc = at.tsc;
 	s->pend_resume = resume;
 	s->pend_n = n;
 	for (unsigned i = 0; i < n && i < 2; i++) {
 		s->pend_type[i] = type[i];
 		s->pend_value[i] = value[i];
 	}
-	s->pend_clock = clock ? clock : 1;
+	s->pend_clock = at.v ? at.v : 1;
 	oa_emit_leave(s, q);
+}
+
+/* The same at a clock reading. */
+static inline void oa_stream_defer(struct oa_stream *s, uint64_t clock, int resume, unsigned n, const int32_t *type,
+				   const int64_t *value)
+{
+	struct oa_stamp at = { clock, 0 };
+	oa_stream_defer_at(s, at, resume, n, type, value);
 }
 
 /* A thread state event (OHp, OHr): `paused` is recorded with it, in the same
  * emit window, so that whoever ends the stream knows whether to resume it
  * first. Returns the clock used, 0 if dropped. */
+/* The start of a wait, one clock reading for all: OM[ of marks type[i]
+ * with value[i] (n <= 2), then OHp when `pause`.  Half the cost of writing
+ * them one by one (one clock reading, one reservation), which a thread that
+ * found a lock held pays while others wait for the same lock.  Returns the
+ * clock used, 0 if nothing was written. */
+uint64_t oa_emit_wait_begin(struct oa_stream *s, unsigned n, const int32_t *type, const int64_t *value, int pause);
+
 uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused);
 /* The same at an explicit clock (0: now; raised to the stream's last clock). */
 uint64_t oa_emit_state_at(struct oa_stream *s, const char *mcv, int paused, uint64_t clock);

@@ -1,8 +1,10 @@
 /* test_clock.c: the trace clock (writer/clock.c) read through the TSC:
  * never backwards on a thread, within a few microseconds of the
  * CLOCK_MONOTONIC readings around it, from several threads at once, and
- * clock_gettime itself when OVNI_TSC=0. */
+ * clock_gettime itself when OVNI_TSC=0; a stamp (oa_clock_stamp) becomes
+ * the clock of its moment, on its thread and on another one. */
 #include <pthread.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "../../writer/clock.h"
@@ -25,6 +27,20 @@ static void *reader(void *arg)
 			(*bad)++;
 		last = t;
 	}
+	return NULL;
+}
+
+/* A stamp taken between m0 and m1 on one thread, read on another (no
+ * anchor of its own yet, or an old one). */
+struct stamped {
+	struct oa_stamp st;
+	uint64_t m0, m1, got;
+};
+
+static void *read_stamp(void *arg)
+{
+	struct stamped *x = arg;
+	x->got = oa_clock_of_stamp(x->st);
 	return NULL;
 }
 
@@ -69,5 +85,32 @@ int main(void)
 	uint64_t m0 = oa_clock_mono(), c = oa_clock_now(), m1 = oa_clock_mono();
 	CHECK(c + SLACK >= m0 && c <= m1 + SLACK, "after a sleep: %llu not in [%llu, %llu]", (unsigned long long)c,
 	      (unsigned long long)m0, (unsigned long long)m1);
+	/* Stamps: one TSC read once calibrated; their clock is the clock of
+	 * the moment they were taken, read on the same thread (within its
+	 * anchor, or after a sleep renewed it) and on a new thread. */
+	long off = 0, tsc = 0;
+	for (int i = 0; i < 100000; i++) {
+		uint64_t s0 = oa_clock_mono();
+		struct oa_stamp st = oa_clock_stamp();
+		uint64_t s1 = oa_clock_mono();
+		tsc += st.tsc;
+		uint64_t v = oa_clock_of_stamp(st);
+		off += v + SLACK < s0 || v > s1 + SLACK;
+	}
+	CHECK(off == 0, "%ld of 100000 stamps off by more than %d ns", off, SLACK);
+	printf("# %ld of 100000 stamps were TSC readings\n", tsc);
+	struct stamped x;
+	x.m0 = oa_clock_mono();
+	x.st = oa_clock_stamp();
+	x.m1 = oa_clock_mono();
+	wait_ms(30);
+	uint64_t v = oa_clock_of_stamp(x.st);
+	CHECK(v + SLACK >= x.m0 && v <= x.m1 + SLACK, "a stamp read after a sleep: %llu not in [%llu, %llu]",
+	      (unsigned long long)v, (unsigned long long)x.m0, (unsigned long long)x.m1);
+	pthread_t other;
+	pthread_create(&other, NULL, read_stamp, &x);
+	pthread_join(other, NULL);
+	CHECK(x.got + SLACK >= x.m0 && x.got <= x.m1 + SLACK, "a stamp read on another thread: %llu not in [%llu, %llu]",
+	      (unsigned long long)x.got, (unsigned long long)x.m0, (unsigned long long)x.m1);
 	TEST_DONE();
 }

@@ -412,6 +412,62 @@ static void test_defer(const char *dir)
 	CHECK(!strcmp(got, "OB. OHe"), "the event is kept: %s", got);
 }
 
+/* A wait's start written at one clock (oa_emit_wait_begin), and its end
+ * deferred at a stamp (oa_stream_defer_at): the events of both at the
+ * clocks of their moments, OHp only when asked. */
+static void test_wait_stamps(const char *dir)
+{
+	char sdir[512], obs[600], got[600];
+	snprintf(sdir, sizeof(sdir), "%s/thread.6", dir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 6 };
+	oa_clock_init();
+	for (uint64_t t0 = oa_clock_mono(); oa_clock_mono() - t0 < 30000000;)
+		oa_clock_now(); /* calibrated: stamps are TSC readings where it is usable */
+	CHECK(oa_stream_open(&s, &cfg) == 0, "open");
+	int32_t type[2] = { 81, 82 };
+	int64_t value[2] = { 1, 777 };
+	uint64_t b0 = oa_clock_now();
+	uint64_t begin = oa_emit_wait_begin(&s, 2, type, value, 1);
+	CHECK(begin >= b0 && s.paused == 1, "begin written, paused");
+	usleep(1000);
+	uint64_t e0 = oa_clock_mono();
+	struct oa_stamp at = oa_clock_stamp();
+	uint64_t e1 = oa_clock_mono();
+	oa_stream_defer_at(&s, at, 1, 2, type, value);
+	CHECK(s.pend_clock == at.v && s.pend_tsc == at.tsc, "only stored");
+	usleep(1000);
+	oa_emit(&s, "OB.", NULL, 0);
+	CHECK(s.paused == 0, "resumed");
+	CHECK(oa_emit_wait_begin(&s, 1, type, value, 0) != 0 && s.paused == 0, "a begin without a pause");
+	CHECK(oa_stream_end(&s) == 0, "end");
+	tail_mcvs(obs, 9, got, sizeof(got));
+	CHECK(!strcmp(got, "OM[ OM[ OHp OHr OM] OM] OB. OM[ OHe"), "order: %s", got);
+	size_t len = 0;
+	uint8_t *buf = test_read_file(obs, &len);
+	size_t off = 8;
+	struct test_ev ev;
+	int n = 0;
+	while (test_next_ev(buf, len, &off, &ev) == 1) {
+		n++;
+		if (n <= 3)
+			CHECK(ev.clock == begin, "%s at the begin's one clock", ev.mcv);
+		if (n == 2) {
+			int64_t v;
+			memcpy(&v, ev.payload, 8);
+			CHECK(v == 777, "the second mark's value");
+		}
+		if (n >= 4 && n <= 6)
+			CHECK(ev.clock + 5000 >= e0 && ev.clock <= e1 + 5000, "%s at the stamp's moment (%llu, [%llu, %llu])",
+			      ev.mcv, (unsigned long long)ev.clock, (unsigned long long)e0, (unsigned long long)e1);
+		if (n == 7)
+			CHECK(ev.clock >= e1 + 900000, "the next event keeps its own clock");
+	}
+	CHECK(n == 9, "9 events (%d)", n);
+	free(buf);
+}
+
 /* stream.json is rewritten in place when it fits in a page (one write,
  * padded with blanks to the old length), else through a temporary; it is
  * valid JSON after every step, and the first window is one page. */
@@ -487,6 +543,7 @@ int main(void)
 	test_full(dir);
 	test_closers(dir);
 	test_defer(dir);
+	test_wait_stamps(dir);
 	test_meta_inplace(dir);
 	test_rmrf(dir);
 	free(dir);
