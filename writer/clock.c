@@ -152,16 +152,28 @@ uint64_t oa_clock_slow(void)
 	return ns;
 }
 
-uint64_t oa_clock_of_tsc(uint64_t tsc)
+/* ns at tsc on the line through (t0, n0) and (t1, n1), t0 <= tsc <= t1. */
+static uint64_t between(uint64_t tsc, uint64_t t0, uint64_t n0, uint64_t t1, uint64_t n1)
+{
+	return n0 + (uint64_t)((unsigned __int128)(tsc - t0) * (n1 - n0) / (t1 - t0));
+}
+
+uint64_t oa_clock_of_tsc(const struct oa_stamp *st)
 {
 	struct oa_clk *c = &oa_clk_tls;
-	if (c->left != 0 && tsc >= c->tsc0 && tsc < c->tsc_end) /* this thread's current anchor */
+	uint64_t tsc = st->v;
+	/* Inside this thread's current anchor: as oa_clock_now would have
+	 * read it then. */
+	if (c->left != 0 && tsc >= c->tsc0 && tsc < c->tsc_end)
 		return c->ns0 + (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * c->mult) >> 32);
 	uint64_t now = oa_clock_now(); /* anchors this thread where it can */
 	if (!c->mult || !c->ns0)
 		return now; /* no anchor: the clock never ran on the TSC here */
 	uint64_t ns;
-	if (tsc >= c->tsc0) {
+	if (st->ns0 && st->tsc0 <= tsc && tsc < c->tsc0 && st->ns0 <= c->ns0) {
+		/* Between the stamp's anchor and this one. */
+		ns = between(tsc, st->tsc0, st->ns0, c->tsc0, c->ns0);
+	} else if (tsc >= c->tsc0) {
 		ns = c->ns0 + (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * c->mult) >> 32);
 	} else {
 		uint64_t d = (uint64_t)(((unsigned __int128)(c->tsc0 - tsc) * c->mult) >> 32);
@@ -184,9 +196,9 @@ uint64_t oa_clock_slow(void)
 	return oa_clock_mono();
 }
 
-uint64_t oa_clock_of_tsc(uint64_t tsc)
+uint64_t oa_clock_of_tsc(const struct oa_stamp *st)
 {
-	(void)tsc;
+	(void)st;
 	return oa_clock_now(); /* never called: stamps are clock readings here */
 }
 #endif

@@ -61,35 +61,44 @@ static inline uint64_t oa_clock_now(void)
  * the thread holds the lock that others wait for.  oa_clock_of_stamp()
  * makes it a clock reading, later and on any thread.  (Reading the clock
  * there re-anchors it after a wait longer than 0.1 ms: a clock_gettime
- * inside the critical section.) */
+ * inside the critical section.)  The stamp keeps the thread's anchor of
+ * the moment (a TSC reading and the clock then, taken before it): read
+ * long after, it is placed between that anchor and a fresh one, so that
+ * the error does not grow with its age, as a rate measured over a few
+ * milliseconds would make it. */
 struct oa_stamp {
 	uint64_t v;
-	int tsc; /* v is TSC ticks, else nanoseconds */
+	int tsc;            /* v is TSC ticks, else nanoseconds */
+	uint64_t tsc0, ns0; /* with tsc: the anchor when it was taken (0: none) */
 };
 
 static inline struct oa_stamp oa_clock_stamp(void)
 {
 	struct oa_stamp st;
 #if defined(__x86_64__)
-	if (__builtin_expect(oa_clk_tls.left != 0, 1)) {
+	struct oa_clk *c = &oa_clk_tls;
+	if (__builtin_expect(c->left != 0, 1)) {
 		st.v = __builtin_ia32_rdtsc();
 		st.tsc = 1;
+		st.tsc0 = c->tsc0;
+		st.ns0 = c->ns0;
 		return st;
 	}
 #endif
 	st.v = oa_clock_now();
 	st.tsc = 0;
+	st.tsc0 = st.ns0 = 0;
 	return st;
 }
 
-/* The clock reading of a stamp taken on any thread of this process: from
- * this thread's anchor (the TSC is invariant and the same on every CPU where
- * the clock uses it), never later than now.  Async-signal-safe. */
-uint64_t oa_clock_of_tsc(uint64_t tsc);
+/* The clock reading of a stamp taken on any thread of this process (the TSC
+ * is invariant and the same on every CPU where the clock uses it), never
+ * later than now.  Async-signal-safe. */
+uint64_t oa_clock_of_tsc(const struct oa_stamp *st);
 
 static inline uint64_t oa_clock_of_stamp(struct oa_stamp st)
 {
-	return st.tsc ? oa_clock_of_tsc(st.v) : st.v;
+	return st.tsc ? oa_clock_of_tsc(&st) : st.v;
 }
 
 #endif

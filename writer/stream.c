@@ -429,7 +429,7 @@ static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_
  * written only where it fits before the reserve, which the end needs). */
 static void write_pending(struct oa_stream *s, int at_end)
 {
-	struct oa_stamp at = { s->pend_clock, s->pend_tsc };
+	struct oa_stamp at = { s->pend_clock, s->pend_tsc, s->pend_tsc0, s->pend_ns0 };
 	s->pend_clock = 0;
 	if (!s->map || s->remapping || (!at_end && atomic_load_explicit(&s->closed, memory_order_relaxed)))
 		return;

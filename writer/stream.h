@@ -55,13 +55,14 @@ enum oa_slot_state {
 
 struct oa_stream {
 	/* Hot fields, touched by every emit (owner only, except emit_seq/closed). */
-	uint8_t *pos;              /* next byte to write */
-	uint8_t *soft_end;         /* flush when an event would pass this */
-	uint64_t last_clock;       /* clocks never go backwards inside a stream */
-	_Atomic unsigned emit_seq; /* odd while the owner is inside an emit */
-	_Atomic int closed;        /* nonzero: no more events are accepted */
-	uint64_t pend_clock;       /* nonzero: a deferred wait end (oa_stream_defer) */
-	int pend_tsc;              /* pend_clock is TSC ticks (an oa_stamp) */
+	uint8_t *pos;                 /* next byte to write */
+	uint8_t *soft_end;            /* flush when an event would pass this */
+	uint64_t last_clock;          /* clocks never go backwards inside a stream */
+	_Atomic unsigned emit_seq;    /* odd while the owner is inside an emit */
+	_Atomic int closed;           /* nonzero: no more events are accepted */
+	uint64_t pend_clock;          /* nonzero: a deferred wait end (oa_stream_defer) */
+	int pend_tsc;                 /* pend_clock is TSC ticks (an oa_stamp) */
+	uint64_t pend_tsc0, pend_ns0; /* its anchor */
 
 	/* Cold fields. */
 	_Atomic int state; /* enum oa_slot_state, for the registry */
@@ -396,6 +397,8 @@ static inline void oa_stream_defer_at(struct oa_stream *s, struct oa_stamp at, i
 	if (unlikely(s->pend_clock))
 		oa_stream_write_pending(s);
 	s->pend_tsc = at.tsc;
+	s->pend_tsc0 = at.tsc0;
+	s->pend_ns0 = at.ns0;
 	s->pend_resume = resume;
 	s->pend_n = n;
 	for (unsigned i = 0; i < n && i < 2; i++) {
@@ -410,7 +413,7 @@ static inline void oa_stream_defer_at(struct oa_stream *s, struct oa_stamp at, i
 static inline void oa_stream_defer(struct oa_stream *s, uint64_t clock, int resume, unsigned n, const int32_t *type,
 				   const int64_t *value)
 {
-	struct oa_stamp at = { clock, 0 };
+	struct oa_stamp at = { clock, 0, 0, 0 };
 	oa_stream_defer_at(s, at, resume, n, type, value);
 }
 

@@ -141,8 +141,10 @@ int main(int argc, char **argv)
 	int all = !strcmp(mode, "all");
 	pthread_t t, u, v;
 	if (all || !strcmp(mode, "mutex")) {
-		pthread_create(&t, NULL, holder, NULL);
-		usleep(5000);
+		/* Once the holder says it holds the lock (a fixed sleep was
+		 * not enough under load: the lock was sometimes free). */
+		pthread_create(&t, NULL, holder_then_say, NULL);
+		wait_held();
 		int r = pthread_mutex_lock(&m); /* blocks ~25 ms */
 		pthread_mutex_unlock(&m);
 		pthread_join(t, NULL);

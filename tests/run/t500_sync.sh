@@ -89,5 +89,5 @@ assert_eq "call sites balanced" "$(awk '$2 == "OM[" && $5 == "type=82"' "$WORK/d
 	"$(awk '$2 == "OM]" && $5 == "type=82"' "$WORK/dcs" | wc -l)"
 sites=$(cat $(find "$WORK/cs" -name stream.json) | tr -d '\n ')
 echo "$sites" | grep -q '"main"' || fail "call site main"
-echo "$sites" | grep -q '"holder"' || fail "call site holder (the thread that sleeps)"
+echo "$sites" | grep -q '"holder_then_say"' || fail "call site holder_then_say (the thread that sleeps)"
 assert_eq "no call sites without -s" 0 "$(awk '$5 == "type=82"' "$WORK/dj" | wc -l)"
