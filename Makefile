@@ -84,7 +84,9 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
-$(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/common/log.o $(B)/obj/common/fdroom.o
+# ovnirun writes the threads' spools out while the run goes on (ovnirun_watch.c).
+RUN_WRITER := $(addprefix $(B)/obj/writer/,spool.o files.o stream.o clock.o meta.o) $(B)/obj/common/env.o
+$(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(RUN_WRITER)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 

@@ -289,7 +289,7 @@ static int set_process_dirs(void)
 	char loomdir[4400];
 	oa_snprintf(loomdir, sizeof(loomdir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
 	oa_meta.pid = pid;
-	oa_spool_init(&spool, procdir, pid);
+	oa_spool_init(&spool, procdir, pid, oa_cfg.spool_watch);
 	if (!pidns_bits)
 		value_pid = pid;
 	oa_cpus_set_dir(loomdir);

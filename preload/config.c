@@ -141,6 +141,11 @@ int oa_config_load(void)
 	else
 		oa_log_report[0] = '\0';
 
+	/* ovnirun writes out the threads' spools while the run goes on. */
+	v = oa_env(OA_ENV_SPOOL_WATCH);
+	if (v && v[0] == '/' && strlen(v) < sizeof(oa_cfg.spool_watch))
+		strcpy(oa_cfg.spool_watch, v);
+
 	v = oa_env(OA_ENV_TRACEDIR);
 	if ((r = absolute(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), v && *v ? v : "ovni")) != 0)
 		return r;

@@ -18,9 +18,10 @@ struct oa_config {
 	size_t bufsize;            /* OVNI_BUFSIZE: largest mapped window per thread */
 	enum oa_children children; /* OVNI_CHILDREN: all, none, or a name pattern */
 	char children_pattern[256];
-	int root_pid;        /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */
-	int callsites;       /* OVNI_CALLSITES=1: callers of waits and thread creations */
-	int trace_launchers; /* OVNI_TRACE_LAUNCHERS=1: trace mpirun, srun... too */
+	int root_pid;          /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */
+	int callsites;         /* OVNI_CALLSITES=1: callers of waits and thread creations */
+	int trace_launchers;   /* OVNI_TRACE_LAUNCHERS=1: trace mpirun, srun... too */
+	char spool_watch[256]; /* OVNI_SPOOL_WATCH: ovnirun's list of spool files, "" for none */
 };
 
 extern struct oa_config oa_cfg;

@@ -441,7 +441,7 @@ static int unpack_spools(const char *pd, long long pid, int dry)
 				fclose(f);
 			}
 		}
-		int n = oa_spool_unpack_file(pd, e->d_name, like_len ? like : NULL, like_len);
+		int n = oa_spool_unpack_file(pd, e->d_name, like_len ? like : NULL, like_len, 1);
 		if (n < 0)
 			err("%s/%s: %s: some threads stay in it", pd, e->d_name, strerror(-n));
 		else if (n > 0)

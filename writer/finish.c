@@ -499,7 +499,7 @@ int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*
 					jn = 0;
 				main_len = (size_t)jn;
 			}
-			int k = oa_spool_unpack_file(procdir, d->name, main_len ? jbuf : NULL, main_len);
+			int k = oa_spool_unpack_file(procdir, d->name, main_len ? jbuf : NULL, main_len, 0);
 			if (k < 0)
 				failed = k;
 		}

@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/compiler.h"
@@ -35,7 +36,7 @@ int oa_spool_name(const char *name)
 	return !strncmp(name, "spool.", 6) && n > 9 && !strcmp(name + n - 3, ".oa");
 }
 
-void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid)
+void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid, const char *watch)
 {
 	/* Written first (an exchange, not a load): a page read before it is
 	 * written costs two faults. */
@@ -45,7 +46,32 @@ void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid)
 	atomic_store(&sp->failed, 0);
 	atomic_store(&sp->making, 0);
 	sp->pid = pid;
+	sp->watch = watch && *watch ? watch : NULL;
 	oa_snprintf(sp->procdir, sizeof(sp->procdir), "%s", procdir);
+}
+
+static struct oa_spool_header *header_of(uint8_t *map)
+{
+	return (struct oa_spool_header *)map;
+}
+
+/* Tell the watcher about a new file: one line, one write (appends of one
+ * write do not interleave).  Nothing happens if it cannot be told: the
+ * process then writes its slots out itself at its end. */
+static void tell_watcher(const struct oa_spool *sp, const char *path)
+{
+	if (!sp->watch || !oa_fd_room())
+		return;
+	char line[4300];
+	int n = oa_snprintf(line, sizeof(line), "%s\n", path);
+	if (n < 0)
+		return;
+	int fd = open(sp->watch, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t w = write(fd, line, (size_t)n);
+	(void)w;
+	close(fd);
 }
 
 static size_t file_len(void)
@@ -124,6 +150,7 @@ static int add_file_in(struct oa_spool *sp)
 	f->map = m;
 	atomic_store(&sp->hint, 0);
 	atomic_store(&sp->nfiles, n + 1); /* publishes the file */
+	tell_watcher(sp, path);
 	return 0;
 }
 
@@ -190,6 +217,10 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 				s->tid = tid;
 				unsigned h = atomic_load(&sp->hint);
 				while (h <= i && !atomic_compare_exchange_weak(&sp->hint, &h, i + 1))
+					;
+				struct oa_spool_header *hd = header_of(f->map);
+				uint32_t tk = atomic_load_explicit(&hd->taken, memory_order_relaxed);
+				while (tk <= i && !atomic_compare_exchange_weak(&hd->taken, &tk, i + 1))
 					;
 				*obs = oa_spool_obs(s);
 				return s;
@@ -333,23 +364,33 @@ static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, in
 	return r;
 }
 
+/* busy: slots the watcher is writing out (WATCHED), left alone unless
+ * take_watched. */
 static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like, size_t like_len,
-		      int *in_use)
+		      int *in_use, int *busy, int take_watched)
 {
 	int done = 0, err = 0;
 	*in_use = 0;
+	*busy = 0;
 	for (unsigned i = 0; i < nslots; i++) {
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t st = atomic_load(&s->state);
 		if (st == OA_SPOOL_FREE)
 			continue;
-		/* A dead process's BUSY slot: it died unpacking it. */
-		if (!(st == OA_SPOOL_DONE || (dead && (st == OA_SPOOL_LIVE || st == OA_SPOOL_BUSY))) ||
+		if (st == OA_SPOOL_WATCHED && !take_watched) {
+			(*in_use)++;
+			(*busy)++;
+			continue;
+		}
+		/* A dead process's BUSY slot: it died unpacking it; a WATCHED
+		 * one here: the watcher is gone. */
+		if (!(st == OA_SPOOL_DONE ||
+		      (dead && (st == OA_SPOOL_LIVE || st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED))) ||
 		    (st != OA_SPOOL_BUSY && !atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))) {
 			(*in_use)++;
 			continue;
 		}
-		int redo = st == OA_SPOOL_BUSY;
+		int redo = st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED;
 		int live = st == OA_SPOOL_LIVE || (redo && !s->obs_len);
 		int r = write_slot(procdir, s, live, redo, like, like_len);
 		if (r < 0) {
@@ -373,9 +414,20 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
 		struct oa_spool_file *f = &sp->files[j];
 		if (!f->map)
 			continue;
-		int in_use;
-		int r = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
-				   &in_use);
+		atomic_store(&header_of(f->map)->closed, 1);
+		int in_use, busy;
+		int r = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len, &in_use,
+				   &busy, 0);
+		/* Slots the watcher is writing out: a moment (~25 us each on
+		 * tmpfs, a few ms on a disk), 50 ms at most, so that the
+		 * process's own stream can be finished as usual. */
+		for (int tries = 0; busy && in_use == busy && tries < 100; tries++) {
+			struct timespec ts = { 0, 500000 };
+			nanosleep(&ts, NULL);
+			int r2 = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
+					    &in_use, &busy, 0);
+			r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
+		}
 		if (r > 0)
 			total += r;
 		else if (r < 0)
@@ -410,7 +462,8 @@ void oa_spool_forget(struct oa_spool *sp)
 	atomic_store(&sp->making, 0);
 }
 
-int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len)
+int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len,
+			 int take_watched)
 {
 	char path[4400];
 	if (oa_snprintf(path, sizeof(path), "%s/%s", procdir, name) < 0)
@@ -438,10 +491,61 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	close(fd);
 	if (m == MAP_FAILED)
 		return -(e ? e : EINVAL);
-	int in_use;
-	int r = unpack_map(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use);
+	int in_use, busy;
+	int r = unpack_map(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched);
+	for (int tries = 0; busy && tries < 100; tries++) {
+		struct timespec ts = { 0, 500000 };
+		nanosleep(&ts, NULL);
+		int r2 = unpack_map(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched);
+		r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
+	}
 	munmap(m, (size_t)st.st_size);
 	if (!in_use)
 		oa_unlink_at(path);
 	return r;
+}
+
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed)
+{
+	struct oa_spool_header *h = header_of(map);
+	*left = 0;
+	*closed = 0;
+	if (len < OA_SPOOL_HEADER || memcmp(h->magic, OA_SPOOL_MAGIC, 8) || h->slot_size != OA_SPOOL_SLOT ||
+	    h->obs_cap != OA_SPOOL_OBS || h->json_cap != OA_SPOOL_JSON || h->nslots > OA_SPOOL_SLOTS ||
+	    len < OA_SPOOL_HEADER + (size_t)h->nslots * OA_SPOOL_SLOT)
+		return -EINVAL;
+	/* Read before the slots: a slot is handed out before it is counted
+	 * here, and only after the image closed the file can nothing more be. */
+	*closed = (int)atomic_load(&h->closed);
+	unsigned taken = atomic_load(&h->taken);
+	if (taken > h->nslots)
+		taken = h->nslots;
+	int done = 0;
+	unsigned first_used = taken;
+	for (unsigned i = *lo; i < taken; i++) {
+		struct oa_spool_slot *s = slot_at(map, i);
+		uint32_t st = OA_SPOOL_DONE;
+		if (atomic_load(&s->state) == OA_SPOOL_DONE &&
+		    atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_WATCHED)) {
+			int r = write_slot(procdir, s, 0, 0, NULL, 0);
+			st = OA_SPOOL_WATCHED;
+			/* Released only if nobody took it over meanwhile (repair
+			 * takes a WATCHED slot over when no watcher is left). */
+			if (!atomic_compare_exchange_strong(&s->state, &st, r == 0 ? OA_SPOOL_BUSY : OA_SPOOL_DONE))
+				continue;
+			if (r == 0) {
+				oa_spool_release(s, s->obs_len);
+				done++;
+				continue;
+			}
+			return r; /* left DONE for the agent, with the rest of the file */
+		}
+		if (atomic_load(&s->state) != OA_SPOOL_FREE) {
+			(*left)++;
+			if (first_used == taken)
+				first_used = i;
+		}
+	}
+	*lo = first_used;
+	return done;
 }

@@ -11,7 +11,9 @@
  * on as any stream), or when the process ends, exec's or crashes (the agent
  * unpacks the spool, once for all its threads), or by whoever finishes a
  * process that could not (oa_finish_process: ovnirun, a parent, `ovni-auto
- * repair`).
+ * repair`).  Under ovnirun, ovnirun writes the DONE slots out while the
+ * process runs (oa_spool_unpack_done), on a core the program leaves idle,
+ * so that an ending process has little left to write.
  *
  * File: a header page, then OA_SPOOL_SLOTS slots of OA_SPOOL_SLOT bytes: a
  * 64-byte slot header, the room for stream.json (as at the thread's start,
@@ -19,7 +21,8 @@
  * header on).  Slot states: FREE, LIVE (a thread writes it), DONE (ended,
  * obs_len and json_len are valid), BUSY (being unpacked).  A slot is
  * zeroed before it is FREE again, so the events of a LIVE slot end at the
- * first zero byte.  Everything here is async-signal-safe. */
+ * first zero byte.  WATCHED: a watcher (ovnirun) is writing a DONE slot out.
+ * Everything here is async-signal-safe. */
 #ifndef OA_SPOOL_H
 #define OA_SPOOL_H
 
@@ -37,7 +40,7 @@
 #define OA_SPOOL_OBS (OA_SPOOL_SLOT - OA_SPOOL_SLOT_HEADER - OA_SPOOL_JSON)
 #define OA_SPOOL_CHUNK 64u /* at most, slots prepared (their blocks reserved) at once */
 
-enum { OA_SPOOL_FREE = 0, OA_SPOOL_LIVE = 1, OA_SPOOL_DONE = 2, OA_SPOOL_BUSY = 3 };
+enum { OA_SPOOL_FREE = 0, OA_SPOOL_LIVE = 1, OA_SPOOL_DONE = 2, OA_SPOOL_BUSY = 3, OA_SPOOL_WATCHED = 4 };
 
 struct oa_spool_slot {
 	_Atomic uint32_t state;
@@ -52,6 +55,10 @@ struct oa_spool_header {
 	char magic[8];
 	uint32_t slot_size, nslots, obs_cap, json_cap;
 	int32_t pid;
+	/* For a watcher (oa_spool_unpack_done): slots [0, taken) were handed
+	 * out; `closed`: the agent takes no more (its image is ending). */
+	_Atomic uint32_t taken;
+	_Atomic uint32_t closed;
 };
 
 /* One spool file, mapped. */
@@ -70,11 +77,15 @@ struct oa_spool {
 	_Atomic int failed;    /* no more files can be made: threads use their own */
 	_Atomic int making;    /* a thread is adding a file */
 	int pid;
+	const char *watch; /* a watcher's list: each new file's path is appended to it (or NULL) */
 	char procdir[4096];
 };
 
-/* Start a process's spool (no file yet) for procdir (absolute). */
-void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid);
+/* Start a process's spool (no file yet) for procdir (absolute).  watch:
+ * the file where a watcher (ovnirun, OVNI_SPOOL_WATCH) learns of each
+ * spool file made, to write the DONE slots out while the process runs;
+ * NULL or "" for none.  Kept as a pointer. */
+void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid, const char *watch);
 
 /* Does the spool have a file with a slot it could give now? */
 int oa_spool_ready(const struct oa_spool *sp);
@@ -106,6 +117,16 @@ void oa_spool_release(struct oa_spool_slot *slot, size_t used);
  * streams written, or -errno. */
 int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t json_like_len);
 
+/* The watcher's side, for a process that is running: write out the DONE
+ * slots of a spool file mapped at map (len bytes) whose directory is
+ * procdir, from slot *lo on, and move *lo past the slots that are free
+ * again.  *left: slots from *lo on still in use; *closed: its image takes
+ * no more (when nothing is left, the file is done with).  A slot the
+ * watcher cannot write (no permission) is left DONE for the agent.
+ * Returns the streams written, or -errno for a file that is not a spool
+ * or a slot that could not be written (leave the file to its agent). */
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed);
+
 /* A fork child: the spool is the parent's; forget it without touching it. */
 void oa_spool_forget(struct oa_spool *sp);
 
@@ -113,8 +134,11 @@ void oa_spool_forget(struct oa_spool *sp);
 int oa_spool_name(const char *name);
 
 /* The finisher's side: map the spool file dir/name of a dead process
- * (read-write), unpack every slot into procdir, remove it.  Streams
- * written, or -errno. */
-int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len);
+ * (read-write), unpack every slot into procdir, remove it.  A slot the
+ * watcher is writing out is waited for (50 ms at most), then left to it,
+ * with the file; with take_watched (`ovni-auto repair`: no watcher is left)
+ * it is written again.  Streams written, or -errno. */
+int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len,
+			 int take_watched);
 
 #endif

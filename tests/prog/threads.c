@@ -151,6 +151,18 @@ int main(int argc, char **argv)
 			pthread_join(th[i], NULL);
 		if (!strcmp(mode, "exitcode"))
 			status = n;
+	} else if (!strcmp(mode, "waves")) {
+		/* n threads, 10 at a time, 20 ms between waves: threads end
+		 * while the program goes on (ovnirun writes their spool slots
+		 * out meanwhile). */
+		for (int i = 0; i < n; i += 10) {
+			int k = n - i < 10 ? n - i : 10;
+			for (int j = 0; j < k; j++)
+				pthread_create(&th[i + j], NULL, plain, NULL);
+			for (int j = 0; j < k; j++)
+				pthread_join(th[i + j], NULL);
+			usleep(20000);
+		}
 	} else if (!strcmp(mode, "detach")) {
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);

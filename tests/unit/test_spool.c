@@ -4,10 +4,15 @@
  * slots (a second file); a stream that outgrows its slot goes on in files
  * of its own; a recycled tid appends; the streams of a dead process (LIVE
  * slots) are written from the slot's bytes with another thread's
- * stream.json, not finished; a full unpack removes the spool files. */
+ * stream.json, not finished; a full unpack removes the spool files; a
+ * watcher (ovnirun) learns of each spool file and writes its DONE slots
+ * out while the process runs, and the agent and the finishers wait for a
+ * slot it is writing. */
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "../../writer/spool.h"
 #include "../../writer/stream.h"
@@ -84,6 +89,111 @@ static void emit_n(struct oa_stream *s, int n)
 		oa_emit(s, "OB.", p, (unsigned)(i % 2) * 8);
 }
 
+static double ms_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static struct oa_spool_slot *slot_in(uint8_t *map, unsigned i)
+{
+	return (struct oa_spool_slot *)(map + OA_SPOOL_HEADER + (size_t)i * OA_SPOOL_SLOT);
+}
+
+static void test_watcher(const char *top)
+{
+	char w[600], list[600], line[700];
+	snprintf(w, sizeof(w), "%s/watched", top);
+	snprintf(list, sizeof(list), "%s/spools", top);
+	mkdir(w, 0755);
+	int lf = open(list, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	CHECK(lf >= 0, "the watcher's list");
+	close(lf);
+	static struct oa_spool sp;
+	oa_spool_init(&sp, w, 3, list);
+	struct oa_stream t[5];
+	for (int i = 0; i < 5; i++) {
+		open_in(&t[i], &sp, w, 300 + i);
+		emit_n(&t[i], 4 + i);
+	}
+	for (int i = 0; i < 3; i++)
+		CHECK(oa_stream_end(&t[i]) == 0, "end %d", i);
+	/* The list names the file, as the agent made it. */
+	size_t len = 0;
+	char *got = (char *)test_read_file(list, &len);
+	snprintf(line, sizeof(line), "%s/spool.0.oa\n", w);
+	CHECK(got && len == strlen(line) && !memcmp(got, line, len), "the list: %.*s", (int)len, got ? got : "");
+	free(got);
+	line[strlen(line) - 1] = '\0';
+	int fd = open(line, O_RDWR);
+	struct stat st;
+	CHECK(fd >= 0 && fstat(fd, &st) == 0, "open the spool file");
+	uint8_t *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	CHECK(map != MAP_FAILED, "map it");
+	unsigned lo = 0, left = 9;
+	int closed = 9;
+	int r = oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed);
+	CHECK(r == 3 && left == 2 && !closed && lo == 3, "3 written while 2 run (r %d, left %u, closed %d, lo %u)", r,
+	      left, closed, lo);
+	char first[4], last[4];
+	int ordered;
+	for (int i = 0; i < 3; i++) {
+		int n = read_stream(w, 300 + i, first, last, &ordered);
+		char *j = read_json(w, 300 + i);
+		CHECK(n == 4 + i + 3 && !strcmp(last, "OHe") && ordered && j && strstr(j, "\"finished\": 1"),
+		      "thread %d written whole (%d events)", 300 + i, n);
+		free(j);
+	}
+	CHECK(count_entries(w, "thread.") == 3, "only the ended threads");
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 0 && lo == 3,
+	      "nothing more to write");
+	/* A slot the watcher is writing out when the process ends: the agent
+	 * writes the others, waits for it (50 ms at most), then leaves it and
+	 * the file. */
+	CHECK(oa_stream_end(&t[3]) == 0 && oa_stream_end(&t[4]) == 0, "end 3 and 4");
+	struct oa_spool_slot *s3 = slot_in(map, 3);
+	CHECK(atomic_load(&s3->state) == OA_SPOOL_DONE, "slot 3 DONE");
+	atomic_store(&s3->state, OA_SPOOL_WATCHED);
+	double t0 = ms_now();
+	r = oa_spool_unpack(&sp, 0, NULL, 0);
+	double waited = ms_now() - t0;
+	CHECK(r == 1 && waited >= 40 && count_entries(w, "spool.") == 1 && count_entries(w, "thread.") == 4,
+	      "the agent wrote 1 (%d), waited (%.1f ms), left the slot and the file", r, waited);
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 0 && closed && left == 1,
+	      "closed by its agent (left %u, closed %d)", left, closed);
+	atomic_store(&s3->state, OA_SPOOL_DONE); /* the watcher gave it back */
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 1 && left == 0 && closed,
+	      "then written by the watcher: done with (left %u)", left);
+	CHECK(read_stream(w, 303, first, last, &ordered) == 4 + 3 + 3 && !strcmp(last, "OHe"), "thread 303 whole");
+	/* The agent's next look (a failed exec's image ends later) removes it. */
+	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 0 && count_entries(w, "spool.") == 0, "the file removed by its agent");
+	CHECK(count_entries(w, "thread.") == 5, "5 streams");
+	munmap(map, (size_t)st.st_size);
+
+	/* A dead process's file: a parent's finisher waits for a WATCHED
+	 * slot then leaves it; repair (no watcher left) writes it. */
+	char d2[600];
+	snprintf(d2, sizeof(d2), "%s/dead2", top);
+	mkdir(d2, 0755);
+	oa_spool_init(&sp, d2, 4, NULL);
+	open_in(&t[0], &sp, d2, 400);
+	emit_n(&t[0], 3);
+	CHECK(oa_stream_end(&t[0]) == 0, "end 400");
+	struct oa_spool_slot *s0 = slot_in(sp.files[0].map, 0);
+	atomic_store(&s0->state, OA_SPOOL_WATCHED);
+	oa_spool_forget(&sp);
+	t0 = ms_now();
+	r = oa_spool_unpack_file(d2, "spool.0.oa", NULL, 0, 0);
+	waited = ms_now() - t0;
+	CHECK(r == 0 && waited >= 40 && count_entries(d2, "spool.") == 1 && count_entries(d2, "thread.") == 0,
+	      "a finisher waited (%.1f ms) and left it (r %d)", waited, r);
+	CHECK(oa_spool_unpack_file(d2, "spool.0.oa", NULL, 0, 1) == 1 && count_entries(d2, "spool.") == 0 &&
+		      read_stream(d2, 400, first, last, &ordered) == 3 + 3,
+	      "repair writes it");
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/oa-spool.XXXXXX";
@@ -91,7 +201,7 @@ int main(void)
 	meta.ncpus = 1;
 	meta.phyids = meta_phy;
 	static struct oa_spool sp;
-	oa_spool_init(&sp, dir, 1);
+	oa_spool_init(&sp, dir, 1, NULL);
 
 	/* More threads than a file has slots, each ended. */
 	enum { N = OA_SPOOL_SLOTS + 76 };
@@ -146,7 +256,7 @@ int main(void)
 	char dead[600];
 	snprintf(dead, sizeof(dead), "%s/dead", dir);
 	mkdir(dead, 0755);
-	oa_spool_init(&sp, dead, 2);
+	oa_spool_init(&sp, dead, 2, NULL);
 	struct oa_stream l[3];
 	for (int i = 0; i < 3; i++) {
 		open_in(&l[i], &sp, dead, 200 + i);
@@ -165,7 +275,7 @@ int main(void)
 	int got = -1;
 	for (struct dirent *e; d && (e = readdir(d));)
 		if (oa_spool_name(e->d_name))
-			got = oa_spool_unpack_file(dead, e->d_name, like, sizeof(like) - 1);
+			got = oa_spool_unpack_file(dead, e->d_name, like, sizeof(like) - 1, 1);
 	closedir(d);
 	CHECK(got == 3, "3 live streams written (%d)", got);
 	CHECK(count_entries(dead, "spool.") == 0, "dead spool removed");
@@ -188,13 +298,13 @@ int main(void)
 	CHECK(hf >= 0, "an empty spool file");
 	if (hf >= 0)
 		close(hf);
-	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1) == 0 && access(half, F_OK) != 0,
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1) == 0 && access(half, F_OK) != 0,
 	      "an empty spool file of a dead process is removed");
 	hf = open(half, O_RDWR | O_CREAT | O_EXCL, 0644);
 	CHECK(hf >= 0 && ftruncate(hf, 1 << 20) == 0, "a sized spool file without its header");
 	if (hf >= 0)
 		close(hf);
-	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1) == 0 && access(half, F_OK) != 0,
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1) == 0 && access(half, F_OK) != 0,
 	      "a spool file without its header is removed");
 	/* Someone else's file of that name is not ours to remove. */
 	hf = open(half, O_RDWR | O_CREAT | O_EXCL, 0644);
@@ -202,8 +312,9 @@ int main(void)
 	CHECK(hf >= 0 && write(hf, foreign, sizeof(foreign)) == (ssize_t)sizeof(foreign), "a foreign file");
 	if (hf >= 0)
 		close(hf);
-	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1) < 0 && access(half, F_OK) == 0,
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1) < 0 && access(half, F_OK) == 0,
 	      "a foreign file is left, with an error");
+	test_watcher(dir);
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");

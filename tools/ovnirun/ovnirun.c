@@ -22,6 +22,7 @@
 #include "ovnirun_collect.h"
 #include "ovnirun_omp.h"
 #include "ovnirun_settle.h"
+#include "ovnirun_watch.h"
 
 static const char usage_text[] =
 	"usage: ovnirun [options] [--] PROGRAM [ARGS...]\n"
@@ -432,6 +433,9 @@ int main(int argc, char **argv)
 		setenv("OVNI_COLLECT_UNREACHABLE", "1", 1);
 	}
 	report_open();
+	/* The threads' spools written out while the program runs (not for a
+	 * collector: the processes send their streams there). */
+	const char *spools = contact[0] ? NULL : watch_start(report_dir);
 	setup_signals();
 	child = fork();
 	if (child < 0)
@@ -451,6 +455,10 @@ int main(int argc, char **argv)
 		unsetenv("OVNI_TRACEDIR_ID");
 		unsetenv("OVNI_PIDNS");
 		unsetenv("OVNI_NSPID");
+		if (spools)
+			setenv("OVNI_SPOOL_WATCH", spools, 1);
+		else
+			unsetenv("OVNI_SPOOL_WATCH");
 		/* The program is in our PID namespace: told, it need not
 		 * read /proc/self/ns/pid (OVNI_NSPID, ovni-auto-env(7)). */
 		struct stat ns;
@@ -493,10 +501,15 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	int status;
-	while (waitpid(child, &status, 0) < 0) {
+	while (watch_wait(child, &status) < 0) {
 		if (errno != EINTR)
 			die("waitpid:");
 	}
+	long early = watch_stop();
+	const char *dbg = getenv("OVNI_DEBUG");
+	if (dbg && *dbg && strcmp(dbg, "0"))
+		fprintf(stderr, "ovnirun: %ld thread streams written out of their spools while the program ran\n",
+			early);
 	const char *rank = launcher_rank();
 	/* Processes that are still finishing their streams get a moment;
 	 * those gone without finishing them are finished now. */

@@ -1,0 +1,184 @@
+/* ovnirun_watch.c: see ovnirun_watch.h. */
+#include "ovnirun_watch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../writer/spool.h"
+
+#define MAX_WATCHED 1024 /* spool files followed at once; more are left to their processes */
+#define POLL_MS 10       /* how often the list and the files are looked at */
+
+struct watched {
+	uint8_t *map;
+	size_t len;
+	unsigned lo; /* slots before it are done with */
+	char procdir[PATH_MAX];
+};
+
+static struct watched files[MAX_WATCHED];
+static int nfiles;
+static char list[PATH_MAX];
+static off_t list_off; /* bytes of the list read */
+static int pidfd = -1;
+static long written;
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+const char *watch_start(const char *dir)
+{
+	if (!dir || !dir[0])
+		return NULL;
+	/* A pidfd wakes us the moment the program ends; without one (Linux
+	 * before 5.3) we do not poll. */
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	snprintf(list, sizeof(list), "%s/spools", dir);
+	/* Writable by the processes of the run that keep our user (the
+	 * directory is ours alone: others cannot reach it and write their
+	 * spools out themselves). */
+	fd = open(list, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		list[0] = '\0';
+		return NULL;
+	}
+	close(fd);
+	return list;
+}
+
+static void forget(int i)
+{
+	munmap(files[i].map, files[i].len);
+	files[i] = files[--nfiles];
+}
+
+/* Map the spool file at path, if it is ours to write out. */
+static void follow(const char *path)
+{
+	if (nfiles >= MAX_WATCHED)
+		return;
+	const char *slash = strrchr(path, '/');
+	if (path[0] != '/' || !slash || !oa_spool_name(slash + 1) || (size_t)(slash - path) >= PATH_MAX)
+		return;
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0)
+		return;
+	/* Files a process wrote as another user (it changed user) are left
+	 * to it: ours would be files that user cannot remove. */
+	void *m = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && st.st_size >= OA_SPOOL_HEADER)
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	struct watched *w = &files[nfiles++];
+	w->map = m;
+	w->len = (size_t)st.st_size;
+	w->lo = 0;
+	memcpy(w->procdir, path, (size_t)(slash - path));
+	w->procdir[slash - path] = '\0';
+}
+
+/* New lines of the list: the files made since. */
+static void read_list(void)
+{
+	static char buf[1 << 16];
+	int fd = open(list, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf) - 1, list_off);
+		if (n <= 0)
+			break;
+		buf[n] = '\0';
+		/* Whole lines only: a line being appended is read next time. */
+		char *p = buf, *nl;
+		while ((nl = memchr(p, '\n', (size_t)(buf + n - p)))) {
+			*nl = '\0';
+			follow(p);
+			p = nl + 1;
+		}
+		if (p == buf)
+			break; /* a line longer than the buffer: not a path of ours */
+		list_off += p - buf;
+	}
+	close(fd);
+}
+
+/* One look: streams written. */
+static int poll_once(void)
+{
+	read_list();
+	int n = 0;
+	for (int i = 0; i < nfiles;) {
+		unsigned left;
+		int closed;
+		int r = oa_spool_unpack_done(files[i].map, files[i].len, files[i].procdir, &files[i].lo, &left,
+					     &closed);
+		if (r > 0)
+			n += r;
+		/* Not a spool, not writable by us, or its image is done with it. */
+		if (r < 0 || (closed && !left)) {
+			forget(i);
+			continue;
+		}
+		i++;
+	}
+	written += n;
+	return n;
+}
+
+pid_t watch_wait(pid_t child, int *status)
+{
+	if (!list[0])
+		return waitpid(child, status, 0);
+	if (pidfd < 0)
+		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	for (;;) {
+		pid_t w = waitpid(child, status, WNOHANG);
+		if (w != 0)
+			return w;
+		/* As long as there is work, go on with it; else sleep until the
+		 * program ends or POLL_MS pass. */
+		if (poll_once() > 0)
+			continue;
+		struct pollfd p = { pidfd, POLLIN, 0 };
+		if (pidfd >= 0) {
+			poll(&p, 1, POLL_MS);
+		} else {
+			struct timespec ts = { 0, POLL_MS * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+long watch_stop(void)
+{
+	if (!list[0])
+		return 0;
+	poll_once(); /* what ended last, in processes still running */
+	while (nfiles)
+		forget(nfiles - 1);
+	if (pidfd >= 0)
+		close(pidfd);
+	pidfd = -1;
+	unlink(list);
+	list[0] = '\0';
+	return written;
+}

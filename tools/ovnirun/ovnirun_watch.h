@@ -1,0 +1,29 @@
+/* ovnirun_watch.h: the threads' spools written out while the run goes on.
+ * A traced process's threads (all but its first) start in slots of a
+ * spool file of their process (writer/spool.h), which the process writes
+ * out as thread.T/ directories when it ends: ~25 us per thread on tmpfs,
+ * up to milliseconds on a disk, all at the end of a process that ran
+ * thousands of threads.  Under ovnirun each process appends the path of
+ * every spool file it makes to a list of ours (OVNI_SPOOL_WATCH), and
+ * ovnirun, which only waits for the program, writes out the slots of the
+ * threads that ended (oa_spool_unpack_done) while the program runs, on a
+ * core the program leaves idle.  The trace is the same either way. */
+#ifndef OA_OVNIRUN_WATCH_H
+#define OA_OVNIRUN_WATCH_H
+
+#include <sys/types.h>
+
+/* Make the list in `dir` (ovnirun's private directory): its path, to give
+ * the program as OVNI_SPOOL_WATCH, or NULL when there is none (no pidfd to
+ * wait with: ovnirun then blocks in waitpid as before). */
+const char *watch_start(const char *dir);
+
+/* Wait for `child` like waitpid(child, status, 0), writing spools out
+ * meanwhile.  Returns child, or -1 with errno. */
+pid_t watch_wait(pid_t child, int *status);
+
+/* Forget the files and remove the list; the streams written while the
+ * program ran. */
+long watch_stop(void);
+
+#endif
