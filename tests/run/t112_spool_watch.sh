@@ -27,6 +27,8 @@ done
 assert_eq "unfinished streams" 0 "$(grep -L '"finished": 1' $(find "$WORK/tr" -name stream.json) | wc -l)"
 assert_eq "spool files left" 0 "$(find "$WORK/tr" -name 'spool.*' | wc -l)"
 grep -q "had not finished" "$WORK/err" && fail "a process was finished by ovnirun: $(cat "$WORK/err")"
+# Its last line counts what settle read (no second walk of the trace).
+grep -q "^ovnirun: trace in $WORK/tr (201 threads in 1 processes)" "$WORK/err" || fail "last line: $(tail -1 "$WORK/err")"
 # The list lives in ovnirun's private directory, removed at the end.
 ls -d "${TMPDIR:-/tmp}"/ovnirun.* 2>/dev/null | while read -r d; do
 	[ -e "$d/spools" ] && [ ! -e "$d/report" ] && fail "a list left in $d"
@@ -41,6 +43,7 @@ early=$(sed -n 's/^ovnirun: \([0-9]*\) thread streams.*/\1/p' "$WORK/err2")
 assert_ge "two: streams written out while they ran" 60 "${early:-0}"
 check_trace "$WORK/tr2"
 assert_eq "two: streams (sh and 2 x 61)" 123 "$(streams "$WORK/tr2")"
+grep -q "^ovnirun: trace in $WORK/tr2 (123 threads in 3 processes)" "$WORK/err2" || fail "two: last line: $(tail -1 "$WORK/err2")"
 assert_eq "two: spool files left" 0 "$(find "$WORK/tr2" -name 'spool.*' | wc -l)"
 
 # Killed with threads done (written out by ovnirun or not) and one running:

@@ -538,7 +538,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ovnirun: run ended: the collector has what the traced processes sent%s\n",
 				said);
 	} else if (!quiet && (!rank || !strcmp(rank, "0"))) {
-		nftw(dir, count_one, 16, FTW_PHYS);
+		if (!settle_counts(&nthreads_seen, &nprocs_seen))
+			nftw(dir, count_one, 16, FTW_PHYS);
 		if (nthreads_seen && rank)
 			fprintf(stderr, "ovnirun: trace in %s (rank 0 done; other ranks may still be writing)%s\n", dir,
 				said);

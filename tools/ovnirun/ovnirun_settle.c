@@ -26,19 +26,31 @@ struct proc {
 	uint64_t first; /* clock of its first event */
 };
 
-static int unfinished(const char *json_path)
+/* Is the stream unfinished?  *ranked: its stream.json has an MPI rank;
+ * *seen: it has one. */
+static int unfinished(const char *json_path, int *ranked, int *seen)
 {
+	*ranked = *seen = 0;
 	int fd = open(json_path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0; /* no stream.json: not a stream (yet) */
+	*seen = 1;
 	static char buf[1 << 16];
 	ssize_t n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
 		return 1;
 	buf[n] = '\0';
+	*ranked = strstr(buf, "\"rank\":") != NULL;
 	return !strstr(buf, "\"finished\": 1");
 }
+
+/* What the last scan saw of ranks (mixed_ranks' question, answered from
+ * the stream.json files it read anyway: one read of each, not two). */
+static int settle_repaired;           /* settle_run finished a process or failed to */
+static int scan_complete;             /* every stream.json of every process was read */
+static int scan_mixed;                /* a loom with processes with and without a rank */
+static long scan_threads, scan_procs; /* streams and processes with one, then */
 
 static uint64_t ns_of(clockid_t id)
 {
@@ -205,6 +217,9 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 	int n = 0;
 	DIR *t = opendir(trace);
 	struct dirent *l, *p, *th;
+	scan_complete = t != NULL;
+	scan_mixed = 0;
+	scan_threads = scan_procs = 0;
 	while (t && (l = readdir(t)) && n < max) {
 		if (strncmp(l->d_name, "loom.", 5))
 			continue;
@@ -215,6 +230,7 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 		char ld[PATH_MAX];
 		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);
 		DIR *ldir = opendir(ld);
+		int with = 0, without = 0;
 		while (ldir && (p = readdir(ldir)) && n < max) {
 			if (strncmp(p->d_name, "proc.", 5))
 				continue;
@@ -225,16 +241,26 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			snprintf(live, sizeof(live), "/proc/%d", (int)pid);
 			int exists = ns ? ns_alive : pid != root && access(live, F_OK) == 0;
 			DIR *pdir = opendir(pd);
-			int open_streams = 0;
+			int open_streams = 0, ranked = 0;
+			long nthreads = 0;
 			while (pdir && (th = readdir(pdir)) && !open_streams) {
 				if (strncmp(th->d_name, "thread.", 7))
 					continue;
 				char js[PATH_MAX + 64];
+				int r, seen;
 				snprintf(js, sizeof(js), "%s/%s/stream.json", pd, th->d_name);
-				open_streams = unfinished(js);
+				open_streams = unfinished(js, &r, &seen);
+				ranked |= r;
+				nthreads += seen;
 			}
+			scan_threads += nthreads;
+			scan_procs += nthreads > 0;
 			if (pdir)
 				closedir(pdir);
+			if (open_streams)
+				scan_complete = 0; /* not all read; and to be finished */
+			with += ranked;
+			without += !ranked;
 			if (!open_streams && !exists)
 				continue;
 			snprintf(out[n].dir, sizeof(out[n].dir), "%s/%s", l->d_name, p->d_name);
@@ -252,6 +278,9 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 		}
 		if (ldir)
 			closedir(ldir);
+		if (n >= max)
+			scan_complete = 0;
+		scan_mixed |= with && without;
 	}
 	if (t)
 		closedir(t);
@@ -306,6 +335,15 @@ static int repair(const char *trace, const char *loom, pid_t pid, const char *ho
 	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int settle_counts(long *threads, long *procs)
+{
+	if (!scan_complete || settle_repaired)
+		return 0;
+	*threads = scan_threads;
+	*procs = scan_procs;
+	return 1;
 }
 
 int settle_view(const char *dir)
@@ -449,8 +487,14 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
 	}
-	/* A job script: the shells around mpirun have no rank. */
-	if (mixed_ranks(dir) && repair(dir, NULL, 0, NULL, !quiet) != 0 && !quiet)
+	/* A job script: the shells around mpirun have no rank.  (The last
+	 * scan read every stream.json when no process had to be finished
+	 * after it.) */
+	settle_repaired = finished_by_us || failed;
+	int mixed = scan_complete && !settle_repaired ? scan_mixed : mixed_ranks(dir);
+	if (mixed)
+		settle_repaired = 1; /* the looms change */
+	if (mixed && repair(dir, NULL, 0, NULL, !quiet) != 0 && !quiet)
 		fprintf(stderr,
 			"ovnirun: `ovni-auto repair --looms` could not move the processes without an MPI "
 			"rank out of the looms of the ranks\n");

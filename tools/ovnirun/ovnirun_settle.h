@@ -15,6 +15,11 @@
  * unless quiet; returns the number of processes left running. */
 int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
 
+/* The streams and the processes with one, as settle_run's last look at
+ * every stream.json saw them, when nothing was changed after it: 1, else 0
+ * (count them again). */
+int settle_counts(long *threads, long *procs);
+
 /* `ovni-auto view -q DIR`: DIR/view.html. Returns 0 when it was written. */
 int settle_view(const char *dir);
 
