@@ -419,8 +419,11 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
 		int r = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len, &in_use,
 				   &busy, 0);
 		/* Slots the watcher is writing out: a moment (~25 us each on
-		 * tmpfs, a few ms on a disk), 50 ms at most, so that the
-		 * process's own stream can be finished as usual. */
+		 * tmpfs, a few ms on a disk), 50 ms at most.  Still WATCHED
+		 * then (the watcher was descheduled), they are the watcher's:
+		 * it holds a mapping of the file and writes them from it, so
+		 * the file goes as if they were done, and the process's own
+		 * stream is finished as usual. */
 		for (int tries = 0; busy && in_use == busy && tries < 100; tries++) {
 			struct timespec ts = { 0, 500000 };
 			nanosleep(&ts, NULL);
@@ -432,7 +435,7 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
 			total += r;
 		else if (r < 0)
 			err = r;
-		if (in_use) {
+		if (in_use > busy) {
 			kept++;
 			continue;
 		}
@@ -500,7 +503,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 		r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
 	}
 	munmap(m, (size_t)st.st_size);
-	if (!in_use)
+	if (in_use == busy) /* nothing, or only what the watcher writes from its mapping */
 		oa_unlink_at(path);
 	return r;
 }

@@ -135,9 +135,10 @@ int oa_spool_name(const char *name);
 
 /* The finisher's side: map the spool file dir/name of a dead process
  * (read-write), unpack every slot into procdir, remove it.  A slot the
- * watcher is writing out is waited for (50 ms at most), then left to it,
- * with the file; with take_watched (`ovni-auto repair`: no watcher is left)
- * it is written again.  Streams written, or -errno. */
+ * watcher is writing out is waited for (50 ms at most), then left to it
+ * (it writes it from its own mapping: the file goes all the same); with
+ * take_watched (`ovni-auto repair`: no watcher is left) it is written
+ * again.  Streams written, or -errno. */
 int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len,
 			 int take_watched);
 
