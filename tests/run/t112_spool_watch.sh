@@ -61,3 +61,15 @@ dump "$WORK/tr3" >"$WORK/d3"
 assert_eq "killed: thread creations kept" 51 "$(count OHC "$WORK/d3")"
 assert_eq "killed: every thread ended" "$(count OHx "$WORK/d3")" "$(count OHe "$WORK/d3")"
 assert_eq "killed: spool files left" 0 "$(find "$WORK/tr3" -name 'spool.*' | wc -l)"
+
+# The list is only read, never trusted: a line that is no path of ours
+# (longer than ovnirun's buffer, here) is skipped, and the spool named after
+# it is still written out while the program runs.
+out=$(OVNI_DEBUG=1 "$OVNIRUN" -o "$WORK/tr4" sh -c 'head -c 70000 /dev/zero | tr "\0" x >>"$OVNI_SPOOL_WATCH" &&
+	echo >>"$OVNI_SPOOL_WATCH" && echo "/not/a/spool.0.oa" >>"$OVNI_SPOOL_WATCH" && exec "$0" waves 60' \
+	"$PROG/threads" 2>"$WORK/err4") || fail "garbage: exit status $?"
+assert_eq "garbage: output" "done waves 60" "$out"
+early=$(sed -n 's/^ovnirun: \([0-9]*\) thread streams.*/\1/p' "$WORK/err4")
+assert_ge "garbage: streams written out while the program ran" 30 "${early:-0}"
+check_trace "$WORK/tr4"
+assert_eq "garbage: spool files left" 0 "$(find "$WORK/tr4" -name 'spool.*' | wc -l)"

@@ -114,8 +114,11 @@ static void read_list(void)
 			follow(p);
 			p = nl + 1;
 		}
-		if (p == buf)
-			break; /* a line longer than the buffer: not a path of ours */
+		if (p == buf) {
+			if (n < (ssize_t)sizeof(buf) - 1)
+				break; /* a line still being appended: next time */
+			p = buf + n;   /* longer than the buffer: not a path of ours, skipped */
+		}
 		list_off += p - buf;
 	}
 	close(fd);
