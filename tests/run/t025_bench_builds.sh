@@ -25,4 +25,7 @@ assert_eq "threads live streams" 41 "$(streams "$WORK/live")"
 check_trace "$WORK/live"
 out=$("$WORK/threads" short 20) || fail "threads short"
 echo "$out" | grep -q "us per create+join (20 threads)" || fail "threads short output: $out"
-sh -n procs.sh && sh -n threads.sh && sh -n cost.sh || fail "bench scripts do not parse"
+sh -n procs.sh && sh -n threads.sh && sh -n cost.sh && sh -n real.sh || fail "bench scripts do not parse"
+# real.sh: one round of its shell workload, a row with both ratios.
+out=$(ONLY=dash REPS=1 sh real.sh 2>&1) || fail "real.sh: $out"
+echo "$out" | grep -q "^dash  *[0-9.]*s  *[0-9.]*s  *[0-9.]*x  *[0-9.]*x$" || fail "real.sh output: $out"
