@@ -8,7 +8,7 @@
 #   - go:   a static Go program (CGO_ENABLED=0, built here) that runs
 #           `sh -c 'echo x | cat'` 100 times (os/exec: Go's own
 #           fork+exec, no libc in the parent);
-#   - cmake: configure and build (ninja) a 24-file C project from scratch;
+#   - cmake: configure and build (ninja) a 25-file C project from scratch;
 #   - parallel: `seq 100 | parallel -j$(nproc) true` (GNU parallel, Perl);
 #   - spawn: a Python multiprocessing pool with the "spawn" start method,
 #           4 workers, 200 small tasks.
