@@ -163,6 +163,21 @@ int main(int argc, char **argv)
 				pthread_join(th[i + j], NULL);
 			usleep(20000);
 		}
+	} else if (!strcmp(mode, "wavesexec")) {
+		/* Waves of threads, then the same program in their process
+		 * again (exec), with waves of its own: its spool ends with the
+		 * first image and the second makes another. */
+		for (int i = 0; i < n; i += 10) {
+			int k = n - i < 10 ? n - i : 10;
+			for (int j = 0; j < k; j++)
+				pthread_create(&th[i + j], NULL, plain, NULL);
+			for (int j = 0; j < k; j++)
+				pthread_join(th[i + j], NULL);
+			usleep(20000);
+		}
+		fflush(stdout);
+		execl("/proc/self/exe", argv[0], "waves", argv[2], (char *)NULL);
+		return 6;
 	} else if (!strcmp(mode, "detach")) {
 		pthread_attr_t attr;
 		pthread_attr_init(&attr);

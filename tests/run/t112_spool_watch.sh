@@ -73,3 +73,18 @@ early=$(sed -n 's/^ovnirun: \([0-9]*\) thread streams.*/\1/p' "$WORK/err4")
 assert_ge "garbage: streams written out while the program ran" 30 "${early:-0}"
 check_trace "$WORK/tr4"
 assert_eq "garbage: spool files left" 0 "$(find "$WORK/tr4" -name 'spool.*' | wc -l)"
+
+# A process that execs after its threads ended, then runs threads again: the
+# first image's spool is closed at the exec (written out by ovnirun or by
+# the image), the second makes one of its own; both are written out while
+# the program runs, and the trace is whole.
+out=$(OVNI_DEBUG=1 "$OVNIRUN" -o "$WORK/tr5" "$PROG/threads" wavesexec 60 2>"$WORK/err5") || fail "exec: exit status $?"
+assert_eq "exec: output" "done waves 60" "$out"
+early=$(sed -n 's/^ovnirun: \([0-9]*\) thread streams.*/\1/p' "$WORK/err5")
+assert_ge "exec: streams written out while the program ran" 60 "${early:-0}"
+check_trace "$WORK/tr5"
+assert_eq "exec: streams (the main thread and 2 x 60)" 121 "$(streams "$WORK/tr5")"
+dump "$WORK/tr5" >"$WORK/d5"
+assert_eq "exec: thread creations" 120 "$(count OHC "$WORK/d5")"
+assert_eq "exec: spool files left" 0 "$(find "$WORK/tr5" -name 'spool.*' | wc -l)"
+assert_eq "exec: unfinished streams" 0 "$(grep -L '"finished": 1' $(find "$WORK/tr5" -name stream.json) | wc -l)"
