@@ -406,6 +406,25 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
 	return done ? done : err;
 }
 
+/* unpack_map, then, while only slots the watcher is writing out (WATCHED)
+ * keep the file, a moment for them (~25 us each on tmpfs, a few ms on a
+ * disk), 50 ms at most.  Still WATCHED then (the watcher was descheduled),
+ * they are the watcher's: it holds a mapping of the file and writes them
+ * from it, so the caller removes the file as if they were done (and a
+ * process ending finishes its own stream as usual). */
+static int unpack_waiting(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
+			  size_t like_len, int *in_use, int *busy, int take_watched)
+{
+	int r = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched);
+	for (int tries = 0; *busy && *in_use == *busy && tries < 100; tries++) {
+		struct timespec ts = { 0, 500000 };
+		nanosleep(&ts, NULL);
+		int r2 = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched);
+		r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
+	}
+	return r;
+}
+
 int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t json_like_len)
 {
 	int total = 0, err = 0;
@@ -416,21 +435,8 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
 			continue;
 		atomic_store(&header_of(f->map)->closed, 1);
 		int in_use, busy;
-		int r = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len, &in_use,
-				   &busy, 0);
-		/* Slots the watcher is writing out: a moment (~25 us each on
-		 * tmpfs, a few ms on a disk), 50 ms at most.  Still WATCHED
-		 * then (the watcher was descheduled), they are the watcher's:
-		 * it holds a mapping of the file and writes them from it, so
-		 * the file goes as if they were done, and the process's own
-		 * stream is finished as usual. */
-		for (int tries = 0; busy && in_use == busy && tries < 100; tries++) {
-			struct timespec ts = { 0, 500000 };
-			nanosleep(&ts, NULL);
-			int r2 = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
-					    &in_use, &busy, 0);
-			r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
-		}
+		int r = unpack_waiting(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
+				       &in_use, &busy, 0);
 		if (r > 0)
 			total += r;
 		else if (r < 0)
@@ -495,13 +501,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	if (m == MAP_FAILED)
 		return -(e ? e : EINVAL);
 	int in_use, busy;
-	int r = unpack_map(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched);
-	for (int tries = 0; busy && tries < 100; tries++) {
-		struct timespec ts = { 0, 500000 };
-		nanosleep(&ts, NULL);
-		int r2 = unpack_map(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched);
-		r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
-	}
+	int r = unpack_waiting(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched);
 	munmap(m, (size_t)st.st_size);
 	if (in_use == busy) /* nothing, or only what the watcher writes from its mapping */
 		oa_unlink_at(path);
