@@ -125,6 +125,20 @@ static void *wait_go(void *arg)
 	return arg;
 }
 
+/* n threads, 10 at a time, 20 ms between waves: threads end while the
+ * program goes on (ovnirun writes their spool slots out meanwhile). */
+static void waves(pthread_t *th, int n)
+{
+	for (int i = 0; i < n; i += 10) {
+		int k = n - i < 10 ? n - i : 10;
+		for (int j = 0; j < k; j++)
+			pthread_create(&th[i + j], NULL, plain, NULL);
+		for (int j = 0; j < k; j++)
+			pthread_join(th[i + j], NULL);
+		usleep(20000);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -152,29 +166,12 @@ int main(int argc, char **argv)
 		if (!strcmp(mode, "exitcode"))
 			status = n;
 	} else if (!strcmp(mode, "waves")) {
-		/* n threads, 10 at a time, 20 ms between waves: threads end
-		 * while the program goes on (ovnirun writes their spool slots
-		 * out meanwhile). */
-		for (int i = 0; i < n; i += 10) {
-			int k = n - i < 10 ? n - i : 10;
-			for (int j = 0; j < k; j++)
-				pthread_create(&th[i + j], NULL, plain, NULL);
-			for (int j = 0; j < k; j++)
-				pthread_join(th[i + j], NULL);
-			usleep(20000);
-		}
+		waves(th, n);
 	} else if (!strcmp(mode, "wavesexec")) {
-		/* Waves of threads, then the same program in their process
-		 * again (exec), with waves of its own: its spool ends with the
-		 * first image and the second makes another. */
-		for (int i = 0; i < n; i += 10) {
-			int k = n - i < 10 ? n - i : 10;
-			for (int j = 0; j < k; j++)
-				pthread_create(&th[i + j], NULL, plain, NULL);
-			for (int j = 0; j < k; j++)
-				pthread_join(th[i + j], NULL);
-			usleep(20000);
-		}
+		/* Waves, then the same program in their process again (exec),
+		 * with waves of its own: its spool ends with the first image
+		 * and the second makes another. */
+		waves(th, n);
 		fflush(stdout);
 		execl("/proc/self/exe", argv[0], "waves", argv[2], (char *)NULL);
 		return 6;
