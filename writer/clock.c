@@ -165,7 +165,7 @@ uint64_t oa_clock_of_tsc(const struct oa_stamp *st)
 	/* Inside this thread's current anchor: as oa_clock_now would have
 	 * read it then. */
 	if (c->left != 0 && tsc >= c->tsc0 && tsc < c->tsc_end)
-		return c->ns0 + (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * c->mult) >> 32);
+		return oa_clk_at(c, tsc);
 	uint64_t now = oa_clock_now(); /* anchors this thread where it can */
 	if (!c->mult || !c->ns0)
 		return now; /* no anchor: the clock never ran on the TSC here */
@@ -174,7 +174,7 @@ uint64_t oa_clock_of_tsc(const struct oa_stamp *st)
 		/* Between the stamp's anchor and this one. */
 		ns = between(tsc, st->tsc0, st->ns0, c->tsc0, c->ns0);
 	} else if (tsc >= c->tsc0) {
-		ns = c->ns0 + (uint64_t)(((unsigned __int128)(tsc - c->tsc0) * c->mult) >> 32);
+		ns = oa_clk_at(c, tsc);
 	} else {
 		uint64_t d = (uint64_t)(((unsigned __int128)(c->tsc0 - tsc) * c->mult) >> 32);
 		ns = d < c->ns0 ? c->ns0 - d : 0;

@@ -38,6 +38,14 @@ uint64_t oa_clock_slow(void);
 /* In a fork child (before any other thread exists). */
 void oa_clock_after_fork(void);
 
+#if defined(__x86_64__)
+/* The clock at TSC reading t >= c->tsc0, from the anchor c. */
+static inline uint64_t oa_clk_at(const struct oa_clk *c, uint64_t t)
+{
+	return c->ns0 + (uint64_t)(((unsigned __int128)(t - c->tsc0) * c->mult) >> 32);
+}
+#endif
+
 /* Never goes backwards on one thread; within ~0.1 us of CLOCK_MONOTONIC. */
 static inline uint64_t oa_clock_now(void)
 {
@@ -47,7 +55,7 @@ static inline uint64_t oa_clock_now(void)
 		uint64_t t = __builtin_ia32_rdtsc();
 		if (__builtin_expect(t >= c->tsc0 && t < c->tsc_end, 1)) {
 			c->left--;
-			uint64_t ns = c->ns0 + (uint64_t)(((unsigned __int128)(t - c->tsc0) * c->mult) >> 32);
+			uint64_t ns = oa_clk_at(c, t);
 			return c->last = ns > c->last ? ns : c->last;
 		}
 	}
