@@ -115,6 +115,12 @@ $(B)/prog/%: tests/prog/%.c
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread $(PROG_LIBS_$*)
 
 PROG_LIBS_omp_% := -fopenmp
+PROG_LIBS_static_exit := -static
+# The same program, dynamic (the agent loads into it).
+PROG_BIN += $(B)/prog/exit_with
+$(B)/prog/exit_with: tests/prog/static_exit.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $<
 # A program instrumented with libovni, linked to a stand-in libovni.so.1
 # (tests/prog/libovni/: the API's header as documented, the stub).
 PROG_BIN += $(B)/prog/libovni/lo_api

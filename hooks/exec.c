@@ -11,49 +11,66 @@
 #include <unistd.h>
 
 #include "../preload/childenv.h"
+#include "../preload/handover.h"
 #include "hooks.h"
 
 extern char **environ;
 
 /* End every stream (recording the exec and its program), call the real
  * function with an environment that still loads the agent, and trace on if
- * it fails.  `env` is the environment the call passes (environ if none). */
-#define EXEC_WRAP(what, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, env, call)
+ * it fails.  `env` is the environment the call passes (environ if none).
+ * A fork child that has not started yet (agent.c, "A fork child starts
+ * late") hands its fork and this exec to the new program instead, when that
+ * one will be traced (OVNI_FORKED), and starts only if the exec fails. */
+#define EXEC_WRAP(what, argv, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, argv, env, call)
 /* The same for a path relative to dirfd (execveat), checked from there. */
-#define EXEC_WRAP_AT(dirfd, flags, what, env, call)                                                                    \
-	do {                                                                                                           \
-		if (oa_off) {                                                                                          \
-			char *const *envp = (env);                                                                     \
-			return (call);                                                                                 \
-		}                                                                                                      \
-		if (!oa_real.execve)                                                                                   \
-			oa_real_init();                                                                                \
-		if (!may_exec(dirfd, what, flags)) {                                                                   \
-			char *const *envp = (env);                                                                     \
-			int r_ = (call);                                                                               \
-			int e_ = errno;                                                                                \
-			if (hook_tracing())                                                                            \
-				agent_exec_refused(what, e_);                                                          \
-			errno = e_;                                                                                    \
-			return r_;                                                                                     \
-		}                                                                                                      \
-		if (hook_tracing())                                                                                    \
-			agent_exec_attempt(what);                                                                      \
-		char *const *env_ = (env);                                                                             \
-		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];                                           \
-		char text_[oa_childenv_text_size(env_)];                                                               \
-		char own_[OA_CHILDENV_OWN];                                                                            \
-		char *const *envp = hook_tracing() ? oa_childenv(env_, out_, text_,                                    \
-								 agent_nspid_env(own_, sizeof(own_), 0) ? own_ : NULL) \
-						   : env_;                                                             \
-		exec_event("exec", what, 0);                                                                           \
-		int traced = agent_exec_begin();                                                                       \
-		int r = (call);                                                                                        \
-		int e = errno;                                                                                         \
-		agent_exec_failed(traced);                                                                             \
-		exec_event("exec failed", what, e);                                                                    \
-		errno = e;                                                                                             \
-		return r;                                                                                              \
+#define EXEC_WRAP_AT(dirfd, flags, what, argv, env, call)                                                        \
+	do {                                                                                                     \
+		if (oa_off) {                                                                                    \
+			char *const *envp = (env);                                                               \
+			return (call);                                                                           \
+		}                                                                                                \
+		if (!oa_real.execve)                                                                             \
+			oa_real_init();                                                                          \
+		int engaged_ = !oa_guard && agent_engaged();                                                     \
+		if (!may_exec(dirfd, what, flags)) {                                                             \
+			char *const *envp = (env);                                                               \
+			int r_ = (call);                                                                         \
+			int e_ = errno;                                                                          \
+			if (engaged_)                                                                            \
+				agent_exec_refused(what, e_);                                                    \
+			errno = e_;                                                                              \
+			return r_;                                                                               \
+		}                                                                                                \
+		if (engaged_)                                                                                    \
+			agent_exec_attempt(what);                                                                \
+		char *const *env_ = (env);                                                                       \
+		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];                                     \
+		char text_[oa_childenv_text_size(env_)];                                                         \
+		char own_[OA_CHILDENV_OWN];                                                                      \
+		char fork_[OA_HANDOVER_PATH + 160];                                                              \
+		int handover_ = engaged_ && (dirfd) == AT_FDCWD &&                                               \
+				agent_exec_handover(what, argv, env_, fork_, sizeof(fork_));                     \
+		char *const *envp = engaged_ ? oa_childenv(env_, out_, text_,                                    \
+							   agent_nspid_env(own_, sizeof(own_), 0) ? own_ : NULL, \
+							   handover_ ? fork_ : NULL)                             \
+					     : env_;                                                             \
+		if (handover_) {                                                                                 \
+			int r_ = (call);                                                                         \
+			int e_ = errno;                                                                          \
+			agent_exec_handover_failed();                                                            \
+			exec_event("exec failed", what, e_);                                                     \
+			errno = e_;                                                                              \
+			return r_;                                                                               \
+		}                                                                                                \
+		exec_event("exec", what, 0);                                                                     \
+		int traced = agent_exec_begin();                                                                 \
+		int r = (call);                                                                                  \
+		int e = errno;                                                                                   \
+		agent_exec_failed(traced);                                                                       \
+		exec_event("exec failed", what, e);                                                              \
+		errno = e;                                                                                       \
+		return r;                                                                                        \
 	} while (0)
 
 /* Shells try execve() on every PATH directory: a target that plainly cannot
@@ -80,27 +97,27 @@ static void exec_event(const char *kind, const char *path, int err)
 
 OA_EXPORT OA_EARLY_TEXT int execve(const char *path, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(path, envp_in, HOOK_REAL(execve)(path, argv, envp));
+	EXEC_WRAP(path, argv, envp_in, HOOK_REAL(execve)(path, argv, envp));
 }
 
 OA_EXPORT OA_EARLY_TEXT int execv(const char *path, char *const argv[])
 {
-	EXEC_WRAP(path, environ, HOOK_REAL(execve)(path, argv, envp));
+	EXEC_WRAP(path, argv, environ, HOOK_REAL(execve)(path, argv, envp));
 }
 
 OA_EXPORT OA_EARLY_TEXT int execvp(const char *file, char *const argv[])
 {
-	EXEC_WRAP(file, environ, HOOK_REAL(execvpe)(file, argv, envp));
+	EXEC_WRAP(file, argv, environ, HOOK_REAL(execvpe)(file, argv, envp));
 }
 
 OA_EXPORT OA_EARLY_TEXT int execvpe(const char *file, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(file, envp_in, HOOK_REAL(execvpe)(file, argv, envp));
+	EXEC_WRAP(file, argv, envp_in, HOOK_REAL(execvpe)(file, argv, envp));
 }
 
 OA_EXPORT int fexecve(int fd, char *const argv[], char *const envp_in[])
 {
-	EXEC_WRAP(NULL, envp_in, HOOK_REAL(fexecve)(fd, argv, envp));
+	EXEC_WRAP(NULL, argv, envp_in, HOOK_REAL(fexecve)(fd, argv, envp));
 }
 
 OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp_in[], int flags)
@@ -108,7 +125,7 @@ OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 	/* Checked from dirfd, not from the current directory: a path that
 	 * works from there was taken for a refused exec, the streams were not
 	 * ended, and the new image wrote after a zeroed window. */
-	EXEC_WRAP_AT(dirfd, flags, path, envp_in, HOOK_REAL(execveat)(dirfd, path, argv, envp, flags));
+	EXEC_WRAP_AT(dirfd, flags, path, argv, envp_in, HOOK_REAL(execveat)(dirfd, path, argv, envp, flags));
 }
 
 /* The list forms: collect the arguments on the stack (no malloc). */
@@ -135,14 +152,14 @@ OA_EXPORT int execl(const char *path, const char *arg, ...)
 {
 	COLLECT_ARGS(argv, arg, arg);
 	va_end(ap);
-	EXEC_WRAP(path, environ, HOOK_REAL(execve)(path, argv, envp));
+	EXEC_WRAP(path, argv, environ, HOOK_REAL(execve)(path, argv, envp));
 }
 
 OA_EXPORT int execlp(const char *file, const char *arg, ...)
 {
 	COLLECT_ARGS(argv, arg, arg);
 	va_end(ap);
-	EXEC_WRAP(file, environ, HOOK_REAL(execvpe)(file, argv, envp));
+	EXEC_WRAP(file, argv, environ, HOOK_REAL(execvpe)(file, argv, envp));
 }
 
 OA_EXPORT int execle(const char *path, const char *arg, ...)
@@ -150,5 +167,5 @@ OA_EXPORT int execle(const char *path, const char *arg, ...)
 	COLLECT_ARGS(argv, arg, arg);
 	char *const *envp_in = va_arg(ap, char *const *);
 	va_end(ap);
-	EXEC_WRAP(path, envp_in, HOOK_REAL(execve)(path, argv, envp));
+	EXEC_WRAP(path, argv, envp_in, HOOK_REAL(execve)(path, argv, envp));
 }

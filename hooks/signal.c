@@ -157,7 +157,7 @@ static void on_reset(int sig, siginfo_t *si, void *uc)
 	struct sigaction p = view[sig];
 	view[sig].sa_handler = SIG_DFL;
 	view[sig].sa_flags &= ~SA_SIGINFO;
-	if (!atomic_load(&dying) && agent_active())
+	if (!atomic_load(&dying) && agent_engaged())
 		install_ours(sig);
 	else
 		HOOK_REAL(sigaction)(sig, &view[sig], NULL);
@@ -299,14 +299,14 @@ static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction
 	if (is_sample(sig))
 		return sample_sigaction(sig, act, oldact);
 	if (sig <= 0 || sig >= NSIG || !is_fatal(sig) ||
-	    (!atomic_load(&ours[sig]) && !atomic_load(&reset[sig]) && !agent_active()))
+	    (!atomic_load(&ours[sig]) && !atomic_load(&reset[sig]) && !agent_engaged()))
 		return HOOK_REAL(sigaction)(sig, act, oldact);
 	struct sigaction prev;
 	int r = prog_query(sig, &prev);
 	if (r != 0)
 		return r;
 	if (act) {
-		int tracing = agent_active() && !atomic_load(&dying);
+		int tracing = agent_engaged() && !atomic_load(&dying);
 		if (act->sa_handler == SIG_DFL && tracing) {
 			view[sig] = *act;
 			r = install_ours(sig);

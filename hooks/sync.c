@@ -60,6 +60,13 @@ __attribute__((constructor(102))) static void sync_declare(void)
 	oa_meta_fixed_labels(&oa_meta, OA_MARK_SYNC, 1, labels + 1, SYNC_NKINDS - 1);
 }
 
+struct oa_thread *sync_self_late(void)
+{
+	if (!atomic_load_explicit(&oa_pending_flag, memory_order_relaxed) || oa_guard || !agent_active())
+		return NULL;
+	return oa_self;
+}
+
 static OA_TLS int blocked;          /* depth of waits on this thread */
 static OA_TLS int64_t site[8];      /* call site pushed by each nested wait, or 0 */
 static OA_TLS unsigned push_gen[8]; /* stream incarnation each wait's marks went to */

@@ -22,13 +22,15 @@ enum sync_kind {
 	SYNC_NKINDS
 };
 
-/* The calling thread's stream if this call is to be recorded, else NULL.
+/* The calling thread's stream if this call is to be recorded, else NULL
+ * (sync_self_late: a fork child that has not started yet starts here).
  * Not while the agent runs on this thread, nor from a signal handler that
  * interrupted this thread inside an emit (the stream is mid-write), nor
  * inside an MPI call (its progress loop is not the program's waiting). */
+struct oa_thread *sync_self_late(void);
 static inline struct oa_thread *sync_self(void)
 {
-	struct oa_thread *t = oa_self;
+	struct oa_thread *t = oa_self ? oa_self : sync_self_late();
 	if (!t || oa_guard || oa_mpi_depth || oa_emitting(&t->s))
 		return NULL;
 	return t;

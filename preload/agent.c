@@ -33,6 +33,7 @@
 #include "owner.h"
 #include "procevents.h"
 #include "images.h"
+#include "handover.h"
 #include "version.h"
 #include "../common/env.h"
 
@@ -70,9 +71,24 @@ long long oa_value_pid(void)
 
 int oa_off OA_EARLY_DATA;
 
+/* A fork child that has not started its stream yet (see "A fork child
+ * starts late" below): every hook reads this with oa_traced_flag. */
+_Atomic int oa_pending_flag OA_EARLY_DATA;
+
 OA_EARLY_TEXT int agent_active(void)
 {
-	return atomic_load_explicit(&oa_traced_flag, memory_order_relaxed) && !oa_registry_ending();
+	if (atomic_load_explicit(&oa_traced_flag, memory_order_relaxed))
+		return !oa_registry_ending();
+	if (__builtin_expect(atomic_load_explicit(&oa_pending_flag, memory_order_relaxed), 0))
+		return agent_start_pending(0);
+	return 0;
+}
+
+int agent_engaged(void)
+{
+	return atomic_load_explicit(&oa_traced_flag, memory_order_relaxed)
+		       ? !oa_registry_ending()
+		       : atomic_load_explicit(&oa_pending_flag, memory_order_relaxed);
 }
 
 uint64_t agent_next_tag(void)
@@ -409,6 +425,34 @@ static void altstack_off(struct oa_thread *t)
 	my_altstack = NULL;
 }
 
+/* What a process's first stream begins with when its start was late (a
+ * fork child that started at its first event, or the program it exec'd):
+ * OHx at the fork, the process marks it could not write then (fork, exec)
+ * at their own clocks, and only then the agent's setup (OF[ OF]). */
+#define PRELUDE_MARKS 2
+static struct {
+	int on;
+	uint64_t at; /* the OHx clock */
+	int n;
+	struct {
+		int64_t value;
+		uint64_t clock;
+		struct oa_label *label; /* prepared, or NULL: allocated now */
+		char text[OA_HANDOVER_PATH + 16];
+	} m[PRELUDE_MARKS];
+} prelude;
+
+static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, const char *text)
+{
+	if (prelude.n >= PRELUDE_MARKS || !value)
+		return;
+	prelude.m[prelude.n].value = value;
+	prelude.m[prelude.n].clock = clock;
+	prelude.m[prelude.n].label = label;
+	oa_snprintf(prelude.m[prelude.n].text, sizeof(prelude.m[0].text), "%s", text);
+	prelude.n++;
+}
+
 struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock)
 {
 	if (!agent_active() || oa_self)
@@ -453,7 +497,17 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		t = NULL;
 		goto out;
 	}
-	ev_ovni_thread_execute_setup(&t->s, cpu, creator_tid, tag, t0 > min_clock ? t0 : min_clock);
+	if (prelude.on) {
+		prelude.on = 0;
+		ev_ovni_thread_execute_only(&t->s, cpu, creator_tid, tag, prelude.at);
+		for (int i = 0; i < prelude.n; i++)
+			oa_procev_mark_at(t, prelude.m[i].label, prelude.m[i].value, prelude.m[i].text,
+					  prelude.m[i].clock);
+		prelude.n = 0;
+		ev_ovni_setup_flush(&t->s, t0);
+	} else {
+		ev_ovni_thread_execute_setup(&t->s, cpu, creator_tid, tag, t0 > min_clock ? t0 : min_clock);
+	}
 	altstack_on(t);
 	oa_self = t;
 	pthread_setspecific(thread_key, t);
@@ -516,6 +570,7 @@ void agent_process_end(int in_signal)
 
 static void process_end(int in_signal, int for_exec)
 {
+	agent_start_pending(in_signal);
 	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return;
 	int saved = errno;
@@ -574,6 +629,10 @@ void agent_collect_stop(void)
 
 void agent_root_change(void)
 {
+	/* A fork child that has not started starts while it still sees the
+	 * trace (and, for a user change, may still write there). */
+	if (!oa_guard)
+		agent_start_pending(0);
 	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return;
 	int saved = errno;
@@ -587,6 +646,8 @@ void agent_user_change(uid_t euid)
 {
 	/* Only a privileged process can hand its files over, and root can
 	 * write anything: nothing to do otherwise. */
+	if (euid != (uid_t)-1 && euid != 0 && !oa_guard)
+		agent_start_pending(0);
 	if (!atomic_load(&oa_traced_flag) || agent_foreign() || euid == (uid_t)-1 || euid == 0 || geteuid() != 0)
 		return;
 	int saved = errno;
@@ -729,6 +790,109 @@ void agent_exec_failed(int was_traced)
 	errno = saved;
 }
 
+/* ---- A fork child starts late ----
+ * A fork child writes nothing at the fork: most children of shells, make
+ * and xargs exec at once, and a child that made its files only for the exec
+ * to end them paid for two processes.  It is pending (oa_pending_flag) until
+ * the first hook that records something (agent_active), its end (exit,
+ * _exit, a fatal signal: agent_start_pending(1), no allocation), a fork of
+ * its own, or an exec.  An exec of a program that will be traced hands the
+ * fork and the exec over to it in OVNI_FORKED (the new image writes them
+ * first, at their clocks); any other exec starts the child first, as
+ * before.  A child killed by SIGKILL while pending leaves no stream (its
+ * parent's "fork: child N" mark stays). */
+static struct {
+	int pid, ppid, parent_tid;
+	uint64_t t_fork, t_exec;
+	int64_t v_fork, v_exec;
+	struct oa_label *label; /* for the fork mark, allocated at the fork */
+	char exec_text[OA_HANDOVER_PATH + 16];
+} pend;
+
+static void prelude_fork(int ppid, int64_t value, uint64_t clock, struct oa_label *label)
+{
+	char text[48];
+	oa_snprintf(text, sizeof(text), "forked from %d", ppid);
+	prelude_add(value, clock, label, text);
+}
+
+int agent_start_pending(int in_signal)
+{
+	(void)in_signal; /* the start below allocates nothing but the fork label, prepared */
+	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid)
+		return 0;
+	sigset_t old;
+	oa_sigblock(&old);
+	oa_guard++;
+	int ok = 0;
+	if (atomic_exchange(&oa_pending_flag, 0)) {
+		place_in_pidns(0);
+		if (tracedir_is_the_runs()) {
+			prelude.on = 1;
+			prelude.at = pend.t_fork;
+			prelude.n = 0;
+			prelude_fork(pend.ppid, pend.v_fork ? pend.v_fork : oa_procev_value(), pend.t_fork, pend.label);
+			if (pend.v_exec)
+				prelude_add(pend.v_exec, pend.t_exec, NULL, pend.exec_text);
+			ok = start_process(pend.parent_tid) == 0;
+			prelude.on = 0;
+			prelude.n = 0;
+		}
+	}
+	oa_guard--;
+	oa_sigrestore(&old);
+	return ok && agent_active();
+}
+
+int agent_exec_handover(const char *path, char *const argv[], char *const envp[], char *buf, size_t len)
+{
+	if (!atomic_load(&oa_pending_flag) || oa_guard || !path || getpid() != pend.pid)
+		return 0;
+	if (!oa_handover_target_traced(path, argv, envp))
+		return 0;
+	oa_guard++;
+	pend.t_exec = oa_clock_now();
+	if (!pend.v_fork)
+		pend.v_fork = oa_procev_value();
+	if (!pend.v_exec)
+		pend.v_exec = oa_procev_value();
+	oa_snprintf(pend.exec_text, sizeof(pend.exec_text), "exec %s", path);
+	int n = oa_handover_format(buf, len, pend.pid, pend.ppid, pend.parent_tid, pend.t_fork, pend.v_fork,
+				   pend.t_exec, pend.v_exec, path);
+	oa_guard--;
+	return n;
+}
+
+void agent_exec_handover_failed(void)
+{
+	/* The fork and the exec are written as they happened; the caller
+	 * adds the failure. */
+	agent_start_pending(0);
+}
+
+/* The program this process exec'd from a pending fork child: what it
+ * handed over (OVNI_FORKED), when it is this process's; the creator's tid,
+ * or -1 when none was. */
+static int take_handover(void)
+{
+	const char *v = oa_env(OA_ENV_FORKED);
+	if (!v)
+		return -1;
+	struct oa_handover h;
+	int ok = oa_handover_parse(v, &h) == 0 && h.pid == getpid() && h.ppid == getppid();
+	unsetenv(oa_env_names[OA_ENV_FORKED]); /* the program's children see none */
+	if (!ok)
+		return -1;
+	prelude.on = 1;
+	prelude.at = h.t_fork;
+	prelude.n = 0;
+	prelude_fork(h.ppid, h.v_fork, h.t_fork, NULL);
+	char text[sizeof(h.path) + 8];
+	oa_snprintf(text, sizeof(text), "exec %s", h.path);
+	prelude_add(h.v_exec, h.t_exec, NULL, text);
+	return h.parent_tid;
+}
+
 static void declare_marks(void)
 {
 	oa_callsites = oa_cfg.callsites;
@@ -798,8 +962,9 @@ void agent_process_init(void)
 	}
 	if (oa_col_init() != 0)
 		goto out;
-	if (tracedir_is_the_runs() && start_process(-1) == 0)
+	if (tracedir_is_the_runs() && start_process(take_handover()) == 0)
 		note_tracedir();
+	prelude.on = 0;
 	if (oa_cfg.debug && atomic_load(&oa_traced_flag))
 		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
 out:
@@ -829,6 +994,8 @@ static int nhandlers(void)
 
 void agent_fork_prepare(void)
 {
+	/* A fork child that forks starts first: its stream has the fork. */
+	agent_start_pending(1);
 	for (int i = nhandlers(); i-- > 0;)
 		if (fork_handlers[i].prepare)
 			fork_handlers[i].prepare();
@@ -849,24 +1016,43 @@ void agent_fork_child(void)
 		if (fork_handlers[i].child)
 			fork_handlers[i].child();
 	struct oa_thread *parent_thread = oa_self;
-	if (!atomic_load(&oa_traced_flag) && !parent_thread)
+	/* A parent that had not started (it forked through _Fork, which runs
+	 * no prepare handler) is this child's creator all the same: its only
+	 * thread, whose tid is its pid. */
+	int parent_pending = atomic_load(&oa_pending_flag);
+	if (!atomic_load(&oa_traced_flag) && !parent_thread && !parent_pending)
 		return;
 	oa_guard++;
-	int parent_tid = parent_thread ? parent_thread->tid : -1;
+	int parent_tid = parent_thread ? parent_thread->tid : parent_pending ? pend.pid : -1;
+	int parent_pid = oa_meta.pid;
 	/* Everything inherited belongs to the parent's files. */
 	oa_self = NULL;
 	oa_registry_after_fork(NULL);
 	oa_spool_forget(&spool);
 	atomic_store(&oa_traced_flag, 0);
+	atomic_store(&oa_pending_flag, 0);
 	oa_procev_after_fork();
 	int traced = oa_config_trace_child(program_invocation_short_name);
+	if (traced && !oa_col_active()) {
+		/* Started at the child's first event, or by the program it execs. */
+		pend.pid = getpid();
+		pend.ppid = parent_pid;
+		pend.parent_tid = parent_tid;
+		pend.t_fork = oa_clock_now();
+		pend.label = oa_meta_label_alloc(); /* a signal may start it */
+		pend.v_fork = pend.v_exec = 0;
+		oa_meta.pid = pend.pid; /* agent_foreign(): this is the process now */
+		atomic_store(&oa_pending_flag, 1);
+		oa_guard--;
+		return;
+	}
 	/* unshare(CLONE_NEWPID) then fork: this child is pid 1 of a new one. */
 	place_in_pidns(0);
 	if (oa_col_after_fork(traced) != 0)
 		traced = 0;
 	if (traced && tracedir_is_the_runs() && start_process(parent_tid) == 0) {
 		char label[64];
-		snprintf(label, sizeof(label), "forked from %d", (int)getppid());
+		snprintf(label, sizeof(label), "forked from %d", parent_pid);
 		agent_proc_event(label);
 	}
 	oa_guard--;

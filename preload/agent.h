@@ -44,8 +44,26 @@ long long oa_value_pid(void);
  * main runs unwrapped and execs pass straight through (start.c, exec.c). */
 extern int oa_off;
 
-/* The process is traced and not ending. */
+/* The process is traced and not ending.  A pending fork child (below)
+ * starts its stream here: the caller is about to record something. */
 int agent_active(void);
+/* The process is traced, or a fork child that has not started yet: for
+ * what the agent keeps up without recording (signal dispositions, the
+ * environment of an exec).  Starts nothing. */
+int agent_engaged(void);
+/* A fork child that starts at its first event (agent.c, "A fork child
+ * starts late"): set from the fork until then. */
+extern _Atomic int oa_pending_flag;
+/* Start a pending fork child's stream now (in_signal: from a signal
+ * handler or _exit; nothing is allocated).  1 when it is traced. */
+int agent_start_pending(int in_signal);
+/* A pending fork child is about to exec `path` (argv, envp as given):
+ * when the program will be traced, write "OVNI_FORKED=..." into buf for
+ * its environment and return 1 (the new image writes the fork and the
+ * exec); 0: start as usual. */
+int agent_exec_handover(const char *path, char *const argv[], char *const envp[], char *buf, size_t len);
+/* That exec failed: the child starts, with its fork and exec marks. */
+void agent_exec_handover_failed(void);
 /* The process is traced (perhaps ending its streams right now). */
 extern _Atomic int oa_traced_flag;
 static inline int agent_traced(void)

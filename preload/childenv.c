@@ -14,6 +14,12 @@ static char libpath[PATH_MAX] OA_LARGE_BSS;
 static char *saved[OA_CHILDENV_EXTRA - 2]; /* "OVNI_X=value" copies */
 static int nsaved;
 
+static int own_var(const char *e, enum oa_env v)
+{
+	size_t n = strlen(oa_env_names[v]);
+	return !strncmp(e, oa_env_names[v], n) && e[n] == '=';
+}
+
 void oa_childenv_init(void)
 {
 	libpath[0] = '\0';
@@ -30,10 +36,9 @@ void oa_childenv_init(void)
 	else if (!realpath(self, libpath))
 		libpath[0] = '\0';
 	nsaved = 0;
-	size_t nl = strlen(oa_env_names[OA_ENV_NSPID]);
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
-		if (!strncmp(*e, "OVNI_", 5) && !(!strncmp(*e, oa_env_names[OA_ENV_NSPID], nl) && (*e)[nl] == '='))
-			saved[nsaved++] = strdup(*e); /* OVNI_NSPID is each program's own */
+		if (!strncmp(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
+			saved[nsaved++] = strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
 }
 
 size_t oa_childenv_count(char *const envp[])
@@ -63,13 +68,18 @@ size_t oa_childenv_text_size(char *const envp[])
 	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
 }
 
-char *const *oa_childenv(char *const envp[], char **out, char *text, char *own)
+char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, char *own2)
 {
 	if (!libpath[0])
 		return envp;
+	if (!own) {
+		own = own2;
+		own2 = NULL;
+	}
 	const char *preload = find(envp, "LD_PRELOAD", 10);
 	int missing = !has_agent(preload) || own;
 	size_t ownlen = own ? (size_t)(strchr(own, '=') - own) : 0;
+	size_t own2len = own2 ? (size_t)(strchr(own2, '=') - own2) : 0;
 	for (int i = 0; !missing && i < nsaved; i++) {
 		size_t len = (size_t)(strchr(saved[i], '=') - saved[i]);
 		if (!find(envp, saved[i], len))
@@ -84,6 +94,8 @@ char *const *oa_childenv(char *const envp[], char **out, char *text, char *own)
 			continue; /* replaced below */
 		if (own && !strncmp(envp[i], own, ownlen + 1))
 			continue; /* the caller's, below */
+		if (own2 && !strncmp(envp[i], own2, own2len + 1))
+			continue;
 		out[n++] = envp[i];
 	}
 	if (!has_agent(preload)) {
@@ -100,6 +112,8 @@ char *const *oa_childenv(char *const envp[], char **out, char *text, char *own)
 	}
 	if (own)
 		out[n++] = own;
+	if (own2)
+		out[n++] = own2;
 	out[n] = NULL;
 	return out;
 }

@@ -17,10 +17,11 @@ size_t oa_childenv_text_size(char *const envp[]);
 
 /* Fill out[] (at least count(envp) + OA_CHILDENV_EXTRA + 1 entries) with envp
  * plus what is missing; strings built are written in text[], of at least
- * oa_childenv_text_size(envp) bytes.  `own` (or NULL): a "NAME=value" of
- * this child's own, which replaces any NAME in envp (OVNI_NSPID).  Returns
- * out, or envp itself when nothing was missing or added. */
-char *const *oa_childenv(char *const envp[], char **out, char *text, char *own);
+ * oa_childenv_text_size(envp) bytes.  `own` and `own2` (or NULL): a
+ * "NAME=value" of this child's own, which replaces any NAME in envp
+ * (OVNI_NSPID, OVNI_FORKED).  Returns out, or envp itself when nothing was
+ * missing or added. */
+char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, char *own2);
 
 /* Room for the `own` string of oa_childenv (agent_nspid_env). */
 #define OA_CHILDENV_OWN 80

@@ -88,6 +88,24 @@ static int64_t next_proc_value(void)
 	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low);
 }
 
+int64_t oa_procev_value(void)
+{
+	return next_proc_value();
+}
+
+void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int64_t value, const char *text, uint64_t clock)
+{
+	if (!t || !value)
+		return;
+	if (label)
+		oa_meta_label_publish(&oa_meta, &t->s.labels, label, OA_MARK_PROC, value, text);
+	else
+		oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, text);
+	uint8_t p[12];
+	ev_mark_payload(p, value, OA_MARK_PROC);
+	oa_emit_at(&t->s, "OM=", clock, p, sizeof(p));
+}
+
 /* An exec that failed before anything was ended (the file is missing or
  * not executable): recorded as "failed exec PATH: reason", once per PATH
  * search.  Shells try each PATH directory in turn, so the failure waits
@@ -131,10 +149,16 @@ void oa_procev_flush_refused(struct oa_thread *t)
 void agent_exec_refused(const char *path, int err)
 {
 	struct oa_thread *t = oa_self;
-	if (!t || !agent_traced() || agent_foreign())
+	/* A pending fork child (agent.c) keeps it too, for when it starts. */
+	if ((!t || !agent_traced()) && !atomic_load(&oa_pending_flag))
 		return;
-	if (refused.active && strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
+	if (agent_foreign())
+		return;
+	if (refused.active && strncmp(refused.name, base_name(path), sizeof(refused.name) - 1)) {
+		if (!t && agent_active())
+			t = oa_self; /* a pending child starts: the earlier failure is its own */
 		oa_procev_flush_refused(t);
+	}
 	if (!refused.label && !(refused.label = oa_meta_label_alloc()))
 		return;
 	refused.clock = oa_clock_now();
@@ -147,10 +171,13 @@ void agent_exec_attempt(const char *path)
 {
 	if (!refused.active || agent_foreign())
 		return;
-	if (!strncmp(refused.name, base_name(path), sizeof(refused.name) - 1))
+	if (!strncmp(refused.name, base_name(path), sizeof(refused.name) - 1)) {
 		refused.active = 0; /* the search found it */
-	else
-		oa_procev_flush_refused(oa_self);
+		return;
+	}
+	if (!oa_self)
+		agent_active(); /* a pending fork child starts: the failure is its own */
+	oa_procev_flush_refused(oa_self);
 }
 
 void agent_proc_event(const char *label)
@@ -166,6 +193,7 @@ void agent_proc_event(const char *label)
 
 void agent_exit_event(int status)
 {
+	agent_start_pending(1);
 	struct oa_thread *t = oa_self;
 	if (!agent_traced() || agent_foreign())
 		return;
@@ -215,6 +243,7 @@ void agent_child_gone(pid_t pid, int status)
 
 void agent_signal_event(int sig)
 {
+	agent_start_pending(1);
 	struct oa_thread *t = oa_self;
 	/* Real-time signals are labelled when one kills (the first: its
 	 * label was prepared at start). */

@@ -22,4 +22,12 @@ void oa_procev_after_fork(void);
  * search). Async-signal-safe. */
 void oa_procev_flush_refused(struct oa_thread *t);
 
+/* A new value of the channel, unique in the trace (async-signal-safe). */
+int64_t oa_procev_value(void);
+/* Write a process mark of value `value` labelled `text` on t's stream at
+ * `clock` (no earlier than its last event): with `label` prepared, nothing
+ * is allocated. */
+struct oa_label;
+void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int64_t value, const char *text, uint64_t clock);
+
 #endif

@@ -42,6 +42,26 @@ static inline void ev_ovni_thread_execute_setup(struct oa_stream *s, int32_t cpu
 	oa_emit(s, "OF]", NULL, 0);
 }
 
+/* The two halves of ev_ovni_thread_execute_setup, for a start with events
+ * of its own in between (a process whose start was late): OHx at clock;
+ * then the setup as a flush, OF[ at `setup` (clamped to the stream's last
+ * clock), OF] now. */
+static inline void ev_ovni_thread_execute_only(struct oa_stream *s, int32_t cpu, int32_t creator_tid, uint64_t tag,
+					       uint64_t clock)
+{
+	uint8_t p[16];
+	memcpy(p, &cpu, 4);
+	memcpy(p + 4, &creator_tid, 4);
+	memcpy(p + 8, &tag, 8);
+	oa_emit_at(s, "OHx", clock, p, sizeof(p));
+}
+
+static inline void ev_ovni_setup_flush(struct oa_stream *s, uint64_t setup)
+{
+	oa_emit_at(s, "OF[", setup, NULL, 0);
+	oa_emit(s, "OF]", NULL, 0);
+}
+
 static inline uint64_t ev_ovni_thread_end(struct oa_stream *s)
 {
 	return oa_emit(s, "OHe", NULL, 0);

@@ -14,6 +14,10 @@
  *   vfork          vfork + execve /bin/true
  *   daemon         fork, setsid, exec /bin/true (a detached child)
  *   clone          clone() without CLONE_VM, the child execs /bin/true
+ *   late PROG STATIC  fork children that each do one thing first (a fork
+ *                  child starts its stream late): exec PROG (traced), exec
+ *                  STATIC (a static program), an exec that fails (E2BIG),
+ *                  SIGTERM, a thread, a vfork whose child execs PROG
  * Prints what it did on stdout. */
 #include <pthread.h>
 #include <sched.h>
@@ -79,6 +83,17 @@ static void *forker(void *arg)
 	}
 	*(int *)arg = wait_status(p);
 	return NULL;
+}
+
+/* vfork, and the vfork child execs prog: its status. */
+static __attribute__((noinline)) int vfork_exec(const char *prog)
+{
+	pid_t v = vfork();
+	if (v == 0) {
+		execl(prog, "prog", "15", (char *)NULL);
+		_exit(127);
+	}
+	return wait_status(v);
 }
 
 int main(int argc, char **argv)
@@ -202,6 +217,42 @@ int main(int argc, char **argv)
 		if (p < 0)
 			return 8;
 		printf("clone %d\n", wait_status(p));
+	} else if (!strcmp(mode, "late")) {
+		const char *prog = argc > 2 ? argv[2] : "/bin/true";
+		const char *stat = argc > 3 ? argv[3] : "/bin/true";
+		fflush(stdout);
+		for (int k = 0; k < 6; k++) {
+			pid_t p = fork();
+			if (p == 0) {
+				switch (k) {
+				case 0: execl(prog, "prog", "11", (char *)NULL); break;
+				case 1: execl(stat, "static_exit", "12", (char *)NULL); break;
+				case 2: {
+					/* More arguments than execve takes: it fails
+					 * before the program is replaced. */
+					size_t n = 40000;
+					char **a = calloc(n + 1, sizeof(*a));
+					char *big = malloc(4001);
+					memset(big, 'x', 4000);
+					big[4000] = '\0';
+					for (size_t i = 0; i < n; i++)
+						a[i] = big;
+					execv(prog, a);
+					_exit(13);
+				}
+				case 3: raise(SIGTERM); break;
+				case 4: {
+					pthread_t t;
+					pthread_create(&t, NULL, nothing, NULL);
+					pthread_join(t, NULL);
+					_exit(14);
+				}
+				case 5: _exit(vfork_exec(prog)); break;
+				}
+				_exit(126);
+			}
+			printf("late %d: %d\n", k, wait_status(p));
+		}
 	} else if (!strcmp(mode, "daemon")) {
 		pid_t p = fork();
 		if (p == 0) {

@@ -1,0 +1,190 @@
+/* handover.c: see handover.h. */
+#include "handover.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "../common/env.h"
+#include "../common/log.h"
+#include "config.h"
+
+#if defined(__x86_64__)
+#define OUR_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define OUR_MACHINE EM_AARCH64
+#elif defined(__powerpc64__)
+#define OUR_MACHINE EM_PPC64
+#elif defined(__riscv)
+#define OUR_MACHINE EM_RISCV
+#else
+#define OUR_MACHINE EM_NONE /* no handover: every exec'ing child starts first */
+#endif
+
+/* A dynamic ELF of our class and machine whose interpreter is glibc's
+ * loader (it honours LD_PRELOAD); b holds the file's first n bytes. */
+static int our_dynamic_elf(int fd, const unsigned char *b, size_t n)
+{
+	Elf64_Ehdr eh;
+	if (n < sizeof(eh) || memcmp(b, ELFMAG, SELFMAG) || b[EI_CLASS] != ELFCLASS64 || OUR_MACHINE == EM_NONE)
+		return 0;
+	memcpy(&eh, b, sizeof(eh));
+	if (eh.e_machine != OUR_MACHINE || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
+	    eh.e_phentsize != sizeof(Elf64_Phdr) || eh.e_phnum == 0 || eh.e_phnum > 64)
+		return 0;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		Elf64_Phdr ph;
+		uint64_t off = eh.e_phoff + (uint64_t)i * sizeof(ph);
+		if (off + sizeof(ph) <= n)
+			memcpy(&ph, b + off, sizeof(ph));
+		else if (pread(fd, &ph, sizeof(ph), (off_t)off) != (ssize_t)sizeof(ph))
+			return 0;
+		if (ph.p_type != PT_INTERP)
+			continue;
+		char interp[128];
+		if (ph.p_filesz == 0 || ph.p_filesz >= sizeof(interp))
+			return 0;
+		if (ph.p_offset + ph.p_filesz <= n)
+			memcpy(interp, b + ph.p_offset, ph.p_filesz);
+		else if (pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+			return 0;
+		interp[ph.p_filesz] = '\0';
+		return strstr(interp, "/ld-linux") != NULL || strstr(interp, "/ld64.so") != NULL;
+	}
+	return 0; /* static: LD_PRELOAD means nothing to it */
+}
+
+/* The interpreter of a "#!" script (b, n bytes), into out. */
+static int script_interp(const unsigned char *b, size_t n, char *out, size_t cap)
+{
+	size_t i = 2;
+	while (i < n && (b[i] == ' ' || b[i] == '\t'))
+		i++;
+	size_t j = i;
+	while (j < n && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\0')
+		j++;
+	if (j == i || j == n || j - i >= cap || b[i] != '/')
+		return 0;
+	memcpy(out, b + i, j - i);
+	out[j - i] = '\0';
+	return 1;
+}
+
+static int loads_agent(const char *path, int depth)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int ok = 0;
+	struct stat st;
+	unsigned char b[1024];
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & (S_ISUID | S_ISGID))) {
+		ssize_t n = pread(fd, b, sizeof(b), 0);
+		char interp[256];
+		if (n >= 4 && b[0] == '#' && b[1] == '!')
+			ok = depth < 2 && script_interp(b, (size_t)n, interp, sizeof(interp)) &&
+			     loads_agent(interp, depth + 1);
+		else if (n > 0)
+			ok = our_dynamic_elf(fd, b, (size_t)n);
+		/* File capabilities make the loader ignore LD_PRELOAD too. */
+		if (ok && (fgetxattr(fd, "security.capability", NULL, 0) >= 0 || errno == ERANGE))
+			ok = 0;
+	}
+	close(fd);
+	return ok;
+}
+
+/* What execvp() runs for a name without '/': the first PATH entry (the
+ * caller's PATH, as glibc takes it; its default when unset) where it is
+ * an executable file, into buf. */
+static int search_path(const char *name, char *buf, size_t cap)
+{
+	const char *p = getenv("PATH");
+	if (!p)
+		p = "/bin:/usr/bin";
+	size_t nl = strlen(name);
+	while (*p) {
+		const char *e = strchr(p, ':');
+		size_t dl = e ? (size_t)(e - p) : strlen(p);
+		if (dl == 0) {
+			if (nl + 1 > cap)
+				return 0;
+			memcpy(buf, name, nl + 1); /* an empty entry: the current directory */
+		} else {
+			if (dl + 1 + nl + 1 > cap)
+				return 0;
+			memcpy(buf, p, dl);
+			buf[dl] = '/';
+			memcpy(buf + dl + 1, name, nl + 1);
+		}
+		if (faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) == 0)
+			return 1; /* (a directory: loads_agent says no, and the exec starts the child first) */
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+int oa_handover_target_traced(const char *path, char *const argv[], char *const envp[])
+{
+	if (!path || !*path || strlen(path) > OA_HANDOVER_PATH)
+		return 0;
+	char found[OA_HANDOVER_PATH + 256];
+	if (!strchr(path, '/')) {
+		if (!search_path(path, found, sizeof(found)))
+			return 0;
+		path = found;
+	}
+	/* The name the new image will judge itself by (program_invocation_short_name). */
+	const char *name = argv && argv[0] ? argv[0] : path;
+	const char *slash = strrchr(name, '/');
+	if (!oa_config_trace_child(slash ? slash + 1 : name))
+		return 0;
+	/* A program that disables the agent for this child (OVNI_DISABLE). */
+	const char *dis = oa_env_names[OA_ENV_DISABLE];
+	size_t dl = strlen(dis);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], dis, dl) && envp[i][dl] == '=')
+			return 0;
+	return loads_agent(path, 0);
+}
+
+int oa_handover_format(char *buf, size_t len, int pid, int ppid, int parent_tid, uint64_t t_fork, int64_t v_fork,
+		       uint64_t t_exec, int64_t v_exec, const char *path)
+{
+	int n = oa_snprintf(buf, len, "%s=%d:%d:%d:%llu:%lld:%llu:%lld:%s", oa_env_names[OA_ENV_FORKED], pid, ppid,
+			    parent_tid, (unsigned long long)t_fork, (long long)v_fork, (unsigned long long)t_exec,
+			    (long long)v_exec, path);
+	return n > 0 && (size_t)n < len;
+}
+
+int oa_handover_parse(const char *v, struct oa_handover *h)
+{
+	long long x[7];
+	char *end;
+	for (int i = 0; i < 7; i++) {
+		errno = 0;
+		x[i] = (i == 3 || i == 5) ? (long long)strtoull(v, &end, 10) : strtoll(v, &end, 10);
+		if (end == v || *end != ':' || errno)
+			return -1;
+		v = end + 1;
+	}
+	size_t pl = strlen(v);
+	if (x[0] <= 0 || x[1] <= 0 || pl == 0 || pl > OA_HANDOVER_PATH)
+		return -1;
+	h->pid = (int)x[0];
+	h->ppid = (int)x[1];
+	h->parent_tid = (int)x[2];
+	h->t_fork = (uint64_t)x[3];
+	h->v_fork = x[4];
+	h->t_exec = (uint64_t)x[5];
+	h->v_exec = x[6];
+	memcpy(h->path, v, pl + 1);
+	return 0;
+}
