@@ -4,7 +4,9 @@
 #   - a shell loop of PROCS (300) `/bin/true`: untraced, an empty preloaded
 #     library (the floor of any LD_PRELOAD tool), the agent disabled
 #     (OVNI_DISABLE=1), traced with the trace on /dev/shm, traced on disk
-#     ($TMPDIR or /tmp);
+#     ($TMPDIR or /tmp); `sh` (dash: vfork, then exec) and, where there
+#     is one, bash (fork, then exec in the child: issue 32's loop),
+#     untraced and traced on /dev/shm and on disk;
 #   - `seq XARGS | xargs -P NPROC -n1 /bin/true` (XARGS 1000), untraced and
 #     traced on /dev/shm;
 #   - SHORT (2000) threads created and joined one at a time (bench/threads
@@ -40,6 +42,7 @@ cc=${CC:-cc}
 [ -x "$here/threads" ] || $cc -O2 -D_GNU_SOURCE -o "$here/threads" "$here/threads.c" -lpthread || exit 1
 [ -x "$here/runt" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
 [ -x "$here/sync_lock" ] || $cc -O2 -D_GNU_SOURCE -o "$here/sync_lock" "$here/sync_lock.c" -lpthread || exit 1
+bash=$(command -v bash || true)
 res=$(mktemp -d)
 trap 'rm -rf "$res"' EXIT
 loop="for i in \$(seq $procs); do /bin/true; done"
@@ -73,6 +76,11 @@ for i in $(seq "$reps"); do
 	[ -n "${VS:-}" ] && t loop.disabled.vs env LD_PRELOAD="$VS/build/lib/libovni-auto.so" OVNI_DISABLE=1 sh -c "$loop"
 	traced loop.shm /dev/shm sh -c "$loop"
 	traced loop.disk "$disk" sh -c "$loop"
+	if [ -n "$bash" ]; then
+		t bash.none "$bash" -c "$loop"
+		traced bash.shm /dev/shm "$bash" -c "$loop"
+		traced bash.disk "$disk" "$bash" -c "$loop"
+	fi
 	t xargs.none sh -c "seq $xn | xargs -P $np -n1 /bin/true"
 	traced xargs.shm /dev/shm sh -c "seq $xn | xargs -P $np -n1 /bin/true"
 	t thr.none "$here/threads" short "$short"
@@ -102,6 +110,11 @@ row "  empty preloaded library" loop.empty loop.none
 row "  agent disabled (OVNI_DISABLE=1)" loop.disabled loop.none
 row "  traced, trace on /dev/shm" loop.shm loop.none
 row "  traced, trace on $disk ($(stat -f -c %T "$disk"))" loop.disk loop.none
+if [ -n "$bash" ]; then
+	row "the same loop in bash (fork + exec), untraced" bash.none bash.none
+	row "  traced, trace on /dev/shm" bash.shm bash.none
+	row "  traced, trace on $disk ($(stat -f -c %T "$disk"))" bash.disk bash.none
+fi
 row "seq $xn | xargs -P $np -n1 /bin/true, untraced" xargs.none xargs.none
 row "  traced, trace on /dev/shm" xargs.shm xargs.none
 row "$short short threads one at a time, untraced" thr.none thr.none

@@ -430,8 +430,10 @@ static void altstack_off(struct oa_thread *t)
  * OHx at the fork, the process marks it could not write then (fork, exec)
  * at their own clocks, and only then the agent's setup (OF[ OF]). */
 #define PRELUDE_MARKS 2
+/* Read by every thread's start: kept on a page every process touches
+ * (the prelude itself is touched only by a late start). */
+static int prelude_on OA_EARLY_DATA;
 static struct {
-	int on;
 	uint64_t at; /* the OHx clock */
 	int n;
 	struct {
@@ -440,7 +442,7 @@ static struct {
 		struct oa_label *label; /* prepared, or NULL: allocated now */
 		char text[OA_HANDOVER_PATH + 16];
 	} m[PRELUDE_MARKS];
-} prelude;
+} prelude OA_LARGE_BSS;
 
 static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, const char *text)
 {
@@ -497,8 +499,8 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		t = NULL;
 		goto out;
 	}
-	if (prelude.on) {
-		prelude.on = 0;
+	if (prelude_on) {
+		prelude_on = 0;
 		ev_ovni_thread_execute_only(&t->s, cpu, creator_tid, tag, prelude.at);
 		for (int i = 0; i < prelude.n; i++)
 			oa_procev_mark_at(t, prelude.m[i].label, prelude.m[i].value, prelude.m[i].text,
@@ -828,15 +830,14 @@ int agent_start_pending(int in_signal)
 	if (atomic_exchange(&oa_pending_flag, 0)) {
 		place_in_pidns(0);
 		if (tracedir_is_the_runs()) {
-			prelude.on = 1;
+			prelude_on = 1;
 			prelude.at = pend.t_fork;
 			prelude.n = 0;
 			prelude_fork(pend.ppid, pend.v_fork ? pend.v_fork : oa_procev_value(), pend.t_fork, pend.label);
 			if (pend.v_exec)
 				prelude_add(pend.v_exec, pend.t_exec, NULL, pend.exec_text);
 			ok = start_process(pend.parent_tid) == 0;
-			prelude.on = 0;
-			prelude.n = 0;
+			prelude_on = 0;
 		}
 	}
 	oa_guard--;
@@ -883,7 +884,7 @@ static int take_handover(void)
 	unsetenv(oa_env_names[OA_ENV_FORKED]); /* the program's children see none */
 	if (!ok)
 		return -1;
-	prelude.on = 1;
+	prelude_on = 1;
 	prelude.at = h.t_fork;
 	prelude.n = 0;
 	prelude_fork(h.ppid, h.v_fork, h.t_fork, NULL);
@@ -964,7 +965,8 @@ void agent_process_init(void)
 		goto out;
 	if (tracedir_is_the_runs() && start_process(take_handover()) == 0)
 		note_tracedir();
-	prelude.on = 0;
+	if (prelude_on)
+		prelude_on = 0; /* not started: nothing to write */
 	if (oa_cfg.debug && atomic_load(&oa_traced_flag))
 		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
 out:

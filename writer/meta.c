@@ -120,9 +120,17 @@ static const char *fixed_label(const struct oa_meta *m, int type, int64_t value)
 	return t->fixed[value - t->fixed_first];
 }
 
+/* Each label inserted reads, then writes, its bucket's page: two faults
+ * on a fresh page of a new process.  The labels every short process makes
+ * (its fork, exec and exit marks, its name) share the first page of the
+ * table (512 buckets: those channels get one label per event of a whole
+ * process, never per call); the rest spread over the whole table. */
+#define OA_META_SMALL_BUCKETS 512u
 static unsigned bucket_of(int type, int64_t value)
 {
 	uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15ull ^ (uint64_t)type * 0xc2b2ae3d27d4eb4full;
+	if (type == OA_MARK_PROC || type == OA_MARK_THREAD_NAME)
+		return (unsigned)(h >> 40) & (OA_META_SMALL_BUCKETS - 1);
 	return (unsigned)(h >> 40) & (OA_META_BUCKETS - 1);
 }
 

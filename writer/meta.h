@@ -85,7 +85,9 @@ struct oa_meta {
 	 * declared, not all 100 (4 pages, each a fault). */
 	_Atomic uint64_t declared_mask[(OA_META_NTYPES + 63) / 64];
 	struct oa_meta_type types[OA_META_NTYPES];
-	struct oa_label *_Atomic buckets[OA_META_BUCKETS];
+	/* Page-aligned: the first 512 buckets, where a short process's few
+	 * labels go (meta.c, bucket_of), are one page. */
+	struct oa_label *_Atomic buckets[OA_META_BUCKETS] __attribute__((aligned(4096)));
 	struct oa_label_list global; /* labels written into every stream */
 };
 
