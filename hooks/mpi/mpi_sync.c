@@ -5,9 +5,12 @@
  * All ranks duplicate MPI_COMM_WORLD (nonblocking, with a time limit: a
  * rank without the agent never joins, and then nothing is measured) and
  * share their loom names; the first rank of each loom other than rank 0's
- * plays ping-pong with rank 0 on that private communicator, ROUNDS round
- * trips of 8 bytes: rank 0 reads its clock t0, the peer answers with its
- * clock tp, rank 0 reads t1.  With the quarter of the rounds that had the
+ * plays ping-pong with rank 0 on that private communicator, round trips of
+ * 8 bytes: rank 0 reads its clock t0, the peer answers with its clock tp,
+ * rank 0 reads t1.  ROUNDS of them; while the shortest round trip is still
+ * over GOOD_RTT_NS (a loaded machine: the error of one round is up to half
+ * its round trip), ROUNDS more, up to MAX_ROUNDS or MAX_MEASURE_NS; a 0 in
+ * place of t0 tells the peer the series is over.  With the quarter of the rounds that had the
  * shortest round trips, the offset is the median of (t0 + t1) / 2 - tp: what
  * the emulator adds to that loom's clocks.  No traffic on the program's
  * communicators; a few milliseconds per loom on one machine. */
@@ -24,6 +27,9 @@
 #include "mpi.h"
 
 #define ROUNDS 64
+#define MAX_ROUNDS 1024
+#define GOOD_RTT_NS 8000.0
+#define MAX_MEASURE_NS 100000000ull  /* 0.1 s */
 #define JOIN_LIMIT_NS 10000000000ull /* 10 s */
 #define HOST_MAX 64
 
@@ -52,20 +58,32 @@ static uint64_t hash_str(const char *s)
 }
 
 /* Rank 0's side with one peer. Returns 0 when every round went through. */
+static struct oa_offset_sample samples[MAX_ROUNDS];
+
 static int measure(intptr_t comm, int peer, struct loom_offset *o)
 {
-	struct oa_offset_sample s[ROUNDS];
-	for (int i = 0; i < ROUNDS; i++) {
+	struct oa_offset_sample *s = samples;
+	uint64_t start = oa_clock_now(), stop = 0;
+	double best = -1;
+	int n = 0;
+	for (;;) {
 		uint64_t t0 = oa_clock_now(), tp = 0;
 		if (oa_pmpi.send(&t0, 8, oa_mpi_abi.byte, peer, 0, comm) != 0 ||
 		    oa_pmpi.recv(&tp, 8, oa_mpi_abi.byte, peer, 0, comm, oa_mpi_abi.status_ignore) != 0)
 			return -1;
 		uint64_t t1 = oa_clock_now();
-		s[i].rtt = (double)(t1 - t0);
-		s[i].offset = ((double)t0 + (double)(t1 - t0) / 2.0) - (double)tp;
+		s[n].rtt = (double)(t1 - t0);
+		s[n].offset = ((double)t0 + (double)(t1 - t0) / 2.0) - (double)tp;
+		if (best < 0 || s[n].rtt < best)
+			best = s[n].rtt;
+		n++;
+		if (n % ROUNDS == 0 && (best <= GOOD_RTT_NS || n >= MAX_ROUNDS || t1 - start >= MAX_MEASURE_NS))
+			break;
 	}
+	if (oa_pmpi.send(&stop, 8, oa_mpi_abi.byte, peer, 0, comm) != 0)
+		return -1;
 	struct oa_offset est;
-	oa_offset_estimate(s, ROUNDS, &est);
+	oa_offset_estimate(s, n, &est);
 	o->median = est.median;
 	o->mean = est.mean;
 	o->stdev = est.stdev;
@@ -73,18 +91,19 @@ static int measure(intptr_t comm, int peer, struct loom_offset *o)
 	return 0;
 }
 
-/* The peer's side: answer every round with its clock. */
+/* The peer's side: answer every round with its clock, until the 0. */
 static int serve(intptr_t comm)
 {
-	for (int i = 0; i < ROUNDS; i++) {
+	for (;;) {
 		uint64_t t0, tp;
 		if (oa_pmpi.recv(&t0, 8, oa_mpi_abi.byte, 0, 0, comm, oa_mpi_abi.status_ignore) != 0)
 			return -1;
+		if (!t0)
+			return 0;
 		tp = oa_clock_now();
 		if (oa_pmpi.send(&tp, 8, oa_mpi_abi.byte, 0, 0, comm) != 0)
 			return -1;
 	}
-	return 0;
 }
 
 static void write_file(const char *name, const char *text)
