@@ -36,6 +36,34 @@ static void truth(const char *label, long count, int64_t ns)
 	printf("truth|mark|%d|%s|%ld|%lld\n", gettid(), label, count, (long long)ns);
 }
 
+/* Nanoseconds this thread has waited on a run queue (preempted), from
+ * /proc/thread-self/schedstat; -1 when not available.  Read outside the
+ * measured stretches (the agent records nothing of it). */
+static int64_t run_delay(void)
+{
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+	long long run = 0, delay = -1;
+	if (f) {
+		if (fscanf(f, "%lld %lld", &run, &delay) != 2)
+			delay = -1;
+		fclose(f);
+	}
+	return delay;
+}
+
+/* Sleeps a thread measured around its calls: preempted before a call
+ * reached the agent, or after it left it, the thread measured time the
+ * trace rightly does not count.  The sleep is then between what it
+ * measured less the time it waited for a CPU and what it measured. */
+static void sleep_truth(long count, int64_t ns, int64_t delayed)
+{
+	if (delayed > 0)
+		printf("truth|mark|%d|sleep|%ld|%lld..%lld\n", gettid(), count, (long long)(ns > delayed ? ns - delayed : 0),
+		       (long long)ns);
+	else
+		truth("sleep", count, ns);
+}
+
 /* Mutex: the holder takes it, says so, keeps it 10 ms; the waiter blocks. */
 #define ROUNDS 20
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
@@ -65,15 +93,19 @@ static void until_waiter_blocks(void)
 static void *holder(void *arg)
 {
 	(void)arg;
-	int64_t slept = 0;
+	int64_t slept = 0, delayed = 0;
 	while (!atomic_load(&waiter_tid))
 		;
 	for (int i = 0; i < ROUNDS; i++) {
 		pthread_mutex_lock(&mtx);
 		atomic_store(&held, i + 1);
+		int64_t d0 = run_delay();
 		int64_t t0 = now();
 		nap(10);
 		slept += now() - t0;
+		int64_t d1 = run_delay();
+		if (d0 >= 0 && d1 >= d0)
+			delayed += d1 - d0;
 		until_waiter_blocks();
 		pthread_mutex_unlock(&mtx);
 		while (atomic_load(&taken) != i + 1)
@@ -81,7 +113,7 @@ static void *holder(void *arg)
 	}
 	/* It never waits for the mutex: the waiter has let it go. */
 	truth("mutex lock", 0, 0);
-	truth("sleep", ROUNDS, slept);
+	sleep_truth(ROUNDS, slept, delayed);
 	return NULL;
 }
 
@@ -170,13 +202,17 @@ static void *joiner(void *arg)
 static void *sleeper(void *arg)
 {
 	(void)arg;
-	int64_t total = 0;
+	int64_t total = 0, delayed = 0;
 	for (int i = 0; i < 4; i++) {
+		int64_t d0 = run_delay();
 		int64_t t0 = now();
 		nap(5);
 		total += now() - t0;
+		int64_t d1 = run_delay();
+		if (d0 >= 0 && d1 >= d0)
+			delayed += d1 - d0;
 	}
-	truth("sleep", 4, total);
+	sleep_truth(4, total, delayed);
 	return NULL;
 }
 
