@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../preload/childenv.h"
+#include "../common/log.h"
 #include "hooks.h"
 
 #define REALS(X)                                                                                                \
@@ -34,10 +35,12 @@ static void record_child(const char *what, const char *path, pid_t pid)
 {
 	char label[512];
 	HOOK_ERRNO_SAVE();
+	/* oa_snprintf: a shallow stack (each page the parent writes while its
+	 * child lives is copied). */
 	if (path)
-		snprintf(label, sizeof(label), "%s %s: child %d", what, path, (int)pid);
+		oa_snprintf(label, sizeof(label), "%s %s: child %d", what, path, (int)pid);
 	else
-		snprintf(label, sizeof(label), "%s: child %d", what, (int)pid);
+		oa_snprintf(label, sizeof(label), "%s: child %d", what, (int)pid);
 	agent_proc_event(label);
 	HOOK_ERRNO_RESTORE();
 }

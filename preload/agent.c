@@ -70,6 +70,7 @@ long long oa_value_pid(void)
 }
 
 int oa_off OA_EARLY_DATA;
+int oa_pid OA_EARLY_DATA;
 
 /* A fork child that has not started its stream yet (see "A fork child
  * starts late" below): every hook reads this with oa_traced_flag. */
@@ -84,7 +85,7 @@ OA_EARLY_TEXT int agent_active(void)
 	return 0;
 }
 
-int agent_engaged(void)
+OA_EARLY_TEXT int agent_engaged(void)
 {
 	return atomic_load_explicit(&oa_traced_flag, memory_order_relaxed)
 		       ? !oa_registry_ending()
@@ -196,7 +197,7 @@ static unsigned long own_pidns(void)
 	return ns_ino;
 }
 
-int agent_nspid_env(char *buf, size_t len, int spawn)
+OA_EARLY_TEXT int agent_nspid_env(char *buf, size_t len, int spawn)
 {
 	/* A vfork child runs this in its parent's memory: it writes nothing. */
 	unsigned long ino = ns_ino;
@@ -305,6 +306,7 @@ static int set_process_dirs(void)
 	char loomdir[4400];
 	oa_snprintf(loomdir, sizeof(loomdir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
 	oa_meta.pid = pid;
+	oa_pid = pid;
 	oa_spool_init(&spool, procdir, pid, oa_cfg.spool_watch);
 	if (!pidns_bits)
 		value_pid = pid;
@@ -803,13 +805,33 @@ void agent_exec_failed(int was_traced)
  * first, at their clocks); any other exec starts the child first, as
  * before.  A child killed by SIGKILL while pending leaves no stream (its
  * parent's "fork: child N" mark stays). */
+/* Written by every fork child: kept on the page of oa_traced_flag and
+ * oa_pending_flag, which it writes anyway (each page a fork child writes
+ * is a copy-on-write fault: ~2-3 us on this VM). */
 static struct {
 	int pid, ppid, parent_tid;
+	int stale; /* the parent's registry, spool and labels are not reset yet */
 	uint64_t t_fork, t_exec;
 	int64_t v_fork, v_exec;
-	struct oa_label *label; /* for the fork mark, allocated at the fork */
-	char exec_text[OA_HANDOVER_PATH + 16];
-} pend;
+} pend OA_EARLY_DATA;
+static char pend_exec_text[OA_HANDOVER_PATH + 16] OA_LARGE_BSS;
+static void agent_fork_forget(void);
+/* The parent's clock just before the fork (its prepare handler, agent
+ * locks held): the child's start, without a clock reading of its own; 0
+ * after the fork (a _Fork child reads the clock). */
+static uint64_t fork_clock OA_EARLY_DATA;
+/* Whether a fork child of this image is traced (the configuration's
+ * program filters): decided once, not in every child. */
+static int fork_child_traced OA_EARLY_DATA;
+/* A label for the fork mark of a child that starts in a signal handler or
+ * in _exit, where nothing may be allocated: its own page. */
+static struct oa_label *label_now(int in_signal)
+{
+	if (!in_signal)
+		return oa_meta_label_alloc();
+	void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return m == MAP_FAILED ? NULL : m;
+}
 
 static void prelude_fork(int ppid, int64_t value, uint64_t clock, struct oa_label *label)
 {
@@ -820,7 +842,6 @@ static void prelude_fork(int ppid, int64_t value, uint64_t clock, struct oa_labe
 
 int agent_start_pending(int in_signal)
 {
-	(void)in_signal; /* the start below allocates nothing but the fork label, prepared */
 	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid)
 		return 0;
 	sigset_t old;
@@ -828,14 +849,16 @@ int agent_start_pending(int in_signal)
 	oa_guard++;
 	int ok = 0;
 	if (atomic_exchange(&oa_pending_flag, 0)) {
+		agent_fork_forget();
 		place_in_pidns(0);
 		if (tracedir_is_the_runs()) {
 			prelude_on = 1;
 			prelude.at = pend.t_fork;
 			prelude.n = 0;
-			prelude_fork(pend.ppid, pend.v_fork ? pend.v_fork : oa_procev_value(), pend.t_fork, pend.label);
+			prelude_fork(pend.ppid, pend.v_fork ? pend.v_fork : oa_procev_value(), pend.t_fork,
+				     label_now(in_signal));
 			if (pend.v_exec)
-				prelude_add(pend.v_exec, pend.t_exec, NULL, pend.exec_text);
+				prelude_add(pend.v_exec, pend.t_exec, NULL, pend_exec_text);
 			ok = start_process(pend.parent_tid) == 0;
 			prelude_on = 0;
 		}
@@ -845,7 +868,7 @@ int agent_start_pending(int in_signal)
 	return ok && agent_active();
 }
 
-int agent_exec_handover(const char *path, char *const argv[], char *const envp[], char *buf, size_t len)
+OA_EARLY_TEXT int agent_exec_handover(const char *path, char *const argv[], char *const envp[], char *buf, size_t len)
 {
 	if (!atomic_load(&oa_pending_flag) || oa_guard || !path || getpid() != pend.pid)
 		return 0;
@@ -857,7 +880,7 @@ int agent_exec_handover(const char *path, char *const argv[], char *const envp[]
 		pend.v_fork = oa_procev_value();
 	if (!pend.v_exec)
 		pend.v_exec = oa_procev_value();
-	oa_snprintf(pend.exec_text, sizeof(pend.exec_text), "exec %s", path);
+	oa_snprintf(pend_exec_text, sizeof(pend_exec_text), "exec %s", path);
 	int n = oa_handover_format(buf, len, pend.pid, pend.ppid, pend.parent_tid, pend.t_fork, pend.v_fork,
 				   pend.t_exec, pend.v_exec, path);
 	oa_guard--;
@@ -957,6 +980,7 @@ void agent_process_init(void)
 	if (pthread_key_create(&thread_key, thread_key_destructor) != 0)
 		goto out;
 	oa_childenv_init();
+	fork_child_traced = oa_config_trace_fork_child(program_invocation_short_name);
 	if (!oa_config_trace_child(program_invocation_short_name)) {
 		oa_col_untraced_image();
 		goto out;
@@ -1001,16 +1025,32 @@ void agent_fork_prepare(void)
 	for (int i = nhandlers(); i-- > 0;)
 		if (fork_handlers[i].prepare)
 			fork_handlers[i].prepare();
+	if (atomic_load(&oa_traced_flag))
+		fork_clock = oa_clock_now(); /* under the agent's locks: this fork's */
 }
 
 void agent_fork_parent(void)
 {
+	fork_clock = 0;
 	for (int i = 0; i < nhandlers(); i++)
 		if (fork_handlers[i].parent)
 			fork_handlers[i].parent();
 }
 
-void agent_fork_child(void)
+/* What a fork child leaves of its parent's state until it starts: the
+ * parent's streams (their windows unmapped), its spool, its process-event
+ * labels.  Async-signal-safe. */
+static void agent_fork_forget(void)
+{
+	if (!pend.stale)
+		return;
+	pend.stale = 0;
+	oa_registry_after_fork(NULL);
+	oa_spool_forget(&spool);
+	oa_procev_after_fork();
+}
+
+OA_EARLY_TEXT void agent_fork_child(void)
 {
 	/* Locks another thread held at fork time belong to nobody here. */
 	oa_clock_after_fork();
@@ -1024,37 +1064,43 @@ void agent_fork_child(void)
 	int parent_pending = atomic_load(&oa_pending_flag);
 	if (!atomic_load(&oa_traced_flag) && !parent_thread && !parent_pending)
 		return;
-	oa_guard++;
 	int parent_tid = parent_thread ? parent_thread->tid : parent_pending ? pend.pid : -1;
-	int parent_pid = oa_meta.pid;
-	/* Everything inherited belongs to the parent's files. */
+	int parent_pid = oa_pid;
 	oa_self = NULL;
+	if (fork_child_traced && !oa_col_active()) {
+		/* Started at the child's first event, or by the program it
+		 * execs.  Only what must be is written now: this page and the
+		 * thread's own variables.  The rest of the parent's state is
+		 * forgotten when the child starts (agent_fork_forget); an exec
+		 * forgets it all at once. */
+		uint64_t t = fork_clock;
+		pend.pid = getpid();
+		pend.ppid = parent_pid;
+		pend.parent_tid = parent_tid;
+		pend.t_fork = t ? t : oa_clock_now();
+		pend.v_fork = pend.v_exec = 0;
+		pend.stale = 1;
+		oa_pid = pend.pid; /* agent_foreign(): this is the process now */
+		atomic_store(&oa_traced_flag, 0);
+		atomic_store(&oa_pending_flag, 1);
+		return;
+	}
+	oa_guard++;
+	/* Everything inherited belongs to the parent's files. */
 	oa_registry_after_fork(NULL);
 	oa_spool_forget(&spool);
 	atomic_store(&oa_traced_flag, 0);
 	atomic_store(&oa_pending_flag, 0);
+	pend.stale = 0;
 	oa_procev_after_fork();
 	int traced = oa_config_trace_child(program_invocation_short_name);
-	if (traced && !oa_col_active()) {
-		/* Started at the child's first event, or by the program it execs. */
-		pend.pid = getpid();
-		pend.ppid = parent_pid;
-		pend.parent_tid = parent_tid;
-		pend.t_fork = oa_clock_now();
-		pend.label = oa_meta_label_alloc(); /* a signal may start it */
-		pend.v_fork = pend.v_exec = 0;
-		oa_meta.pid = pend.pid; /* agent_foreign(): this is the process now */
-		atomic_store(&oa_pending_flag, 1);
-		oa_guard--;
-		return;
-	}
 	/* unshare(CLONE_NEWPID) then fork: this child is pid 1 of a new one. */
 	place_in_pidns(0);
 	if (oa_col_after_fork(traced) != 0)
 		traced = 0;
 	if (traced && tracedir_is_the_runs() && start_process(parent_tid) == 0) {
 		char label[64];
-		snprintf(label, sizeof(label), "forked from %d", parent_pid);
+		oa_snprintf(label, sizeof(label), "forked from %d", parent_pid);
 		agent_proc_event(label);
 	}
 	oa_guard--;

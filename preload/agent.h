@@ -72,9 +72,10 @@ static inline int agent_traced(void)
 }
 /* A vfork child (or a clone child) shares or copies our memory but is
  * another process: it must never touch the parent's streams. */
+extern int oa_pid; /* the process the agent's state is for (its pid at start, at fork) */
 static inline int agent_foreign(void)
 {
-	return getpid() != oa_meta.pid;
+	return getpid() != oa_pid;
 }
 
 /* Constructor work: configuration, process identity, main thread stream. */

@@ -41,7 +41,7 @@ void oa_childenv_init(void)
 			saved[nsaved++] = strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
 }
 
-size_t oa_childenv_count(char *const envp[])
+OA_EARLY_TEXT size_t oa_childenv_count(char *const envp[])
 {
 	size_t n = 0;
 	while (envp && envp[n])
@@ -49,7 +49,7 @@ size_t oa_childenv_count(char *const envp[])
 	return n;
 }
 
-static const char *find(char *const envp[], const char *name, size_t len)
+static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size_t len)
 {
 	for (size_t i = 0; envp && envp[i]; i++)
 		if (!strncmp(envp[i], name, len) && envp[i][len] == '=')
@@ -57,18 +57,18 @@ static const char *find(char *const envp[], const char *name, size_t len)
 	return NULL;
 }
 
-static int has_agent(const char *preload)
+static OA_EARLY_TEXT int has_agent(const char *preload)
 {
 	return preload && libpath[0] && strstr(preload, libpath) != NULL;
 }
 
-size_t oa_childenv_text_size(char *const envp[])
+OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])
 {
 	const char *preload = find(envp, "LD_PRELOAD", 10);
 	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
 }
 
-char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, char *own2)
+OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, char *own2)
 {
 	if (!libpath[0])
 		return envp;

@@ -229,6 +229,17 @@ static int is_launcher(const char *name)
 	return 0;
 }
 
+int oa_config_trace_fork_child(const char *name)
+{
+	if (is_launcher(name) && !oa_cfg.trace_launchers)
+		return 0;
+	if (oa_cfg.children == OA_CHILDREN_ALL)
+		return 1;
+	if (oa_cfg.children == OA_CHILDREN_NONE)
+		return 0;
+	return fnmatch(oa_cfg.children_pattern, name, 0) == 0;
+}
+
 int oa_config_trace_child(const char *name)
 {
 	if (is_launcher(name) && !oa_cfg.trace_launchers)

@@ -36,6 +36,9 @@ int oa_config_disabled(void);
  * an MPI or job launcher (mpirun, mpiexec, orted, srun...), which never is
  * (OVNI_TRACE_LAUNCHERS=1 traces them). */
 int oa_config_trace_child(const char *name);
+/* The same for a fork child of this image, named `name` (never the run's
+ * first process): decided once per image. */
+int oa_config_trace_fork_child(const char *name);
 
 /* Parse "4M", "512K", "1048576" (bytes). 0 on error. */
 size_t oa_config_parse_size(const char *s);

@@ -10,6 +10,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "../common/compiler.h"
 #include "../common/env.h"
 #include "../common/log.h"
 #include "config.h"
@@ -28,7 +29,7 @@
 
 /* A dynamic ELF of our class and machine whose interpreter is glibc's
  * loader (it honours LD_PRELOAD); b holds the file's first n bytes. */
-static int our_dynamic_elf(int fd, const unsigned char *b, size_t n)
+static OA_EARLY_TEXT int our_dynamic_elf(int fd, const unsigned char *b, size_t n)
 {
 	Elf64_Ehdr eh;
 	if (n < sizeof(eh) || memcmp(b, ELFMAG, SELFMAG) || b[EI_CLASS] != ELFCLASS64 || OUR_MACHINE == EM_NONE)
@@ -60,7 +61,7 @@ static int our_dynamic_elf(int fd, const unsigned char *b, size_t n)
 }
 
 /* The interpreter of a "#!" script (b, n bytes), into out. */
-static int script_interp(const unsigned char *b, size_t n, char *out, size_t cap)
+static OA_EARLY_TEXT int script_interp(const unsigned char *b, size_t n, char *out, size_t cap)
 {
 	size_t i = 2;
 	while (i < n && (b[i] == ' ' || b[i] == '\t'))
@@ -75,7 +76,7 @@ static int script_interp(const unsigned char *b, size_t n, char *out, size_t cap
 	return 1;
 }
 
-static int loads_agent(const char *path, int depth)
+static OA_EARLY_TEXT int loads_agent(const char *path, int depth)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -102,7 +103,7 @@ static int loads_agent(const char *path, int depth)
 /* What execvp() runs for a name without '/': the first PATH entry (the
  * caller's PATH, as glibc takes it; its default when unset) where it is
  * an executable file, into buf. */
-static int search_path(const char *name, char *buf, size_t cap)
+static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 {
 	const char *p = getenv("PATH");
 	if (!p)
@@ -131,7 +132,7 @@ static int search_path(const char *name, char *buf, size_t cap)
 	return 0;
 }
 
-int oa_handover_target_traced(const char *path, char *const argv[], char *const envp[])
+OA_EARLY_TEXT int oa_handover_target_traced(const char *path, char *const argv[], char *const envp[])
 {
 	if (!path || !*path || strlen(path) > OA_HANDOVER_PATH)
 		return 0;
@@ -155,8 +156,8 @@ int oa_handover_target_traced(const char *path, char *const argv[], char *const 
 	return loads_agent(path, 0);
 }
 
-int oa_handover_format(char *buf, size_t len, int pid, int ppid, int parent_tid, uint64_t t_fork, int64_t v_fork,
-		       uint64_t t_exec, int64_t v_exec, const char *path)
+OA_EARLY_TEXT int oa_handover_format(char *buf, size_t len, int pid, int ppid, int parent_tid, uint64_t t_fork,
+				     int64_t v_fork, uint64_t t_exec, int64_t v_exec, const char *path)
 {
 	int n = oa_snprintf(buf, len, "%s=%d:%d:%d:%llu:%lld:%llu:%lld:%s", oa_env_names[OA_ENV_FORKED], pid, ppid,
 			    parent_tid, (unsigned long long)t_fork, (long long)v_fork, (unsigned long long)t_exec,

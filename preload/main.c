@@ -19,7 +19,7 @@ static void on_fork_parent(void)
 	agent_fork_parent();
 }
 
-static void on_fork_child(void)
+static OA_EARLY_TEXT void on_fork_child(void)
 {
 	agent_fork_child();
 }

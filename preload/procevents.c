@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../common/compiler.h"
 #include "../common/fdroom.h"
 #include "../common/log.h"
 #include "../writer/ev_ovni.h"
@@ -50,7 +51,7 @@ static _Atomic int64_t proc_seq;
 static _Atomic(_Atomic uint32_t *) value_counter;
 static _Atomic int value_counter_tried;
 
-static _Atomic uint32_t *loom_counter(void)
+static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 {
 	_Atomic uint32_t *c = atomic_load(&value_counter);
 	if (c || atomic_exchange(&value_counter_tried, 1))
@@ -75,11 +76,11 @@ static _Atomic uint32_t *loom_counter(void)
 	return m;
 }
 
-static int64_t next_proc_value(void)
+static OA_EARLY_TEXT int64_t next_proc_value(void)
 {
 	_Atomic uint32_t *c = loom_counter();
 	if (!c)
-		return oa_proc_value(oa_cfg.loom, oa_meta.pid, (uint32_t)(atomic_fetch_add(&proc_seq, 1) + 1));
+		return oa_proc_value(oa_cfg.loom, oa_pid, (uint32_t)(atomic_fetch_add(&proc_seq, 1) + 1));
 	uint64_t h = oa_loom_hash(oa_cfg.loom);
 	uint32_t low;
 	do /* not the fixed values (99, 100 + signal, 256 + exit status) */
@@ -88,7 +89,7 @@ static int64_t next_proc_value(void)
 	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low);
 }
 
-int64_t oa_procev_value(void)
+OA_EARLY_TEXT int64_t oa_procev_value(void)
 {
 	return next_proc_value();
 }
@@ -167,7 +168,7 @@ void agent_exec_refused(const char *path, int err)
 	refused.active = 1;
 }
 
-void agent_exec_attempt(const char *path)
+OA_EARLY_TEXT void agent_exec_attempt(const char *path)
 {
 	if (!refused.active || agent_foreign())
 		return;
@@ -186,8 +187,8 @@ void agent_proc_event(const char *label)
 	if (!t || agent_foreign())
 		return;
 	oa_procev_flush_refused(t);
-	int64_t value = next_proc_value();
-	oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, label);
+	int64_t value = next_proc_value(); /* never labelled before */
+	oa_meta_mark_label_new(&oa_meta, &t->s.labels, OA_MARK_PROC, value, label);
 	ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
 }
 

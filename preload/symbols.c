@@ -47,7 +47,7 @@ struct entry {
 
 #define CACHE_SIZE 4096 /* entries; a full cache is simply not filled further */
 
-static atomic_flag lock = ATOMIC_FLAG_INIT;
+static atomic_flag lock OA_EARLY_DATA = ATOMIC_FLAG_INIT; /* with what a fork child writes (agent.c, pend) */
 static struct object *objects;
 static struct entry cache[CACHE_SIZE] OA_LARGE_BSS;
 static size_t cache_used;
@@ -301,9 +301,12 @@ void oa_sym_fork_parent(void)
 	spin_unlock();
 }
 
-void oa_sym_fork_child(void)
+OA_EARLY_TEXT void oa_sym_fork_child(void)
 {
-	atomic_flag_clear(&lock);
+	/* Held only when a thread of ours forked (the prepare handler takes
+	 * it): read first, a fork child writes no page it need not. */
+	if (__atomic_load_n((unsigned char *)&lock, __ATOMIC_RELAXED))
+		atomic_flag_clear(&lock);
 }
 
 const char *oa_sym_name(uintptr_t addr)

@@ -26,7 +26,7 @@ static uint64_t tsc_mult;     /* ns per tick, 32.32 fixed point; 0: not (yet) */
 static uint64_t ticks_per_ms; /* re-anchoring period */
 static int tsc_usable;
 static uint64_t first_tsc, first_ns, first_unc;
-static atomic_flag calibrating = ATOMIC_FLAG_INIT;
+static atomic_flag calibrating OA_EARLY_DATA = ATOMIC_FLAG_INIT; /* with what a fork child writes */
 
 static void skew_init(void)
 {
@@ -82,10 +82,12 @@ void oa_clock_init(void)
 		tsc_usable = 1;
 }
 
-void oa_clock_after_fork(void)
+OA_EARLY_TEXT void oa_clock_after_fork(void)
 {
-	/* A thread of the parent that was calibrating is not here. */
-	if (!__atomic_load_n(&tsc_mult, __ATOMIC_ACQUIRE))
+	/* A thread of the parent that was calibrating is not here.  (Read
+	 * first: a fork child writes no page it need not.) */
+	if (!__atomic_load_n(&tsc_mult, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n((unsigned char *)&calibrating, __ATOMIC_RELAXED))
 		atomic_flag_clear_explicit(&calibrating, memory_order_release);
 }
 

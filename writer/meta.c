@@ -202,6 +202,25 @@ int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type,
 	return r;
 }
 
+int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
+{
+	if (type < 0 || type >= OA_META_NTYPES || value == 0 ||
+	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1 || !label)
+		return -1;
+	size_t len = strlen(label);
+	if (len > OA_META_LABEL_MAX)
+		len = OA_META_LABEL_MAX;
+	struct oa_label *l = malloc(sizeof(*l) + len + 1);
+	if (!l)
+		return -1;
+	l->type = type;
+	l->value = value;
+	l->hnext = NULL;
+	oa_meta_sanitize(l->text, len + 1, label);
+	push_owner(owner ? owner : &m->global, l);
+	return 0;
+}
+
 struct oa_label *oa_meta_label_alloc(void)
 {
 	return malloc(sizeof(struct oa_label) + OA_META_LABEL_MAX + 1);

@@ -115,6 +115,12 @@ int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char 
  * on error (undeclared type, value 0, out of memory). Not for signal
  * handlers (it allocates). */
 int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label);
+/* The same for a value that has never had a label (drawn fresh from a
+ * counter: a fork's, an exec's): no lookup, not in the hash, only in the
+ * owner's list (which stream.json is written from).  A process that forks
+ * writes one page fewer per fork (the hash bucket's, copied on write while
+ * the child lives).  0, or -1. */
+int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label);
 
 /* A label prepared ahead of time, to be published from a signal handler. */
 struct oa_label *oa_meta_label_alloc(void);
