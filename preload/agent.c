@@ -799,8 +799,8 @@ void agent_exec_failed(int was_traced)
  * and xargs exec at once, and a child that made its files only for the exec
  * to end them paid for two processes.  It is pending (oa_pending_flag) until
  * the first hook that records something (agent_active), its end (exit,
- * _exit, a fatal signal: agent_start_pending(1), no allocation), a fork of
- * its own, or an exec.  An exec of a program that will be traced hands the
+ * _exit, a fatal signal: agent_start_pending(1), allocating with mmap
+ * only), a fork of its own, a user change or chroot, or an exec.  An exec of a program that will be traced hands the
  * fork and the exec over to it in OVNI_FORKED (the new image writes them
  * first, at their clocks); any other exec starts the child first, as
  * before.  A child killed by SIGKILL while pending leaves no stream (its
