@@ -61,7 +61,7 @@ static _Atomic int said_fd_limit;
 static int start_process(int creator_tid);
 /* The pid that makes this process's mark values unique in the trace: its
  * pid, and in a nested PID namespace (where pids repeat) its namespace too. */
-static long long value_pid;
+static long long value_pid OA_EARLY_DATA;
 int oa_exec_generation;
 
 long long oa_value_pid(void)
@@ -123,10 +123,10 @@ static int place_self(int tid)
  * inode, set by the first traced process) goes to a loom of its own,
  * LOOM.pidns<inode> (the same host: the part before the first '.'), where
  * its pid is unique, and its mark values carry the namespace. */
-static long long pidns_bits;
+static long long pidns_bits OA_EARLY_DATA;
 static char base_loom[sizeof(oa_cfg.loom)]; /* the loom before any namespace suffix */
-static unsigned long ns_ino;                /* this process's PID namespace (inode), 0: not known */
-static int ns_pid;                          /* the pid it is known for */
+static unsigned long ns_ino OA_EARLY_DATA;  /* this process's PID namespace (inode), 0: not known */
+static int ns_pid OA_EARLY_DATA;            /* the pid it is known for */
 
 /* The inode of this process's PID namespace, 0 if unknown.  A process's
  * namespace never changes, and a child's is its parent's or one below it,
@@ -164,7 +164,7 @@ static int nspid_ours(const char *v, int pid)
 	       x[2] == (unsigned long long)getpgid(pp);
 }
 
-static const char *ns_how; /* how own_pidns() knew it (OVNI_DEBUG) */
+static const char *ns_how OA_EARLY_DATA; /* how own_pidns() knew it (OVNI_DEBUG) */
 
 static unsigned long own_pidns(void)
 {
@@ -210,13 +210,22 @@ OA_EARLY_TEXT int agent_nspid_env(char *buf, size_t len, int spawn)
 	return oa_snprintf(buf, len, "%s=%lu:s:%d:%d:%d:%d", name, ino, pid, ppid, (int)getsid(0), (int)getpgid(0)) > 0;
 }
 
+/* Copy only when different: a fork child writes no page it need not (each
+ * one a copy-on-write fault). */
+static void copy_if_changed(void *dst, const void *src, size_t n)
+{
+	if (memcmp(dst, src, n))
+		memcpy(dst, src, n);
+}
+
 static void place_in_pidns(int may_setenv)
 {
-	pidns_bits = 0;
+	if (pidns_bits)
+		pidns_bits = 0;
 	if (!base_loom[0])
 		memcpy(base_loom, oa_cfg.loom, sizeof(base_loom));
-	memcpy(oa_cfg.loom, base_loom, sizeof(oa_cfg.loom));
-	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
+	copy_if_changed(oa_cfg.loom, base_loom, sizeof(oa_cfg.loom));
+	copy_if_changed(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
 	unsigned long ino = own_pidns();
 	if (!ino)
 		return; /* no /proc: nothing to tell */
@@ -885,6 +894,89 @@ OA_EARLY_TEXT int agent_exec_handover(const char *path, char *const argv[], char
 				   pend.t_exec, pend.v_exec, path);
 	oa_guard--;
 	return n;
+}
+
+/* A pending fork child that ends before it needed its stream (a subshell,
+ * a builtin of a pipeline: _exit, or a fatal signal; nothing of the program
+ * runs after either): its whole stream written at once, with no window,
+ * registry slot or stream.json at its start.  The events are those of a
+ * child that started and ended: OHx and the fork at the fork, the agent's
+ * work (OF[ OF]), the end mark (value, with its prepared label when it has
+ * no fixed one), the final flush, OHe.  Async-signal-safe.  1 when done
+ * (the process is no longer traced, or is untraced); 0: start the usual
+ * way (staged, a collector, a failed exec search to record, an earlier
+ * stream of this pid). */
+static union {
+	struct oa_label l;
+	char room[sizeof(struct oa_label) + OA_META_LABEL_MAX + 1];
+} end_fork_label OA_LARGE_BSS; /* the process ends: no hash holds it, nothing reuses it */
+
+int agent_end_pending(int64_t value, struct oa_label *label, const char *text)
+{
+	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid || oa_cfg.staging || oa_col_active() ||
+	    oa_procev_refused_active())
+		return 0;
+	sigset_t old;
+	oa_sigblock(&old);
+	oa_guard++;
+	uint64_t t0 = oa_clock_now();
+	int done = 0;
+	if (!atomic_exchange(&oa_pending_flag, 0))
+		goto out;
+	done = 1;
+	place_in_pidns(0);
+	if (!tracedir_is_the_runs() || set_process_dirs() != 0)
+		goto out; /* untraced, as a start would leave it */
+	int made = oa_mkdir_p(procdir);
+	if (made != 1) {
+		/* An earlier process of this pid left its directory: the
+		 * usual start continues its streams. */
+		done = 0;
+		atomic_store(&oa_pending_flag, 1);
+		goto out;
+	}
+	oa_procev_after_fork(); /* the prepared labels are this process's */
+	int pid = pend.pid, cpu = place_self(pid);
+	struct oa_label_list own;
+	memset(&own, 0, sizeof(own));
+	int64_t v_fork = pend.v_fork ? pend.v_fork : oa_procev_value();
+	char ftext[48];
+	oa_snprintf(ftext, sizeof(ftext), "forked from %d", pend.ppid);
+	oa_meta_label_publish_new(&oa_meta, &own, &end_fork_label.l, OA_MARK_PROC, v_fork, ftext);
+	if (label && text)
+		oa_meta_label_publish_new(&oa_meta, &own, label, OA_MARK_PROC, value, text);
+	uint8_t obs[256], p[16];
+	size_t len = OVNI_HEADER_SIZE;
+	uint32_t version = OVNI_STREAM_VERSION;
+	memcpy(obs, OVNI_STREAM_MAGIC, 4);
+	memcpy(obs + 4, &version, 4);
+	int32_t c = cpu, creator = pend.parent_tid;
+	uint64_t tag = 0, t_fork = pend.t_fork < t0 ? pend.t_fork : t0;
+	memcpy(p, &c, 4);
+	memcpy(p + 4, &creator, 4);
+	memcpy(p + 8, &tag, 8);
+	oa_put_event(obs, sizeof(obs), &len, "OHx", t_fork, p, 16);
+	ev_mark_payload(p, v_fork, OA_MARK_PROC);
+	oa_put_event(obs, sizeof(obs), &len, "OM=", t_fork, p, 12);
+	oa_put_event(obs, sizeof(obs), &len, "OF[", t0, NULL, 0);
+	uint64_t t1 = oa_clock_now();
+	oa_put_event(obs, sizeof(obs), &len, "OF]", t1, NULL, 0);
+	ev_mark_payload(p, value, OA_MARK_PROC);
+	oa_put_event(obs, sizeof(obs), &len, "OM=", t1, p, 12);
+	oa_put_event(obs, sizeof(obs), &len, "OF[", t1, NULL, 0);
+	uint64_t t2 = oa_clock_now();
+	oa_put_event(obs, sizeof(obs), &len, "OF]", t2, NULL, 0);
+	oa_put_event(obs, sizeof(obs), &len, "OHe", t2, NULL, 0);
+	char dir[sizeof(procdir) + 24];
+	oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, pid);
+	int r = oa_stream_write_once(dir, &oa_meta, pid, &own, obs, len);
+	oa_cpus_release(cpu, pid);
+	if (r != 0 && !atomic_exchange(&said_open_error, 1))
+		oa_log("cannot write the trace in %s: %s; the program runs untraced", dir, strerror(-r));
+out:
+	oa_guard--;
+	oa_sigrestore(&old);
+	return done;
 }
 
 void agent_exec_handover_failed(void)

@@ -147,6 +147,11 @@ void oa_procev_flush_refused(struct oa_thread *t)
 	}
 }
 
+int oa_procev_refused_active(void)
+{
+	return refused.active;
+}
+
 void agent_exec_refused(const char *path, int err)
 {
 	struct oa_thread *t = oa_self;
@@ -194,15 +199,20 @@ void agent_proc_event(const char *label)
 
 void agent_exit_event(int status)
 {
+	/* What the parent sees (exit(-1) is 255): one value per status. */
+	char text[48];
+	oa_snprintf(text, sizeof(text), "exit status %d", status & 0xff);
+	int64_t value = OA_PROC_EXIT_BASE + (status & 0xff);
+	/* A fork child that never started (_exit: exit() started it in the
+	 * exit-status recorder): all of it at once. */
+	if (atomic_load(&oa_pending_flag) && !atomic_load(&exit_label_used) &&
+	    agent_end_pending(value, exit_label, text))
+		return;
 	agent_start_pending(1);
 	struct oa_thread *t = oa_self;
 	if (!agent_traced() || agent_foreign())
 		return;
 	oa_procev_flush_refused(t);
-	/* What the parent sees (exit(-1) is 255): one value per status. */
-	char text[48];
-	oa_snprintf(text, sizeof(text), "exit status %d", status & 0xff);
-	int64_t value = OA_PROC_EXIT_BASE + (status & 0xff);
 	/* The prepared label serves the first exit; another (exit() from
 	 * several threads at once) goes unlabelled rather than allocate. */
 	if (!atomic_exchange(&exit_label_used, 1))
@@ -244,6 +254,20 @@ void agent_child_gone(pid_t pid, int status)
 
 void agent_signal_event(int sig)
 {
+	if (atomic_load(&oa_pending_flag)) {
+		/* A fork child that never started: all of it at once. */
+		char text[48] = "";
+		struct oa_label *l = NULL;
+		if (sig >= 32 && rt_label && !atomic_load(&rt_label_used)) {
+			if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+				oa_snprintf(text, sizeof(text), "signal SIGRTMIN+%d", sig - SIGRTMIN);
+			else
+				oa_snprintf(text, sizeof(text), "signal %d", sig);
+			l = rt_label;
+		}
+		if (agent_end_pending(PROC_SIGNAL_BASE + sig, l, l ? text : NULL))
+			return;
+	}
 	agent_start_pending(1);
 	struct oa_thread *t = oa_self;
 	/* Real-time signals are labelled when one kills (the first: its

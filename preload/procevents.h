@@ -22,6 +22,8 @@ void oa_procev_after_fork(void);
  * search). Async-signal-safe. */
 void oa_procev_flush_refused(struct oa_thread *t);
 
+/* A failed exec waits to be written (a PATH search that found nothing). */
+int oa_procev_refused_active(void);
 /* A new value of the channel, unique in the trace (async-signal-safe). */
 int64_t oa_procev_value(void);
 /* Write a process mark of value `value` labelled `text` on t's stream at

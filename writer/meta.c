@@ -238,6 +238,22 @@ int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct
 	return insert(m, owner, l);
 }
 
+int oa_meta_label_publish_new(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
+			      int64_t value, const char *text)
+{
+	if (!l || !owner || type < 0 || type >= OA_META_NTYPES || value == 0 ||
+	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1)
+		return -1;
+	if (fixed_label(m, type, value))
+		return 1;
+	l->type = type;
+	l->value = value;
+	l->hnext = NULL;
+	oa_meta_sanitize(l->text, OA_META_LABEL_MAX + 1, text);
+	push_owner(owner, l);
+	return 0;
+}
+
 /* ---- the async-signal-safe JSON writer ---- */
 
 /* The JSON writer: buffered writes to fd, or, with fd < 0, the whole text

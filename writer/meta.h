@@ -122,6 +122,12 @@ int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type,
  * the child lives).  0, or -1. */
 int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label);
 
+/* A prepared label (below) for a value never labelled before, into
+ * owner's list only (not the hash): async-signal-safe. 0, 1 when the value
+ * has a fixed label, -1. */
+int oa_meta_label_publish_new(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
+			      int64_t value, const char *text);
+
 /* A label prepared ahead of time, to be published from a signal handler. */
 struct oa_label *oa_meta_label_alloc(void);
 /* Fill and publish a prepared label (async-signal-safe; at most once each). */

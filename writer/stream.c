@@ -227,6 +227,44 @@ static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t 
 	return fd;
 }
 
+int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
+			 const uint8_t *obs, size_t len)
+{
+	sigset_t old;
+	oa_sigblock(&old);
+	int r = oa_mkdir_p(dir);
+	if (r == 0)
+		r = -EEXIST; /* an earlier stream of this tid: the caller goes on the usual way */
+	if (r < 0) {
+		oa_sigrestore(&old);
+		return r;
+	}
+	int xfsz = oa_xfsz_pending();
+	int fd = oa_dir_open(dir, "stream.obs", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	r = fd < 0 ? -errno : oa_write_all(fd, obs, len);
+	if (fd >= 0)
+		close(fd);
+	if (!r) {
+		/* One write when it fits a page (a reader never sees part of
+		 * it), as write_meta_in does. */
+		char buf[META_INPLACE_MAX];
+		ssize_t n = oa_meta_render(m, buf, sizeof(buf), tid, 1, own);
+		fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			r = -errno;
+		else if (n > 0)
+			r = oa_write_all(fd, buf, (size_t)n);
+		else
+			r = oa_meta_write(m, fd, tid, 1, own);
+		if (fd >= 0)
+			close(fd);
+	}
+	if (r)
+		oa_xfsz_forget(xfsz);
+	oa_sigrestore(&old);
+	return r;
+}
+
 int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 {
 	int r;

@@ -227,6 +227,15 @@ void oa_stream_fail(struct oa_stream *s);
  * `closed` is set) and close. Async-signal-safe. */
 int oa_stream_end(struct oa_stream *s);
 
+/* A whole stream at once, for a thread that ends before it needed a window
+ * (a fork child that leaves at once): dir (its thread directory) is made
+ * here, and must be new (else -EEXIST: an earlier stream there is
+ * continued the usual way); stream.obs gets obs (len bytes, its header
+ * included), stream.json the finished metadata with own's labels.
+ * Async-signal-safe.  0 or -errno. */
+int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
+			 const uint8_t *obs, size_t len);
+
 /* Write stream.json now, not finished (owner; a live stream that is not
  * ending). 0 or a negative errno. */
 int oa_stream_sync_meta(struct oa_stream *s);

@@ -61,6 +61,18 @@ assert_eq "signal: fork mark" "forked from $parent" "$(label "$c" "$(nth "$c" 2)
 grep -q "OM= 115$" "$WORK/e" || fail "signal: no SIGTERM mark"
 assert_eq "signal: finished" OHe "$(tail -n 1 "$WORK/e" | cut -d' ' -f1)"
 
+# A child that leaves with _exit before it needed its stream has it written
+# at once: the same events as a child that started (fork, the agent's
+# setup, the end mark, the last flush), its labels, nothing open.
+"$OVNIRUN" -q -o "$WORK/exit" "$PROG/procs" fork >/dev/null || fail "fork mode"
+check_trace "$WORK/exit"
+ec=$(grep -ho '"fork: child [0-9]*"' -r "$WORK/exit" | grep -o '[0-9]*')
+assert_eq "_exit child: events" "OHx OM= OF[ OF] OM= OF[ OF] OHe" \
+	"$("$OA" dump "$WORK"/exit/loom.*/proc.$ec/thread.$ec | awk '{ printf "%s%s", s, $2; s = " " }')"
+grep -q '"exit status 3"' "$WORK"/exit/loom.*/proc.$ec/thread.$ec/stream.json || fail "_exit child: exit label"
+grep -q '"forked from [0-9]*"' "$WORK"/exit/loom.*/proc.$ec/thread.$ec/stream.json || fail "_exit child: fork label"
+grep -q '"finished": 1' "$WORK"/exit/loom.*/proc.$ec/thread.$ec/stream.json || fail "_exit child: stream.json not final"
+
 # 5. a thread: the child and its thread, both traced.
 c=$5
 assert_eq "thread: streams" 2 "$(ls -d "$WORK"/late/loom.*/proc.$c/thread.* | wc -l)"
