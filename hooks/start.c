@@ -21,7 +21,11 @@ static main_fn real_main;
 static void record_exit(int status, void *arg)
 {
 	(void)arg;
-	if (agent_active())
+	/* A fork child that never started its stream notes its exit, written
+	 * with the rest when the process ends (agent_exit_later). */
+	if (atomic_load_explicit(&oa_pending_flag, memory_order_relaxed))
+		agent_exit_later(status);
+	else if (agent_active())
 		agent_exit_event(status);
 }
 

@@ -440,7 +440,7 @@ static void altstack_off(struct oa_thread *t)
  * fork child that started at its first event, or the program it exec'd):
  * OHx at the fork, the process marks it could not write then (fork, exec)
  * at their own clocks, and only then the agent's setup (OF[ OF]). */
-#define PRELUDE_MARKS 2
+#define PRELUDE_MARKS 3
 /* Read by every thread's start: kept on a page every process touches
  * (the prelude itself is touched only by a late start). */
 static int prelude_on OA_EARLY_DATA;
@@ -575,6 +575,7 @@ static void end_other(struct oa_stream *s, void *arg)
 }
 
 static void process_end(int in_signal, int for_exec);
+static int end_noted_exit(void);
 
 void agent_process_end(int in_signal)
 {
@@ -583,6 +584,8 @@ void agent_process_end(int in_signal)
 
 static void process_end(int in_signal, int for_exec)
 {
+	if (!for_exec && end_noted_exit())
+		return;
 	agent_start_pending(in_signal);
 	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return;
@@ -819,7 +822,9 @@ void agent_exec_failed(int was_traced)
  * is a copy-on-write fault: ~2-3 us on this VM). */
 static struct {
 	int pid, ppid, parent_tid;
-	int stale; /* the parent's registry, spool and labels are not reset yet */
+	int stale;                 /* the parent's registry, spool and labels are not reset yet */
+	int exit_set, exit_status; /* exit() was called: its status, at exit_clock */
+	uint64_t exit_clock;
 	uint64_t t_fork, t_exec;
 	int64_t v_fork, v_exec;
 } pend OA_EARLY_DATA;
@@ -868,6 +873,17 @@ int agent_start_pending(int in_signal)
 				     label_now(in_signal));
 			if (pend.v_exec)
 				prelude_add(pend.v_exec, pend.t_exec, NULL, pend_exec_text);
+			if (pend.exit_set) {
+				/* exit() noted it; something started the child after. */
+				char text[48];
+				oa_snprintf(text, sizeof(text), "exit status %d", pend.exit_status);
+				struct oa_label *l = oa_procev_take_exit_label();
+				prelude_add(OA_PROC_EXIT_BASE + pend.exit_status, pend.exit_clock,
+					    l           ? l
+					    : in_signal ? label_now(1)
+							: NULL,
+					    text);
+			}
 			ok = start_process(pend.parent_tid) == 0;
 			prelude_on = 0;
 		}
@@ -911,7 +927,7 @@ static union {
 	char room[sizeof(struct oa_label) + OA_META_LABEL_MAX + 1];
 } end_fork_label OA_LARGE_BSS; /* the process ends: no hash holds it, nothing reuses it */
 
-int agent_end_pending(int64_t value, struct oa_label *label, const char *text)
+int agent_end_pending(int64_t value, struct oa_label *label, const char *text, uint64_t at)
 {
 	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid || oa_cfg.staging || oa_col_active() ||
 	    oa_procev_refused_active())
@@ -962,9 +978,11 @@ int agent_end_pending(int64_t value, struct oa_label *label, const char *text)
 	uint64_t t1 = oa_clock_now();
 	oa_put_event(obs, sizeof(obs), &len, "OF]", t1, NULL, 0);
 	ev_mark_payload(p, value, OA_MARK_PROC);
-	oa_put_event(obs, sizeof(obs), &len, "OM=", t1, p, 12);
-	oa_put_event(obs, sizeof(obs), &len, "OF[", t1, NULL, 0);
+	oa_put_event(obs, sizeof(obs), &len, "OM=", at > t1 ? at : t1, p, 12);
+	oa_put_event(obs, sizeof(obs), &len, "OF[", at > t1 ? at : t1, NULL, 0);
 	uint64_t t2 = oa_clock_now();
+	if (t2 < at)
+		t2 = at;
 	oa_put_event(obs, sizeof(obs), &len, "OF]", t2, NULL, 0);
 	oa_put_event(obs, sizeof(obs), &len, "OHe", t2, NULL, 0);
 	char dir[sizeof(procdir) + 24];
@@ -977,6 +995,30 @@ out:
 	oa_guard--;
 	oa_sigrestore(&old);
 	return done;
+}
+
+/* A fork child that called exit() and never needed its stream after:
+ * all of it at once, its exit at the clock it was noted.  1 when done. */
+static int end_noted_exit(void)
+{
+	if (!atomic_load(&oa_pending_flag) || !pend.exit_set || oa_guard)
+		return 0;
+	char text[48];
+	oa_snprintf(text, sizeof(text), "exit status %d", pend.exit_status);
+	struct oa_label *l = oa_procev_take_exit_label();
+	return l && agent_end_pending(OA_PROC_EXIT_BASE + pend.exit_status, l, text, pend.exit_clock);
+}
+
+void agent_exit_later(int status)
+{
+	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid) {
+		if (agent_active())
+			agent_exit_event(status);
+		return;
+	}
+	pend.exit_status = status & 0xff;
+	pend.exit_clock = oa_clock_now();
+	pend.exit_set = 1;
 }
 
 void agent_exec_handover_failed(void)
@@ -1171,6 +1213,7 @@ OA_EARLY_TEXT void agent_fork_child(void)
 		pend.parent_tid = parent_tid;
 		pend.t_fork = t ? t : oa_clock_now();
 		pend.v_fork = pend.v_exec = 0;
+		pend.exit_set = 0;
 		pend.stale = 1;
 		oa_pid = pend.pid; /* agent_foreign(): this is the process now */
 		atomic_store(&oa_traced_flag, 0);

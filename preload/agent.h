@@ -64,12 +64,17 @@ int agent_start_pending(int in_signal);
 int agent_exec_handover(const char *path, char *const argv[], char *const envp[], char *buf, size_t len);
 /* That exec failed: the child starts, with its fork and exec marks. */
 void agent_exec_handover_failed(void);
-/* A pending fork child ends (_exit, a fatal signal) with the process mark
- * `value` (label: prepared, with its text, when the value has no fixed
- * label): its whole stream is written at once.  1 when done (nothing more
- * to end); 0: start it the usual way.  Async-signal-safe. */
+/* A pending fork child ends (_exit, a fatal signal, the end of a process
+ * whose exit() was noted) with the process mark `value` (label: prepared,
+ * with its text, when the value has no fixed label), at clock `at` (0:
+ * now): its whole stream is written at once.  1 when done (nothing more to
+ * end); 0: start it the usual way.  Async-signal-safe. */
 struct oa_label;
-int agent_end_pending(int64_t value, struct oa_label *label, const char *text);
+int agent_end_pending(int64_t value, struct oa_label *label, const char *text, uint64_t at);
+/* exit(status) in a fork child that has not started: noted, and written
+ * with the whole stream when the process ends (or in its prelude, if
+ * something starts it before); in any other process, agent_exit_event. */
+void agent_exit_later(int status);
 /* The process is traced (perhaps ending its streams right now). */
 extern _Atomic int oa_traced_flag;
 static inline int agent_traced(void)

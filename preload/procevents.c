@@ -147,6 +147,11 @@ void oa_procev_flush_refused(struct oa_thread *t)
 	}
 }
 
+struct oa_label *oa_procev_take_exit_label(void)
+{
+	return atomic_exchange(&exit_label_used, 1) ? NULL : exit_label;
+}
+
 int oa_procev_refused_active(void)
 {
 	return refused.active;
@@ -206,7 +211,7 @@ void agent_exit_event(int status)
 	/* A fork child that never started (_exit: exit() started it in the
 	 * exit-status recorder): all of it at once. */
 	if (atomic_load(&oa_pending_flag) && !atomic_load(&exit_label_used) &&
-	    agent_end_pending(value, exit_label, text))
+	    agent_end_pending(value, exit_label, text, 0))
 		return;
 	agent_start_pending(1);
 	struct oa_thread *t = oa_self;
@@ -265,7 +270,7 @@ void agent_signal_event(int sig)
 				oa_snprintf(text, sizeof(text), "signal %d", sig);
 			l = rt_label;
 		}
-		if (agent_end_pending(PROC_SIGNAL_BASE + sig, l, l ? text : NULL))
+		if (agent_end_pending(PROC_SIGNAL_BASE + sig, l, l ? text : NULL, 0))
 			return;
 	}
 	agent_start_pending(1);

@@ -22,6 +22,9 @@ void oa_procev_after_fork(void);
  * search). Async-signal-safe. */
 void oa_procev_flush_refused(struct oa_thread *t);
 
+/* The exit label prepared at start, for the one exit it serves (NULL when
+ * it was taken).  Async-signal-safe. */
+struct oa_label *oa_procev_take_exit_label(void);
 /* A failed exec waits to be written (a PATH search that found nothing). */
 int oa_procev_refused_active(void);
 /* A new value of the channel, unique in the trace (async-signal-safe). */

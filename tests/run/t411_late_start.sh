@@ -73,6 +73,15 @@ grep -q '"exit status 3"' "$WORK"/exit/loom.*/proc.$ec/thread.$ec/stream.json ||
 grep -q '"forked from [0-9]*"' "$WORK"/exit/loom.*/proc.$ec/thread.$ec/stream.json || fail "_exit child: fork label"
 grep -q '"finished": 1' "$WORK"/exit/loom.*/proc.$ec/thread.$ec/stream.json || fail "_exit child: stream.json not final"
 
+# One that returns from main (exit()) notes its exit, and is written at
+# once when it ends: the same events.
+"$OVNIRUN" -q -o "$WORK/ret" "$PROG/procs" bomb 1 >/dev/null || fail "bomb 1"
+check_trace "$WORK/ret"
+rc_=$(grep -ho '"fork: child [0-9]*"' -r "$WORK/ret" | grep -o '[0-9]*')
+assert_eq "exit() child: events" "OHx OM= OF[ OF] OM= OF[ OF] OHe" \
+	"$("$OA" dump "$WORK"/ret/loom.*/proc.$rc_/thread.$rc_ | awk '{ printf "%s%s", s, $2; s = " " }')"
+grep -q '"exit status 0"' "$WORK"/ret/loom.*/proc.$rc_/thread.$rc_/stream.json || fail "exit() child: exit label"
+
 # 5. a thread: the child and its thread, both traced.
 c=$5
 assert_eq "thread: streams" 2 "$(ls -d "$WORK"/late/loom.*/proc.$c/thread.* | wc -l)"
