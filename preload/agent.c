@@ -899,6 +899,11 @@ OA_EARLY_TEXT int agent_exec_handover(const char *path, char *const argv[], char
 		return 0;
 	if (!oa_handover_target_traced(path, argv, envp))
 		return 0;
+	/* The new program must reach the agent and the run's trace from here
+	 * (a mount namespace of the child's own may hide either: a sandbox's
+	 * /tmp): else the child starts first, and says what it cannot do. */
+	if (!oa_childenv_lib_reachable() || !tracedir_is_the_runs())
+		return 0;
 	oa_guard++;
 	pend.t_exec = oa_clock_now();
 	if (!pend.v_fork)

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 extern char **environ;
 
@@ -60,6 +61,11 @@ static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size
 static OA_EARLY_TEXT int has_agent(const char *preload)
 {
 	return preload && libpath[0] && strstr(preload, libpath) != NULL;
+}
+
+OA_EARLY_TEXT int oa_childenv_lib_reachable(void)
+{
+	return libpath[0] && access(libpath, R_OK) == 0;
 }
 
 OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])

@@ -26,6 +26,10 @@ char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, 
 /* Room for the `own` string of oa_childenv (agent_nspid_env). */
 #define OA_CHILDENV_OWN 80
 
+/* Can this process read the agent's file by the name children get? (A
+ * mount namespace of its own may hide it.) */
+int oa_childenv_lib_reachable(void);
+
 /* Number of entries of envp. */
 size_t oa_childenv_count(char *const envp[]);
 

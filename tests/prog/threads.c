@@ -116,8 +116,11 @@ static void *pin_self(void *arg)
 	return NULL;
 }
 
+static _Atomic int started;
+
 static void *wait_go(void *arg)
 {
+	atomic_store(&started, 1); /* traced by now: the agent starts a thread before its function */
 	while (!atomic_load(&go))
 		usleep(100);
 	work(2000);
@@ -249,7 +252,10 @@ int main(int argc, char **argv)
 		pthread_t t;
 		pthread_create(&t, NULL, wait_go, NULL);
 		pthread_setaffinity_np(t, sizeof(set), &set);
-		usleep(5000);
+		/* Pinned again once it runs (a 5 ms sleep was not always
+		 * enough under load: then no OAr). */
+		while (!atomic_load(&started))
+			usleep(100);
 		CPU_ZERO(&set);
 		CPU_SET(0, &set);
 		pthread_setaffinity_np(t, sizeof(set), &set);
