@@ -825,8 +825,8 @@ static struct {
 	int stale;                 /* the parent's registry, spool and labels are not reset yet */
 	int exit_set, exit_status; /* exit() was called: its status, at exit_clock */
 	uint64_t exit_clock;
+	int exec_handed; /* an exec was handed over (and failed) */
 	uint64_t t_fork, t_exec;
-	int64_t v_fork, v_exec;
 } pend OA_EARLY_DATA;
 static char pend_exec_text[OA_HANDOVER_PATH + 16] OA_LARGE_BSS;
 static void agent_fork_forget(void);
@@ -869,10 +869,9 @@ int agent_start_pending(int in_signal)
 			prelude_on = 1;
 			prelude.at = pend.t_fork;
 			prelude.n = 0;
-			prelude_fork(pend.ppid, pend.v_fork ? pend.v_fork : oa_procev_value(), pend.t_fork,
-				     label_now(in_signal));
-			if (pend.v_exec)
-				prelude_add(pend.v_exec, pend.t_exec, NULL, pend_exec_text);
+			prelude_fork(pend.ppid, oa_procev_value(), pend.t_fork, label_now(in_signal));
+			if (pend.exec_handed)
+				prelude_add(oa_procev_value(), pend.t_exec, NULL, pend_exec_text);
 			if (pend.exit_set) {
 				/* exit() noted it; something started the child after. */
 				char text[48];
@@ -905,14 +904,12 @@ OA_EARLY_TEXT int agent_exec_handover(const char *path, char *const argv[], char
 	if (!oa_childenv_lib_reachable() || !tracedir_is_the_runs())
 		return 0;
 	oa_guard++;
+	/* The mark values are drawn by the new image, from the counter of the
+	 * trace it writes (a collector's run may not be its parent's). */
 	pend.t_exec = oa_clock_now();
-	if (!pend.v_fork)
-		pend.v_fork = oa_procev_value();
-	if (!pend.v_exec)
-		pend.v_exec = oa_procev_value();
+	pend.exec_handed = 1;
 	oa_snprintf(pend_exec_text, sizeof(pend_exec_text), "exec %s", path);
-	int n = oa_handover_format(buf, len, pend.pid, pend.ppid, pend.parent_tid, pend.t_fork, pend.v_fork,
-				   pend.t_exec, pend.v_exec, path);
+	int n = oa_handover_format(buf, len, pend.pid, pend.ppid, pend.parent_tid, pend.t_fork, pend.t_exec, path);
 	oa_guard--;
 	return n;
 }
@@ -960,7 +957,7 @@ int agent_end_pending(int64_t value, struct oa_label *label, const char *text, u
 	int pid = pend.pid, cpu = place_self(pid);
 	struct oa_label_list own;
 	memset(&own, 0, sizeof(own));
-	int64_t v_fork = pend.v_fork ? pend.v_fork : oa_procev_value();
+	int64_t v_fork = oa_procev_value();
 	char ftext[48];
 	oa_snprintf(ftext, sizeof(ftext), "forked from %d", pend.ppid);
 	oa_meta_label_publish_new(&oa_meta, &own, &end_fork_label.l, OA_MARK_PROC, v_fork, ftext);
@@ -1049,10 +1046,10 @@ static int take_handover(void)
 	prelude_on = 1;
 	prelude.at = h.t_fork;
 	prelude.n = 0;
-	prelude_fork(h.ppid, h.v_fork, h.t_fork, NULL);
+	prelude_fork(h.ppid, oa_procev_value(), h.t_fork, NULL);
 	char text[sizeof(h.path) + 8];
 	oa_snprintf(text, sizeof(text), "exec %s", h.path);
-	prelude_add(h.v_exec, h.t_exec, NULL, text);
+	prelude_add(oa_procev_value(), h.t_exec, NULL, text);
 	return h.parent_tid;
 }
 
@@ -1217,7 +1214,7 @@ OA_EARLY_TEXT void agent_fork_child(void)
 		pend.ppid = parent_pid;
 		pend.parent_tid = parent_tid;
 		pend.t_fork = t ? t : oa_clock_now();
-		pend.v_fork = pend.v_exec = 0;
+		pend.exec_handed = 0;
 		pend.exit_set = 0;
 		pend.stale = 1;
 		oa_pid = pend.pid; /* agent_foreign(): this is the process now */

@@ -157,21 +157,20 @@ OA_EARLY_TEXT int oa_handover_target_traced(const char *path, char *const argv[]
 }
 
 OA_EARLY_TEXT int oa_handover_format(char *buf, size_t len, int pid, int ppid, int parent_tid, uint64_t t_fork,
-				     int64_t v_fork, uint64_t t_exec, int64_t v_exec, const char *path)
+				     uint64_t t_exec, const char *path)
 {
-	int n = oa_snprintf(buf, len, "%s=%d:%d:%d:%llu:%lld:%llu:%lld:%s", oa_env_names[OA_ENV_FORKED], pid, ppid,
-			    parent_tid, (unsigned long long)t_fork, (long long)v_fork, (unsigned long long)t_exec,
-			    (long long)v_exec, path);
+	int n = oa_snprintf(buf, len, "%s=%d:%d:%d:%llu:%llu:%s", oa_env_names[OA_ENV_FORKED], pid, ppid, parent_tid,
+			    (unsigned long long)t_fork, (unsigned long long)t_exec, path);
 	return n > 0 && (size_t)n < len;
 }
 
 int oa_handover_parse(const char *v, struct oa_handover *h)
 {
-	long long x[7];
+	long long x[5];
 	char *end;
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < 5; i++) {
 		errno = 0;
-		x[i] = (i == 3 || i == 5) ? (long long)strtoull(v, &end, 10) : strtoll(v, &end, 10);
+		x[i] = i >= 3 ? (long long)strtoull(v, &end, 10) : strtoll(v, &end, 10);
 		if (end == v || *end != ':' || errno)
 			return -1;
 		v = end + 1;
@@ -183,9 +182,7 @@ int oa_handover_parse(const char *v, struct oa_handover *h)
 	h->ppid = (int)x[1];
 	h->parent_tid = (int)x[2];
 	h->t_fork = (uint64_t)x[3];
-	h->v_fork = x[4];
-	h->t_exec = (uint64_t)x[5];
-	h->v_exec = x[6];
+	h->t_exec = (uint64_t)x[4];
 	memcpy(h->path, v, pl + 1);
 	return 0;
 }

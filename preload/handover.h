@@ -17,7 +17,6 @@
 struct oa_handover {
 	int pid, ppid, parent_tid;
 	uint64_t t_fork, t_exec;
-	int64_t v_fork, v_exec;
 	char path[OA_HANDOVER_PATH + 1];
 };
 
@@ -26,8 +25,8 @@ struct oa_handover {
 int oa_handover_target_traced(const char *path, char *const argv[], char *const envp[]);
 
 /* "OVNI_FORKED=..." into buf: 1, or 0 when it does not fit. */
-int oa_handover_format(char *buf, size_t len, int pid, int ppid, int parent_tid, uint64_t t_fork, int64_t v_fork,
-		       uint64_t t_exec, int64_t v_exec, const char *path);
+int oa_handover_format(char *buf, size_t len, int pid, int ppid, int parent_tid, uint64_t t_fork, uint64_t t_exec,
+		       const char *path);
 
 /* The value of OVNI_FORKED into h: 0, or -1 when it is not one. */
 int oa_handover_parse(const char *v, struct oa_handover *h);

@@ -30,6 +30,11 @@
 #  Case 2 also has a size that would wrap the byte count and a process that
 #  never answers the clock pings (it must not hold the others up).
 . "$(dirname "$0")/../lib.sh"
+# From a directory of its own: a process that writes the default trace
+# directory (./ovni) writes it here, afresh every run (the root of the
+# job does: it is not a process of the collector's run), and its mark
+# values start where a fresh run's do.
+cd "$WORK" || fail "cd"
 
 collector() { # TRACE [OPTIONS]: sets COLPID and the contact file
 	rm -f "$WORK/contact"
