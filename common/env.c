@@ -1,6 +1,22 @@
 /* env.c: the names of the OVNI_* variables (see env.h). */
 #include "env.h"
 
+#include <string.h>
+
+extern char **environ;
+
+int (*oa_setenv_fn)(const char *, const char *, int) = setenv;
+int (*oa_unsetenv_fn)(const char *) = unsetenv;
+
+const char *oa_getenv(const char *name)
+{
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
 const char *const oa_env_names[OA_ENV_N] = {
 	[OA_ENV_TRACEDIR] = "OVNI_TRACEDIR",
 	[OA_ENV_TMPDIR] = "OVNI_TMPDIR",

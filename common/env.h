@@ -45,16 +45,28 @@ enum oa_env {
 
 extern const char *const oa_env_names[OA_ENV_N];
 
+/* A variable of the environment, NULL when unset: read from environ
+ * itself, never through getenv(), which the program may define (bash does:
+ * once anything calls its setenv, its getenv knows only the variables set
+ * since, and every other read of the agent's came back empty). */
+const char *oa_getenv(const char *name);
+
 /* The variable's value now, NULL when unset. */
 static inline const char *oa_env(enum oa_env e)
 {
-	return getenv(oa_env_names[e]);
+	return oa_getenv(oa_env_names[e]);
 }
+
+/* setenv() and unsetenv() as libc has them, not the program's (bash's
+ * would start its own variable table, see above): the agent points these
+ * at libc's at start; the tools keep their own. */
+extern int (*oa_setenv_fn)(const char *, const char *, int);
+extern int (*oa_unsetenv_fn)(const char *);
 
 /* Set it for this process and the children it starts. */
 static inline int oa_env_set(enum oa_env e, const char *value)
 {
-	return setenv(oa_env_names[e], value, 1);
+	return oa_setenv_fn(oa_env_names[e], value, 1);
 }
 
 #endif

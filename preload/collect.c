@@ -320,7 +320,7 @@ static void start_watch(void)
 
 static int local_dir(void)
 {
-	const char *base = oa_cfg.staging ? oa_cfg.tmpdir : getenv("TMPDIR");
+	const char *base = oa_cfg.staging ? oa_cfg.tmpdir : oa_getenv("TMPDIR");
 	if (!base || base[0] != '/')
 		base = "/tmp";
 	int n = oa_snprintf(localdir, sizeof(localdir), "%s/ovni-collect.%d.%s", base, (int)getuid(), run);

@@ -48,7 +48,7 @@ size_t oa_config_parse_size(const char *s)
 
 static int env_int(const char *name, int def)
 {
-	const char *v = getenv(name); /* the launchers' variables (detect_rank) too */
+	const char *v = oa_getenv(name); /* the launchers' variables (detect_rank) too */
 	if (!v || !*v)
 		return def;
 	char *end;

@@ -105,7 +105,7 @@ static OA_EARLY_TEXT int loads_agent(const char *path, int depth)
  * an executable file, into buf. */
 static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 {
-	const char *p = getenv("PATH");
+	const char *p = oa_getenv("PATH");
 	if (!p)
 		p = "/bin:/usr/bin";
 	size_t nl = strlen(name);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "symbols.h"
 #include "real.h"
+#include "../common/env.h"
 #include "../common/log.h"
 
 static void on_fork_prepare(void)
@@ -37,6 +38,12 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 	oa_real_scope(1);
 	int left = 0, bound = oa_real_bind(&left);
 	oa_real_init();
+	/* libc's, not the program's (env.h: bash defines its own). */
+	void *se = oa_real_lookup("setenv", NULL), *ue = oa_real_lookup("unsetenv", NULL);
+	if (se && se != (void *)-1)
+		*(void **)&oa_setenv_fn = se;
+	if (ue && ue != (void *)-1)
+		*(void **)&oa_unsetenv_fn = ue;
 	agent_at_fork(oa_sym_fork_prepare, oa_sym_fork_parent, oa_sym_fork_child);
 	agent_process_init();
 	if (oa_cfg.debug)

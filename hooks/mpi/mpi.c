@@ -277,8 +277,8 @@ static int my_rank = -1, my_size = -1, mode;
  * whole environment.  NULL when every rank has it, else why not. */
 static const char *uniform_why_not(void)
 {
-	const char *apps = getenv("OMPI_NUM_APP_CTX"), *local = getenv("OMPI_COMM_WORLD_LOCAL_SIZE"),
-		   *size = getenv("OMPI_COMM_WORLD_SIZE"), *per_rank = oa_env(OA_ENV_MPI_PER_RANK);
+	const char *apps = oa_getenv("OMPI_NUM_APP_CTX"), *local = oa_getenv("OMPI_COMM_WORLD_LOCAL_SIZE"),
+		   *size = oa_getenv("OMPI_COMM_WORLD_SIZE"), *per_rank = oa_env(OA_ENV_MPI_PER_RANK);
 	if (apps && atoi(apps) > 1)
 		return "an MPMD launch (several programs) may run the agent in some of them only";
 	if (local && size && atoi(local) < atoi(size) && !(per_rank && *per_rank == '1'))

@@ -30,10 +30,9 @@
 #  Case 2 also has a size that would wrap the byte count and a process that
 #  never answers the clock pings (it must not hold the others up).
 . "$(dirname "$0")/../lib.sh"
-# From a directory of its own: a process that writes the default trace
-# directory (./ovni) writes it here, afresh every run (the root of the
-# job does: it is not a process of the collector's run), and its mark
-# values start where a fresh run's do.
+# From a directory of its own: a process that would write the default
+# trace directory (./ovni) writes it here, afresh every run (the job's
+# bash root did until its environment was read past bash's own getenv).
 cd "$WORK" || fail "cd"
 
 collector() { # TRACE [OPTIONS]: sets COLPID and the contact file
@@ -74,6 +73,10 @@ wait_collector
 cat "$WORK/col.err"
 check_trace "$WORK/t1"
 assert_ge "processes" 8 "$(ls -d "$WORK"/t1/loom.*/proc.* | wc -l)"
+# The job's root is a bash script: it is in the collector's trace too (bash
+# defines getenv and setenv; the agent's reads once went through them).
+grep -rq '"exit status 3"' "$WORK"/t1/loom.*/proc.*/thread.*/stream.json || fail "the job's bash root is not in the collector's trace"
+[ -e "$WORK/ovni" ] && fail "a process wrote ./ovni instead of the collector's run"
 grep -q "did not finish" "$WORK/t1/collect.txt" && { cat "$WORK/t1/collect.txt"; fail "a process did not finish"; }
 assert_eq "offsets file lines" 2 "$(wc -l <"$WORK/t1/clock-offsets.txt")"
 assert_eq "streams left locally" 0 "$(find "$TMPDIR" -name 'stream.*' | wc -l)"
