@@ -110,7 +110,7 @@ $(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) $(TOOLS_OBJ) $(wildcard tests/unit/*.
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(WRITER_OBJ) $(TOOLS_OBJ) $(TOOLS_LIBS) -lpthread
 
 # Test programs are ordinary programs: no agent code is linked into them.
-$(B)/prog/%: tests/prog/%.c
+$(B)/prog/%: tests/prog/%.c $(wildcard tests/prog/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -o $@ $< -lpthread $(PROG_LIBS_$*)
 
@@ -148,7 +148,7 @@ PROG_LIBS_truthcheck := -ljansson
 $(B)/prog/omp_%: tests/prog/omp_%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fopenmp -o $@ $< -lpthread
-$(B)/prog/clang_omp_%: tests/prog/clang_omp_%.c
+$(B)/prog/clang_omp_%: tests/prog/clang_omp_%.c $(wildcard tests/prog/*.h)
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -O1 -g -Wall -Wextra -Werror -D_GNU_SOURCE -fopenmp -o $@ $< -lpthread
 

@@ -850,7 +850,7 @@ static struct oa_label *label_now(int in_signal)
 static void prelude_fork(int ppid, int64_t value, uint64_t clock, struct oa_label *label)
 {
 	char text[48];
-	oa_snprintf(text, sizeof(text), "forked from %d", ppid);
+	oa_procev_fork_text(text, sizeof(text), ppid);
 	prelude_add(value, clock, label, text);
 }
 
@@ -875,13 +875,11 @@ int agent_start_pending(int in_signal)
 			if (pend.exit_set) {
 				/* exit() noted it; something started the child after. */
 				char text[48];
-				oa_snprintf(text, sizeof(text), "exit status %d", pend.exit_status);
+				int64_t v = oa_procev_exit_mark(pend.exit_status, text, sizeof(text));
 				struct oa_label *l = oa_procev_take_exit_label();
-				prelude_add(OA_PROC_EXIT_BASE + pend.exit_status, pend.exit_clock,
-					    l           ? l
-					    : in_signal ? label_now(1)
-							: NULL,
-					    text);
+				if (!l && in_signal)
+					l = label_now(1);
+				prelude_add(v, pend.exit_clock, l, text);
 			}
 			ok = start_process(pend.parent_tid) == 0;
 			prelude_on = 0;
@@ -959,7 +957,7 @@ int agent_end_pending(int64_t value, struct oa_label *label, const char *text, u
 	memset(&own, 0, sizeof(own));
 	int64_t v_fork = oa_procev_value();
 	char ftext[48];
-	oa_snprintf(ftext, sizeof(ftext), "forked from %d", pend.ppid);
+	oa_procev_fork_text(ftext, sizeof(ftext), pend.ppid);
 	oa_meta_label_publish_new(&oa_meta, &own, &end_fork_label.l, OA_MARK_PROC, v_fork, ftext);
 	if (label && text)
 		oa_meta_label_publish_new(&oa_meta, &own, label, OA_MARK_PROC, value, text);
@@ -1006,9 +1004,9 @@ static int end_noted_exit(void)
 	if (!atomic_load(&oa_pending_flag) || !pend.exit_set || oa_guard)
 		return 0;
 	char text[48];
-	oa_snprintf(text, sizeof(text), "exit status %d", pend.exit_status);
+	int64_t v = oa_procev_exit_mark(pend.exit_status, text, sizeof(text));
 	struct oa_label *l = oa_procev_take_exit_label();
-	return l && agent_end_pending(OA_PROC_EXIT_BASE + pend.exit_status, l, text, pend.exit_clock);
+	return l && agent_end_pending(v, l, text, pend.exit_clock);
 }
 
 void agent_exit_later(int status)
@@ -1237,7 +1235,7 @@ OA_EARLY_TEXT void agent_fork_child(void)
 		traced = 0;
 	if (traced && tracedir_is_the_runs() && start_process(parent_tid) == 0) {
 		char label[64];
-		oa_snprintf(label, sizeof(label), "forked from %d", parent_pid);
+		oa_procev_fork_text(label, sizeof(label), parent_pid);
 		agent_proc_event(label);
 	}
 	oa_guard--;

@@ -147,6 +147,17 @@ void oa_procev_flush_refused(struct oa_thread *t)
 	}
 }
 
+int64_t oa_procev_exit_mark(int status, char *text, size_t len)
+{
+	oa_snprintf(text, len, "exit status %d", status & 0xff);
+	return OA_PROC_EXIT_BASE + (status & 0xff);
+}
+
+void oa_procev_fork_text(char *text, size_t len, int ppid)
+{
+	oa_snprintf(text, len, "forked from %d", ppid);
+}
+
 struct oa_label *oa_procev_take_exit_label(void)
 {
 	return atomic_exchange(&exit_label_used, 1) ? NULL : exit_label;
@@ -206,8 +217,7 @@ void agent_exit_event(int status)
 {
 	/* What the parent sees (exit(-1) is 255): one value per status. */
 	char text[48];
-	oa_snprintf(text, sizeof(text), "exit status %d", status & 0xff);
-	int64_t value = OA_PROC_EXIT_BASE + (status & 0xff);
+	int64_t value = oa_procev_exit_mark(status, text, sizeof(text));
 	/* A fork child that never started (_exit: exit() started it in the
 	 * exit-status recorder): all of it at once. */
 	if (atomic_load(&oa_pending_flag) && !atomic_load(&exit_label_used) &&

@@ -22,6 +22,12 @@ void oa_procev_after_fork(void);
  * search). Async-signal-safe. */
 void oa_procev_flush_refused(struct oa_thread *t);
 
+/* The mark of an exit with `status` (as its parent sees it): its value,
+ * and its label's text into text. */
+#include <stddef.h>
+int64_t oa_procev_exit_mark(int status, char *text, size_t len);
+/* The label's text of a fork child's mark, "forked from PPID". */
+void oa_procev_fork_text(char *text, size_t len, int ppid);
 /* The exit label prepared at start, for the one exit it serves (NULL when
  * it was taken).  Async-signal-safe. */
 struct oa_label *oa_procev_take_exit_label(void);

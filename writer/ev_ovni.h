@@ -26,26 +26,7 @@ static inline uint64_t ev_ovni_thread_execute(struct oa_stream *s, int32_t cpu, 
 	return oa_emit_at(s, "OHx", now > clock ? now : clock, p, sizeof(p));
 }
 
-/* OHx at `clock` (read before the agent set the thread up, and later than
- * the creator's OHC), then the setup itself as a flush: OF[ at the same
- * clock, OF] now.  The agent's work at a thread's start (directories,
- * files, metadata) shows as its own state, not as the thread's time. */
-static inline void ev_ovni_thread_execute_setup(struct oa_stream *s, int32_t cpu, int32_t creator_tid, uint64_t tag,
-						uint64_t clock)
-{
-	uint8_t p[16];
-	memcpy(p, &cpu, 4);
-	memcpy(p + 4, &creator_tid, 4);
-	memcpy(p + 8, &tag, 8);
-	oa_emit_at(s, "OHx", clock, p, sizeof(p));
-	oa_emit_at(s, "OF[", clock, NULL, 0);
-	oa_emit(s, "OF]", NULL, 0);
-}
-
-/* The two halves of ev_ovni_thread_execute_setup, for a start with events
- * of its own in between (a process whose start was late): OHx at clock;
- * then the setup as a flush, OF[ at `setup` (clamped to the stream's last
- * clock), OF] now. */
+/* OHx at `clock` for a thread's start: creator_tid (-1: none), tag. */
 static inline void ev_ovni_thread_execute_only(struct oa_stream *s, int32_t cpu, int32_t creator_tid, uint64_t tag,
 					       uint64_t clock)
 {
@@ -56,10 +37,25 @@ static inline void ev_ovni_thread_execute_only(struct oa_stream *s, int32_t cpu,
 	oa_emit_at(s, "OHx", clock, p, sizeof(p));
 }
 
+/* The agent's setup as a flush: OF[ at `setup` (clamped to the stream's
+ * last clock), OF] now. */
 static inline void ev_ovni_setup_flush(struct oa_stream *s, uint64_t setup)
 {
 	oa_emit_at(s, "OF[", setup, NULL, 0);
 	oa_emit(s, "OF]", NULL, 0);
+}
+
+/* OHx at `clock` (read before the agent set the thread up, and later than
+ * the creator's OHC), then the setup itself as a flush at the same clock.
+ * The agent's work at a thread's start (directories, files, metadata)
+ * shows as its own state, not as the thread's time.  (A start with events
+ * of its own in between, a process whose start was late, calls the two
+ * halves.) */
+static inline void ev_ovni_thread_execute_setup(struct oa_stream *s, int32_t cpu, int32_t creator_tid, uint64_t tag,
+						uint64_t clock)
+{
+	ev_ovni_thread_execute_only(s, cpu, creator_tid, tag, clock);
+	ev_ovni_setup_flush(s, clock);
 }
 
 static inline uint64_t ev_ovni_thread_end(struct oa_stream *s)

@@ -176,26 +176,39 @@ static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_labe
 	return 0;
 }
 
-int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
+/* A label of `type` (declared) for value, its text copied: NULL when the
+ * arguments are not one, or no memory. */
+static struct oa_label *label_new(struct oa_meta *m, int type, int64_t value, const char *label)
 {
 	if (type < 0 || type >= OA_META_NTYPES || value == 0 ||
 	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1 || !label)
-		return -1;
-	/* Cheap check first: most calls label a value that already has one. */
-	if (fixed_label(m, type, value))
-		return 1;
-	struct oa_label *_Atomic *b = &m->buckets[bucket_of(type, value)];
-	if (find_from(atomic_load_explicit(b, memory_order_acquire), NULL, type, value))
-		return 1;
+		return NULL;
 	size_t len = strlen(label);
 	if (len > OA_META_LABEL_MAX)
 		len = OA_META_LABEL_MAX;
 	struct oa_label *l = malloc(sizeof(*l) + len + 1);
 	if (!l)
-		return -1;
+		return NULL;
 	l->type = type;
 	l->value = value;
+	l->hnext = NULL;
 	oa_meta_sanitize(l->text, len + 1, label);
+	return l;
+}
+
+int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
+{
+	/* Cheap check first: most calls label a value that already has one. */
+	if (type >= 0 && type < OA_META_NTYPES && value != 0) {
+		if (fixed_label(m, type, value))
+			return 1;
+		struct oa_label *_Atomic *b = &m->buckets[bucket_of(type, value)];
+		if (find_from(atomic_load_explicit(b, memory_order_acquire), NULL, type, value))
+			return 1;
+	}
+	struct oa_label *l = label_new(m, type, value, label);
+	if (!l)
+		return -1;
 	int r = insert(m, owner, l);
 	if (r)
 		free(l);
@@ -204,19 +217,9 @@ int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type,
 
 int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
 {
-	if (type < 0 || type >= OA_META_NTYPES || value == 0 ||
-	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1 || !label)
-		return -1;
-	size_t len = strlen(label);
-	if (len > OA_META_LABEL_MAX)
-		len = OA_META_LABEL_MAX;
-	struct oa_label *l = malloc(sizeof(*l) + len + 1);
+	struct oa_label *l = label_new(m, type, value, label);
 	if (!l)
 		return -1;
-	l->type = type;
-	l->value = value;
-	l->hnext = NULL;
-	oa_meta_sanitize(l->text, len + 1, label);
 	push_owner(owner ? owner : &m->global, l);
 	return 0;
 }

@@ -20,6 +20,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include "run_delay.h"
 #include <time.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -133,20 +135,6 @@ static void truth_omp(const char *state, long count, int64_t ns)
 		printf("truth|omp|%d|%s|-|%lld\n", gettid(), state, (long long)ns);
 	else
 		printf("truth|omp|%d|%s|%ld|%lld\n", gettid(), state, count, (long long)ns);
-}
-
-/* Nanoseconds this thread has waited on a run queue (preempted), from
- * /proc/thread-self/schedstat; -1 when not available. */
-static int64_t run_delay(void)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	long long run = 0, delay = -1;
-	if (f) {
-		if (fscanf(f, "%lld %lld", &run, &delay) != 2)
-			delay = -1;
-		fclose(f);
-	}
-	return delay;
 }
 
 /* A wait of any count.  A thread preempted in the middle of it still

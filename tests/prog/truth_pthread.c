@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run_delay.h"
+
 static int64_t now(void)
 {
 	struct timespec ts;
@@ -34,21 +36,6 @@ static void nap(long ms)
 static void truth(const char *label, long count, int64_t ns)
 {
 	printf("truth|mark|%d|%s|%ld|%lld\n", gettid(), label, count, (long long)ns);
-}
-
-/* Nanoseconds this thread has waited on a run queue (preempted), from
- * /proc/thread-self/schedstat; -1 when not available.  Read outside the
- * measured stretches (the agent records nothing of it). */
-static int64_t run_delay(void)
-{
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-	long long run = 0, delay = -1;
-	if (f) {
-		if (fscanf(f, "%lld %lld", &run, &delay) != 2)
-			delay = -1;
-		fclose(f);
-	}
-	return delay;
 }
 
 /* Sleeps a thread measured around its calls: preempted before a call
