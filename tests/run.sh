@@ -31,6 +31,8 @@ runcase() { # name command...
 		fail=$((fail + 1)); failed="$failed $name"
 		[ $rc -eq 124 ] && echo "TM  $name (timed out after ${limit}s)" || echo "NG  $name (exit $rc, ${secs}s)"
 		sed 's/^/    | /' "$log" | tail -n 40
+		# kept for the end: CI shows only the last lines of a run
+		cp "$log" "$logdir/failed.$fail.log"
 	fi
 	[ -n "${V:-}" ] && sed 's/^/    : /' "$log"
 }
@@ -56,6 +58,14 @@ for t in tests/real/r*.sh; do
 	[ -f "$t" ] && runcase "real/$(basename "$t" .sh)" bash "$t"
 done
 
+# The failures' last lines again, last: a CI report that shows only the end
+# of the output still says what failed and why.
+n=1
+for f in $failed; do
+	echo "--- $f (last lines)"
+	tail -n 8 "$logdir/failed.$n.log" | sed 's/^/    | /'
+	n=$((n + 1))
+done
 rm -rf "$logdir"
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed, $skip skipped"
