@@ -34,6 +34,21 @@ check_trace() {
 dump() { "$OA" dump "$1"; }
 # count MCV FILE: how many events of that MCV a dump file holds
 count() { awk -v m="$1" '$2 == m { n++ } END { print n + 0 }' "$2"; }
+# procs_by_start DIR: DIR's process ids, the one whose main stream starts
+# first first.  Pid order is not process order: pids wrap (at 32768 here).
+procs_by_start() {
+	for d in "$1"/loom.*/proc.*; do
+		p=${d##*proc.}
+		echo "$("$OA" dump "$d/thread.$p" | awk 'NR == 1 { print $1 }') $p"
+	done | sort -n | awk '{ print $2 }'
+}
+# fork_children DIR PID: the children that process PID forked, in the order
+# of its "fork: child N" marks.
+fork_children() {
+	for v in $("$OA" dump "$1"/loom.*/proc.$2/thread.$2 | awk '$2 == "OM=" { v = $4; sub("value=", "", v); print v }'); do
+		grep -ho "\"$v\": \"fork: child [0-9]*\"" "$1"/loom.*/proc.$2/thread.$2/stream.json
+	done | sed 's/.*child //; s/"$//'
+}
 # streams DIR: how many thread streams
 streams() { find "$1" -name stream.json | wc -l; }
 

@@ -11,14 +11,14 @@ for mode in fork forkthreads; do
 	assert_eq "$mode output" "$(echo "$want" | sort)" "$(echo "$got" | sort)"
 	check_trace "$WORK/$mode"
 	assert_eq "$mode processes" 2 "$(proc_count "$WORK/$mode")"
-	parent=$(ls -d "$WORK/$mode"/loom.*/proc.* | sed 's/.*proc\.//' | sort -n | head -1)
-	child=$(ls -d "$WORK/$mode"/loom.*/proc.* | sed 's/.*proc\.//' | sort -n | tail -1)
+	parent=$(procs_by_start "$WORK/$mode" | head -1)
+	child=$(procs_by_start "$WORK/$mode" | tail -1)
 	labels "$WORK/$mode" >"$WORK/labels"
 	grep -q "\"fork: child $child\"" "$WORK/labels" || fail "$mode: parent does not name child $child"
 	grep -q "\"forked from $parent\"" "$WORK/labels" || fail "$mode: child does not name parent $parent"
 	grep -q '"exit status 0"' "$WORK/labels" || fail "$mode: exit status of the parent not recorded"
 done
-grep -q '"exit status 3"' $(find "$WORK/fork"/loom.*/proc.$(ls -d "$WORK/fork"/loom.*/proc.* | sed 's/.*proc\.//' | sort -n | tail -1) -name stream.json) ||
+grep -q '"exit status 3"' $(find "$WORK/fork"/loom.*/proc.$(procs_by_start "$WORK/fork" | tail -1) -name stream.json) ||
 	fail "the child's _exit(3) status is not recorded"
 # forkthreads: the child has only the forking thread; the parent all four.
 assert_eq "threads of the child" 1 "$(ls -d "$WORK/forkthreads"/loom.*/proc.$child/thread.* | wc -l)"

@@ -11,11 +11,11 @@ assert_eq "status" "$wrc" "$grc"
 assert_eq "output" "$want" "$got"
 echo "$got" | grep -q "late 5: 15" || fail "the test program itself: $got"
 check_trace "$WORK/late"
-# The children, in fork order (pids rise; the vfork child is the last).
-children=$(grep -ho '"fork: child [0-9]*"' -r "$WORK/late" | grep -o '[0-9]*' | sort -n)
+# The parent started first; its children in the order of its fork marks.
+parent=$(procs_by_start "$WORK/late" | head -1)
+children=$(fork_children "$WORK/late" "$parent")
 assert_eq "forked children" 6 "$(echo "$children" | wc -l)"
 set -- $children
-parent=$(ls -d "$WORK"/late/loom.*/proc.* | sed 's/.*proc\.//' | sort -n | head -1)
 # events of process $1 ("MCV value" per line) and its labels
 ev() { "$OA" dump "$WORK"/late/loom.*/proc.$1/thread.$1 | awk '{ v = $4; sub("value=", "", v); print $2, v }'; }
 label() { grep -ho "\"$2\": \"[^\"]*\"" "$WORK"/late/loom.*/proc.$1/thread.$1/stream.json | sed 's/^"[0-9-]*": "//; s/"$//'; }
