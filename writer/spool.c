@@ -325,8 +325,48 @@ static int write_file(char *dir, const char *name, int flags, const void *buf, s
 	return r;
 }
 
+/* The same, relative to a directory descriptor: a watcher that holds its
+ * process directory walks two names, not the whole path (with many
+ * dentries the lookups are most of a stream's cost on tmpfs). */
+static int write_file_at(int dirfd, const char *rel, int flags, const void *buf, size_t len)
+{
+	int fd = openat(dirfd, rel, flags | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	int r = oa_write_all(fd, buf, len);
+	close(fd);
+	return r;
+}
+
 static _Atomic int json_busy;
 static char json_buf[(1 << 18) + 4096] OA_LARGE_BSS;
+
+/* A DONE slot's stream into thread.T below procfd, which the watcher
+ * holds (appended to an earlier image's stream of the same tid). */
+static int write_slot_at(int procfd, struct oa_spool_slot *s)
+{
+	size_t len = s->obs_len;
+	if (len > OA_SPOOL_OBS || !s->json_len || s->json_len > OA_SPOOL_JSON)
+		return -EINVAL;
+	if (len <= OVNI_HEADER_SIZE)
+		return 0;
+	char rel[64];
+	int n = oa_snprintf(rel, sizeof(rel), "thread.%d", s->tid);
+	if (n < 0)
+		return -ENAMETOOLONG;
+	int made = mkdirat(procfd, rel, 0755) == 0;
+	if (!made && errno != EEXIST)
+		return -errno;
+	const uint8_t *obs = oa_spool_obs(s);
+	memcpy(rel + n, "/stream.obs", sizeof("/stream.obs"));
+	int r = made ? write_file_at(procfd, rel, O_WRONLY | O_CREAT | O_TRUNC, obs, len)
+		     : write_file_at(procfd, rel, O_WRONLY | O_CREAT | O_APPEND, obs + OVNI_HEADER_SIZE,
+				     len - OVNI_HEADER_SIZE);
+	if (r)
+		return r;
+	memcpy(rel + n, "/stream.json", sizeof("/stream.json"));
+	return write_file_at(procfd, rel, O_WRONLY | O_CREAT | O_TRUNC, oa_spool_json(s), s->json_len);
+}
 
 /* One slot's stream into procdir/thread.T (appended to an earlier image's
  * stream of the same tid, as the agent does). */
@@ -375,21 +415,38 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
 	for (unsigned i = 0; i < nslots; i++) {
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t st = atomic_load(&s->state);
+	again:
 		if (st == OA_SPOOL_FREE)
 			continue;
-		if (st == OA_SPOOL_WATCHED && !take_watched) {
+		/* The watcher's, for a moment: written out (RELEASING) or being
+		 * written (WATCHED).  Each one counts as busy, so an ending
+		 * process waits for it rather than leaving its main stream to a
+		 * finisher (the watcher once passed through BUSY here). */
+		if ((st == OA_SPOOL_WATCHED || st == OA_SPOOL_RELEASING) && !take_watched) {
 			(*in_use)++;
 			(*busy)++;
+			continue;
+		}
+		/* Written out by a watcher that died zeroing it: only freed. */
+		if (st == OA_SPOOL_RELEASING) {
+			if (!atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))
+				goto again;
+			oa_spool_release(s, OA_SPOOL_OBS);
 			continue;
 		}
 		/* A dead process's BUSY slot: it died unpacking it; a WATCHED
 		 * one here: the watcher is gone. */
 		if (!(st == OA_SPOOL_DONE ||
-		      (dead && (st == OA_SPOOL_LIVE || st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED))) ||
-		    (st != OA_SPOOL_BUSY && !atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))) {
+		      (dead && (st == OA_SPOOL_LIVE || st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED)))) {
 			(*in_use)++;
 			continue;
 		}
+		/* Lost to the watcher (DONE -> WATCHED) between the load and
+		 * here: st is its state now, looked at again (counted as in use,
+		 * not busy, it kept the file and the process left its main
+		 * stream to a finisher). */
+		if (st != OA_SPOOL_BUSY && !atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))
+			goto again;
 		int redo = st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED;
 		int live = st == OA_SPOOL_LIVE || (redo && !s->obs_len);
 		int r = write_slot(procdir, s, live, redo, like, like_len);
@@ -508,7 +565,8 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	return r;
 }
 
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed)
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, int procfd, unsigned *lo, unsigned *left,
+			 int *closed)
 {
 	struct oa_spool_header *h = header_of(map);
 	*left = 0;
@@ -530,11 +588,16 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 		uint32_t st = OA_SPOOL_DONE;
 		if (atomic_load(&s->state) == OA_SPOOL_DONE &&
 		    atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_WATCHED)) {
-			int r = write_slot(procdir, s, 0, 0, NULL, 0);
+			int r = procfd >= 0 ? write_slot_at(procfd, s) : write_slot(procdir, s, 0, 0, NULL, 0);
 			st = OA_SPOOL_WATCHED;
 			/* Released only if nobody took it over meanwhile (repair
-			 * takes a WATCHED slot over when no watcher is left). */
-			if (!atomic_compare_exchange_strong(&s->state, &st, r == 0 ? OA_SPOOL_BUSY : OA_SPOOL_DONE))
+			 * takes a WATCHED slot over when no watcher is left);
+			 * RELEASING, never BUSY, while it is zeroed: an agent
+			 * ending its process waits for it (a BUSY slot meant
+			 * "someone else is writing it" and the process left its
+			 * main stream to a finisher). */
+			if (!atomic_compare_exchange_strong(&s->state, &st,
+							    r == 0 ? OA_SPOOL_RELEASING : OA_SPOOL_DONE))
 				continue;
 			if (r == 0) {
 				oa_spool_release(s, s->obs_len);

@@ -21,7 +21,10 @@
  * header on).  Slot states: FREE, LIVE (a thread writes it), DONE (ended,
  * obs_len and json_len are valid), BUSY (being unpacked).  A slot is
  * zeroed before it is FREE again, so the events of a LIVE slot end at the
- * first zero byte.  WATCHED: a watcher (ovnirun) is writing a DONE slot out.
+ * first zero byte.  WATCHED: a watcher (ovnirun) is writing a DONE slot out;
+ * RELEASING: it has, and is zeroing the slot (then FREE).  BUSY is never the
+ * watcher's: an agent or finisher found dead with a BUSY slot died writing
+ * it out, and the slot is written again.
  * Everything here is async-signal-safe. */
 #ifndef OA_SPOOL_H
 #define OA_SPOOL_H
@@ -40,7 +43,14 @@
 #define OA_SPOOL_OBS (OA_SPOOL_SLOT - OA_SPOOL_SLOT_HEADER - OA_SPOOL_JSON)
 #define OA_SPOOL_CHUNK 64u /* at most, slots prepared (their blocks reserved) at once */
 
-enum { OA_SPOOL_FREE = 0, OA_SPOOL_LIVE = 1, OA_SPOOL_DONE = 2, OA_SPOOL_BUSY = 3, OA_SPOOL_WATCHED = 4 };
+enum {
+	OA_SPOOL_FREE = 0,
+	OA_SPOOL_LIVE = 1,
+	OA_SPOOL_DONE = 2,
+	OA_SPOOL_BUSY = 3,
+	OA_SPOOL_WATCHED = 4,
+	OA_SPOOL_RELEASING = 5
+};
 
 struct oa_spool_slot {
 	_Atomic uint32_t state;
@@ -123,9 +133,12 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
  * again.  *left: slots from *lo on still in use; *closed: its image takes
  * no more (when nothing is left, the file is done with).  A slot the
  * watcher cannot write (no permission) is left DONE for the agent.
+ * procfd: a descriptor of procdir the watcher holds (the files are made
+ * relative to it), or -1.
  * Returns the streams written, or -errno for a file that is not a spool
  * or a slot that could not be written (leave the file to its agent). */
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed);
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, int procfd, unsigned *lo, unsigned *left,
+			 int *closed);
 
 /* A fork child: the spool is the parent's; forget it without touching it. */
 void oa_spool_forget(struct oa_spool *sp);
