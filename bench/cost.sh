@@ -6,7 +6,9 @@
 #     (OVNI_DISABLE=1), traced with the trace on /dev/shm, traced on disk
 #     ($TMPDIR or /tmp); `sh` (dash: vfork, then exec) and, where there
 #     is one, bash (fork, then exec in the child: issue 32's loop),
-#     untraced and traced on /dev/shm and on disk;
+#     untraced and traced on /dev/shm and on disk, and (last, apart) on
+#     disk right after the previous run's trace was deleted (traces on disk
+#     are otherwise kept until the end: see `keep` below);
 #   - `seq XARGS | xargs -P NPROC -n1 /bin/true` (XARGS 1000), untraced and
 #     traced on /dev/shm;
 #   - SHORT (2000) threads created and joined one at a time (bench/threads
@@ -44,7 +46,13 @@ cc=${CC:-cc}
 [ -x "$here/sync_lock" ] || $cc -O2 -D_GNU_SOURCE -o "$here/sync_lock" "$here/sync_lock.c" -lpthread || exit 1
 bash=$(command -v bash || true)
 res=$(mktemp -d)
-trap 'rm -rf "$res"' EXIT
+# Traces on disk are removed only at the end: on ext4 without a journal
+# (this project's VMs) every new inode scans past the inodes deleted in
+# the last dirty_expire interval (30 s; recently_deleted() in the
+# kernel), so each run would pay for the deletion of the one before.  The
+# row "after deleting ..." shows what that costs.
+keep="$disk/.oa-cost-kept.$$"
+trap 'rm -rf "$res" "$keep"' EXIT
 loop="for i in \$(seq $procs); do /bin/true; done"
 # t NAME CMD...: one timed run, appended to NAME's results
 t() {
@@ -60,14 +68,33 @@ traced() { # NAME DIR CMD...: under ovnirun, trace in a fresh directory under DI
 	# system the run right after a large deletion pays for it.
 	if [ -n "${VS:-}" ] && [ $((i % 2)) = 0 ]; then
 		t "$name.vs" "$VS/build/bin/ovnirun" -q -o "$w/vs" "$@"
-		rm -rf "$w/vs"
 	fi
 	t "$name" "$run" -q -o "$w/trace" "$@"
 	if [ -n "${VS:-}" ] && [ $((i % 2)) = 1 ]; then
-		rm -rf "$w/trace"
 		t "$name.vs" "$VS/build/bin/ovnirun" -q -o "$w/vs" "$@"
 	fi
-	rm -rf "$w"
+	if [ "$dir" = /dev/shm ]; then
+		rm -rf "$w"
+	else
+		mkdir -p "$keep" && mv "$w" "$keep/"
+	fi
+}
+# traced_after_delete NAME DIR CMD...: the same, each timed run right
+# after an untimed one whose trace was deleted (as when a trace is
+# replaced by the next one).
+traced_after_delete() {
+	name=$1 dir=$2
+	shift 2
+	w=$(mktemp -d "$dir/.oa-cost.XXXXXX")
+	"$run" -q -o "$w/old" "$@" >/dev/null 2>&1
+	rm -rf "$w/old"
+	t "$name" "$run" -q -o "$w/trace" "$@"
+	if [ -n "${VS:-}" ]; then
+		"$VS/build/bin/ovnirun" -q -o "$w/old" "$@" >/dev/null 2>&1
+		rm -rf "$w/old"
+		t "$name.vs" "$VS/build/bin/ovnirun" -q -o "$w/vs" "$@"
+	fi
+	mkdir -p "$keep" && mv "$w" "$keep/"
 }
 for i in $(seq "$reps"); do
 	t loop.none sh -c "$loop"
@@ -91,6 +118,12 @@ for i in $(seq "$reps"); do
 	t lockt.none "$here/sync_lock" 0 "$lockt"
 	traced lockt.shm /dev/shm "$here/sync_lock" 0 "$lockt"
 done
+# Last, so that its deletions slow no other row down.
+if [ -n "$bash" ]; then
+	for i in $(seq "$reps"); do
+		traced_after_delete bash.disk.del "$disk" "$bash" -c "$loop"
+	done
+fi
 med() { # NAME [COLUMN]: 1 wall, 2 CPU
 	sort -n -k"${2:-1}" "$res/$1" | awk -v c="${2:-1}" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
 }
@@ -114,6 +147,7 @@ if [ -n "$bash" ]; then
 	row "the same loop in bash (fork + exec), untraced" bash.none bash.none
 	row "  traced, trace on /dev/shm" bash.shm bash.none
 	row "  traced, trace on $disk ($(stat -f -c %T "$disk"))" bash.disk bash.none
+	row "    right after deleting the previous run's trace" bash.disk.del bash.none
 fi
 row "seq $xn | xargs -P $np -n1 /bin/true, untraced" xargs.none xargs.none
 row "  traced, trace on /dev/shm" xargs.shm xargs.none
