@@ -45,6 +45,27 @@ static _Atomic int interrupt[NSIG];              /* siginterrupt(sig, 1): signal
 static _Atomic int dying;                        /* a fatal signal is ending the streams */
 static _Atomic int ended;                        /* ... and has finished */
 
+/* Stores that leave memory as it was are skipped: after a fork every page
+ * the program writes is a copy-on-write fault (~2.5 us), and a shell sets
+ * the same dispositions around every command it forks. */
+static inline void set_flag(_Atomic int *f, int v)
+{
+	if (atomic_load(f) != v)
+		atomic_store(f, v);
+}
+
+/* view[sig] = *act, where it differs in what the kernel keeps (the
+ * handler, flags, restorer and the kernel's 8 bytes of sa_mask; libc
+ * leaves the rest of a returned sa_mask as it was). */
+static void set_view(int sig, const struct sigaction *act)
+{
+	struct sigaction *v = &view[sig];
+	if (v->sa_handler == act->sa_handler && v->sa_flags == act->sa_flags && v->sa_restorer == act->sa_restorer &&
+	    !memcmp(&v->sa_mask, &act->sa_mask, 8))
+		return;
+	*v = *act;
+}
+
 static int is_sample(int sig)
 {
 	return sig > 0 && sig == oa_sample_signal();
@@ -117,8 +138,8 @@ static int install_ours(int sig)
 	our_action(&sa);
 	int r = HOOK_REAL(sigaction)(sig, &sa, NULL);
 	if (r == 0) {
-		atomic_store(&reset[sig], 0);
-		atomic_store(&ours[sig], 1);
+		set_flag(&reset[sig], 0);
+		set_flag(&ours[sig], 1);
 	}
 	return r;
 }
@@ -142,7 +163,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	dfl.sa_handler = SIG_DFL;
 	dfl.sa_flags &= ~SA_SIGINFO;
 	HOOK_REAL(sigaction)(sig, &dfl, NULL);
-	atomic_store(&ours[sig], 0);
+	set_flag(&ours[sig], 0);
 	/* A real fault happens again when we return; anything else is sent
 	 * again to this thread and delivered (it is blocked until we return). */
 	if (!sync_fault(sig, si))
@@ -187,7 +208,7 @@ static void sample_deliver(int sig, siginfo_t *si, void *uc)
 		if (default_ignored(sig))
 			return;
 		view[sig] = p;
-		atomic_store(&ours[sig], 1);
+		set_flag(&ours[sig], 1);
 		on_fatal(sig, si, uc); /* the trace ends, the signal kills */
 		return;
 	}
@@ -260,8 +281,8 @@ __attribute__((constructor(102))) static void signal_init(void)
 			memcpy(&kmask, &cur.sa_mask, sizeof(kmask));
 			if (cur.sa_flags || kmask)
 				view[sig] = cur;
-			atomic_store(&reset[sig], 0);
-			atomic_store(&ours[sig], 1);
+			set_flag(&reset[sig], 0);
+			set_flag(&ours[sig], 1);
 		} else {
 			HOOK_REAL(sigaction)(sig, &cur, NULL);
 		}
@@ -287,8 +308,8 @@ static int prog_query(int sig, struct sigaction *out)
 		*out = view[sig];
 		return 0;
 	}
-	atomic_store(&ours[sig], 0);
-	atomic_store(&reset[sig], 0);
+	set_flag(&ours[sig], 0);
+	set_flag(&reset[sig], 0);
 	*out = cur;
 	return 0;
 }
@@ -308,23 +329,23 @@ static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction
 	if (act) {
 		int tracing = agent_engaged() && !atomic_load(&dying);
 		if (act->sa_handler == SIG_DFL && tracing) {
-			view[sig] = *act;
+			set_view(sig, act);
 			r = install_ours(sig);
 		} else if ((act->sa_flags & SA_RESETHAND) && act->sa_handler != SIG_IGN && act->sa_handler != SIG_DFL &&
 			   tracing) {
 			struct sigaction tr = *act;
 			tr.sa_sigaction = on_reset;
 			tr.sa_flags = (act->sa_flags & ~SA_RESETHAND) | SA_SIGINFO;
-			view[sig] = *act;
-			atomic_store(&ours[sig], 0);
+			set_view(sig, act);
+			set_flag(&ours[sig], 0);
 			r = HOOK_REAL(sigaction)(sig, &tr, NULL);
 			if (r == 0)
-				atomic_store(&reset[sig], 1);
+				set_flag(&reset[sig], 1);
 		} else {
 			r = HOOK_REAL(sigaction)(sig, act, NULL);
 			if (r == 0) {
-				atomic_store(&ours[sig], 0);
-				atomic_store(&reset[sig], 0);
+				set_flag(&ours[sig], 0);
+				set_flag(&reset[sig], 0);
 			}
 		}
 		if (r != 0)

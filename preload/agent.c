@@ -832,7 +832,8 @@ static char pend_exec_text[OA_HANDOVER_PATH + 16] OA_LARGE_BSS;
 static void agent_fork_forget(void);
 /* The parent's clock just before the fork (its prepare handler, agent
  * locks held): the child's start, without a clock reading of its own; 0
- * after the fork (a _Fork child reads the clock). */
+ * before a _Fork, which runs no prepare handler (its child reads the
+ * clock). */
 static uint64_t fork_clock OA_EARLY_DATA;
 /* Whether a fork child of this image is traced (the configuration's
  * program filters): decided once, not in every child. */
@@ -1159,13 +1160,19 @@ void agent_fork_prepare(void)
 	for (int i = nhandlers(); i-- > 0;)
 		if (fork_handlers[i].prepare)
 			fork_handlers[i].prepare();
-	if (atomic_load(&oa_traced_flag))
-		fork_clock = oa_clock_now(); /* under the agent's locks: this fork's */
+	/* Under the agent's locks: this fork's.  Set before the fork, never
+	 * after it in the parent: after a fork each page the parent writes is
+	 * a copy-on-write fault. */
+	fork_clock = atomic_load(&oa_traced_flag) ? oa_clock_now() : 0;
+}
+
+void agent_fork_no_prepare(void)
+{
+	fork_clock = 0;
 }
 
 void agent_fork_parent(void)
 {
-	fork_clock = 0;
 	for (int i = 0; i < nhandlers(); i++)
 		if (fork_handlers[i].parent)
 			fork_handlers[i].parent();

@@ -170,5 +170,7 @@ void agent_fork_child(void);
 void agent_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
 void agent_fork_prepare(void);
 void agent_fork_parent(void);
+/* Before a _Fork (no prepare handler runs): its child reads the clock. */
+void agent_fork_no_prepare(void);
 
 #endif

@@ -53,17 +53,28 @@ static int parse_online(const char *text, int **out)
  * (OVNI_CPUS, "LOOM:LIST"), or from sysfs (~14 us for a new process), then
  * told to the children.  Keyed by the loom: the variable may travel to
  * another host (ssh, Slurm), whose CPUs are its own. */
+static int read_online(const char *loom, int **phyids);
+
 int oa_cpus_discover(const char *loom, int **phyids)
 {
-	char buf[4096];
 	int n = 0;
 	size_t ll = strlen(loom);
 	const char *told = oa_env(OA_ENV_CPUS);
-	if (told && !strncmp(told, loom, ll) && told[ll] == ':' && (n = parse_online(told + ll + 1, phyids)) > 0)
-		goto done;
+	if (!told || strncmp(told, loom, ll) || told[ll] != ':' || (n = parse_online(told + ll + 1, phyids)) <= 0)
+		n = read_online(loom, phyids);
+	ncpus = *phyids ? n : 0;
+	phyid_of = *phyids;
+	return ncpus;
+}
+
+/* From sysfs, apart: its buffers (8 KiB) are on the stack only in the
+ * run's first process (a page of stack first written is a fault). */
+__attribute__((noinline)) static int read_online(const char *loom, int **phyids)
+{
+	char buf[4096];
 	free(*phyids);
 	*phyids = NULL;
-	n = 0;
+	int n = 0;
 	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t r = read(fd, buf, sizeof(buf) - 1);
@@ -87,10 +98,7 @@ int oa_cpus_discover(const char *loom, int **phyids)
 		for (int i = 0; *phyids && i < n; i++)
 			(*phyids)[i] = i;
 	}
-done:
-	ncpus = *phyids ? n : 0;
-	phyid_of = *phyids;
-	return ncpus;
+	return n;
 }
 
 void oa_cpus_set_dir(const char *loomdir)

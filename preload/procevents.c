@@ -246,12 +246,25 @@ static int64_t gone_value(long gone_pid)
 	return oa_proc_value(oa_cfg.loom, gone_pid, 1023);
 }
 
+static void finish_child(pid_t pid, int status);
+
 void agent_child_gone(pid_t pid, int status)
 {
 	if (!agent_traced() || agent_foreign() || oa_cfg.staging || pid <= 0)
 		return;
 	if (!WIFEXITED(status) && !WIFSIGNALED(status))
 		return;
+	/* The usual case, a child that finished its streams, looked at with a
+	 * small stack (the buffers below took 5 pages of it: after a fork,
+	 * each is a copy-on-write fault, per command of a shell). */
+	if (!oa_finish_needed(oa_cfg.tracedir, oa_cfg.loom, pid))
+		return;
+	finish_child(pid, status);
+}
+
+/* Apart, so that its buffers are on the stack only when it runs. */
+__attribute__((noinline)) static void finish_child(pid_t pid, int status)
+{
 	char dir[4600], how[128];
 	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, (int)pid);
 	if (WIFEXITED(status)) {

@@ -135,7 +135,11 @@ uint64_t oa_clock_slow(void)
 	 * measured since this thread's previous anchor, smoothed. */
 	uint64_t mult = c->mult ? c->mult : tsc_mult;
 	if (c->ns0 && tsc > c->tsc0 && ns - c->ns0 >= 50000 && ns - c->ns0 < 100000000) {
-		uint64_t m = (uint64_t)(((unsigned __int128)(ns - c->ns0) << 32) / (tsc - c->tsc0));
+		/* ns - ns0 < 2^32: the shift fits 64 bits, and a 64-bit
+		 * division is an instruction, where a 128-bit one is a call to
+		 * libgcc's __udivti3, far in the text (a fork child that reads
+		 * the clock paid a page fault for it). */
+		uint64_t m = ((ns - c->ns0) << 32) / (tsc - c->tsc0);
 		if (m > mult - mult / 256 && m < mult + mult / 256) /* sane: within 0.4% */
 			mult = (7 * mult + m) / 8;
 	}

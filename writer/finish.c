@@ -448,6 +448,23 @@ struct dirent64_raw {
 	char name[];
 };
 
+int oa_finish_needed(const char *tracedir, const char *loom, long pid)
+{
+	size_t n = strlen(tracedir) + strlen(loom) + 80;
+	if (n > 8192)
+		return 1; /* oa_finish_process tells */
+	char path[n];
+	if (oa_snprintf(path, n, "%s/loom.%s/proc.%ld/thread.%ld/stream.json", tracedir, loom, pid, pid) < 0)
+		return 1;
+	const char *rel;
+	int at = oa_path_at(path, &rel);
+	/* "finished" is the second member of "ovni" in our stream.json; one
+	 * written otherwise is looked at whole by oa_finish_process. */
+	char head[256];
+	ssize_t hn = read_at(at, rel, head, sizeof(head));
+	return hn >= 0 && !is_finished(head, (size_t)hn);
+}
+
 int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid))
 {
 	char main_json[4400];

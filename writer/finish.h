@@ -60,4 +60,11 @@ int oa_replay_closers(const struct oa_replay *r, uint8_t *buf, size_t cap, size_
  * or -errno (busy, unreadable, no descriptor room). */
 int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid));
 
+/* Is the process pid of loom.<loom> under tracedir gone without finishing
+ * its main stream (oa_finish_process has work)?  0 when it finished, or
+ * has no stream there (another loom, untraced).  A parent asks this of
+ * every child it reaps, after a fork: it uses ~300 bytes of stack and
+ * writes no static page (each page written is a copy-on-write fault). */
+int oa_finish_needed(const char *tracedir, const char *loom, long pid);
+
 #endif
