@@ -358,6 +358,12 @@ static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction
 
 OA_EXPORT OA_EARLY_TEXT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
+	/* A disabled agent: straight through, from the early text (a fork
+	 * child of a shell calls this for every command: prog_sigaction's
+	 * text, the table of fatal signals and the flags are 3 pages it
+	 * would fault in). */
+	if (oa_off)
+		return HOOK_REAL(sigaction)(sig, act, oldact);
 	return prog_sigaction(sig, act, oldact);
 }
 
