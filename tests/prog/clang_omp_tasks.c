@@ -153,16 +153,29 @@ NOINLINE static void spawn_detach(long *acc)
 #pragma omp taskwait
 }
 
+/* The first task cancels the taskgroup; the other 49 are made only once
+ * it has begun to, so some are discarded whatever the scheduling (made at
+ * once, under load the generating thread ran all 50 itself, newest first,
+ * before the other thread took the first: none discarded). */
 NOINLINE static void spawn_cancel(long *acc)
 {
+	static atomic_int cancelling;
+	atomic_store(&cancelling, 0);
 #pragma omp taskgroup
 	{
-		for (int i = 0; i < 50; i++) {
+#pragma omp task
+		{
+			atomic_store(&cancelling, 1);
+#pragma omp cancel taskgroup
+			usleep(100);
+			child_work(acc);
+		}
+		while (!atomic_load(&cancelling)) {
+#pragma omp taskyield
+		}
+		for (int i = 1; i < 50; i++) {
 #pragma omp task
 			{
-				if (i == 0) {
-#pragma omp cancel taskgroup
-				}
 				usleep(100);
 				child_work(acc);
 			}
