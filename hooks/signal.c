@@ -281,8 +281,11 @@ __attribute__((constructor(102))) static void signal_init(void)
 			memcpy(&kmask, &cur.sa_mask, sizeof(kmask));
 			if (cur.sa_flags || kmask)
 				view[sig] = cur;
-			set_flag(&reset[sig], 0);
-			set_flag(&ours[sig], 1);
+			/* Stored, not compared first: in a new process the page
+			 * is untouched, and a read before the write is a second
+			 * fault. */
+			atomic_store(&reset[sig], 0);
+			atomic_store(&ours[sig], 1);
 		} else {
 			HOOK_REAL(sigaction)(sig, &cur, NULL);
 		}

@@ -312,14 +312,12 @@ static int set_process_dirs(void)
 	staged = oa_cfg.staging;
 	if (staged)
 		oa_snprintf(stagedir, sizeof(stagedir), "%s/loom.%s/proc.%d", oa_cfg.tmpdir, oa_cfg.loom, pid);
-	char loomdir[4400];
-	oa_snprintf(loomdir, sizeof(loomdir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
 	oa_meta.pid = pid;
 	oa_pid = pid;
 	oa_spool_init(&spool, procdir, pid, oa_cfg.spool_watch);
 	if (!pidns_bits)
 		value_pid = pid;
-	oa_cpus_set_dir(loomdir);
+	oa_cpus_set_dir(oa_cfg.tracedir, oa_cfg.loom);
 	return 0;
 }
 
@@ -451,17 +449,19 @@ static struct {
 		int64_t value;
 		uint64_t clock;
 		struct oa_label *label; /* prepared, or NULL: allocated now */
+		int fresh;              /* value drawn now (oa_procev_value): never labelled */
 		char text[OA_HANDOVER_PATH + 16];
 	} m[PRELUDE_MARKS];
 } prelude OA_LARGE_BSS;
 
-static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, const char *text)
+static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, int fresh, const char *text)
 {
 	if (prelude.n >= PRELUDE_MARKS || !value)
 		return;
 	prelude.m[prelude.n].value = value;
 	prelude.m[prelude.n].clock = clock;
 	prelude.m[prelude.n].label = label;
+	prelude.m[prelude.n].fresh = fresh;
 	oa_snprintf(prelude.m[prelude.n].text, sizeof(prelude.m[0].text), "%s", text);
 	prelude.n++;
 }
@@ -514,8 +514,8 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		prelude_on = 0;
 		ev_ovni_thread_execute_only(&t->s, cpu, creator_tid, tag, prelude.at);
 		for (int i = 0; i < prelude.n; i++)
-			oa_procev_mark_at(t, prelude.m[i].label, prelude.m[i].value, prelude.m[i].text,
-					  prelude.m[i].clock);
+			oa_procev_mark_at(t, prelude.m[i].label, prelude.m[i].fresh, prelude.m[i].value,
+					  prelude.m[i].text, prelude.m[i].clock);
 		prelude.n = 0;
 		ev_ovni_setup_flush(&t->s, t0);
 	} else {
@@ -852,7 +852,7 @@ static void prelude_fork(int ppid, int64_t value, uint64_t clock, struct oa_labe
 {
 	char text[48];
 	oa_procev_fork_text(text, sizeof(text), ppid);
-	prelude_add(value, clock, label, text);
+	prelude_add(value, clock, label, 1, text);
 }
 
 int agent_start_pending(int in_signal)
@@ -872,7 +872,7 @@ int agent_start_pending(int in_signal)
 			prelude.n = 0;
 			prelude_fork(pend.ppid, oa_procev_value(), pend.t_fork, label_now(in_signal));
 			if (pend.exec_handed)
-				prelude_add(oa_procev_value(), pend.t_exec, NULL, pend_exec_text);
+				prelude_add(oa_procev_value(), pend.t_exec, NULL, 1, pend_exec_text);
 			if (pend.exit_set) {
 				/* exit() noted it; something started the child after. */
 				char text[48];
@@ -880,7 +880,7 @@ int agent_start_pending(int in_signal)
 				struct oa_label *l = oa_procev_take_exit_label();
 				if (!l && in_signal)
 					l = label_now(1);
-				prelude_add(v, pend.exit_clock, l, text);
+				prelude_add(v, pend.exit_clock, l, 0, text);
 			}
 			ok = start_process(pend.parent_tid) == 0;
 			prelude_on = 0;
@@ -1048,7 +1048,7 @@ static int take_handover(void)
 	prelude_fork(h.ppid, oa_procev_value(), h.t_fork, NULL);
 	char text[sizeof(h.path) + 8];
 	oa_snprintf(text, sizeof(text), "exec %s", h.path);
-	prelude_add(oa_procev_value(), h.t_exec, NULL, text);
+	prelude_add(oa_procev_value(), h.t_exec, NULL, 1, text);
 	return h.parent_tid;
 }
 

@@ -6,22 +6,24 @@
 
 enum oa_children { OA_CHILDREN_ALL, OA_CHILDREN_NONE, OA_CHILDREN_MATCH };
 
+/* What every process writes first, the buffers' starts last: a short
+ * process writes one page of it (each page written is a fault). */
 struct oa_config {
 	int disabled;              /* OVNI_DISABLE=1 */
 	int debug;                 /* OVNI_DEBUG=1 */
 	int staging;               /* tmpdir is set (read this, not tmpdir[0]: its page) */
-	char tracedir[4096];       /* OVNI_TRACEDIR, made absolute */
-	char tmpdir[4096];         /* OVNI_TMPDIR, absolute, "" if unset */
-	char loom[256];            /* OVNI_LOOM or the host name */
 	int app_id;                /* OVNI_APPID */
 	int rank, nranks;          /* from the MPI launcher, -1 if none */
 	size_t bufsize;            /* OVNI_BUFSIZE: largest mapped window per thread */
 	enum oa_children children; /* OVNI_CHILDREN: all, none, or a name pattern */
+	int root_pid;              /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */
+	int callsites;             /* OVNI_CALLSITES=1: callers of waits and thread creations */
+	int trace_launchers;       /* OVNI_TRACE_LAUNCHERS=1: trace mpirun, srun... too */
+	char loom[256];            /* OVNI_LOOM or the host name */
+	char spool_watch[256];     /* OVNI_SPOOL_WATCH: ovnirun's list of spool files, "" for none */
 	char children_pattern[256];
-	int root_pid;          /* OVNI_ROOT_PID: the first process of the run, 0 if unknown */
-	int callsites;         /* OVNI_CALLSITES=1: callers of waits and thread creations */
-	int trace_launchers;   /* OVNI_TRACE_LAUNCHERS=1: trace mpirun, srun... too */
-	char spool_watch[256]; /* OVNI_SPOOL_WATCH: ovnirun's list of spool files, "" for none */
+	char tracedir[4096]; /* OVNI_TRACEDIR, made absolute */
+	char tmpdir[4096];   /* OVNI_TMPDIR, absolute, "" if unset */
 };
 
 extern struct oa_config oa_cfg;

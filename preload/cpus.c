@@ -14,7 +14,10 @@
 
 static int ncpus;
 static int *phyid_of; /* index -> OS CPU number */
-static char claimdir[4200] OA_LARGE_BSS;
+/* The claims are files of TRACE/loom.LOOM/.cpus; the two strings are the
+ * configuration's (the path is built when a claim is made: a process that
+ * makes none writes nothing for it). */
+static const char *claim_trace, *claim_loom;
 static int claimdir_made;
 
 static int parse_online(const char *text, int **out)
@@ -101,19 +104,22 @@ __attribute__((noinline)) static int read_online(const char *loom, int **phyids)
 	return n;
 }
 
-void oa_cpus_set_dir(const char *loomdir)
+void oa_cpus_set_dir(const char *tracedir, const char *loom)
 {
-	oa_snprintf(claimdir, sizeof(claimdir), "%s/.cpus", loomdir);
-	claimdir_made = 0;
+	claim_trace = tracedir;
+	claim_loom = loom;
+	if (claimdir_made)
+		claimdir_made = 0;
 }
 
 /* Create the claim directory and its parents the first time it is needed. */
 static void make_claimdir(void)
 {
-	char buf[sizeof(claimdir)];
+	char buf[4400];
 	if (claimdir_made)
 		return;
-	memcpy(buf, claimdir, sizeof(buf));
+	if (oa_snprintf(buf, sizeof(buf), "%s/loom.%s/.cpus", claim_trace, claim_loom) < 0)
+		return;
 	const char *rel;
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
@@ -138,12 +144,12 @@ static int index_of(int phyid)
 
 static void claim_path(char *out, size_t size, int cpu)
 {
-	oa_snprintf(out, size, "%s/cpu.%d", claimdir, phyid_of[cpu]);
+	oa_snprintf(out, size, "%s/loom.%s/.cpus/cpu.%d", claim_trace, claim_loom, phyid_of[cpu]);
 }
 
 int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
 {
-	if (!claimdir[0] || CPU_COUNT_S(setsize, set) != 1)
+	if (!claim_trace || CPU_COUNT_S(setsize, set) != 1)
 		return -1;
 	int phyid = -1;
 	for (int c = 0; c < (int)(setsize * 8); c++) {
@@ -173,7 +179,7 @@ int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
 
 void oa_cpus_release(int cpu, int tid)
 {
-	if (cpu < 0 || cpu >= ncpus || !claimdir[0])
+	if (cpu < 0 || cpu >= ncpus || !claim_trace)
 		return;
 	char path[4300], text[32];
 	claim_path(path, sizeof(path), cpu);

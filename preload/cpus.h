@@ -15,7 +15,7 @@
 int oa_cpus_discover(const char *loom, int **phyids);
 
 /* Set the claim directory (once, at process start). */
-void oa_cpus_set_dir(const char *loomdir);
+void oa_cpus_set_dir(const char *tracedir, const char *loom);
 
 /* The loom CPU index a thread with this affinity would be shown on, claiming
  * it for tid; -1 for the virtual CPU. Claims nothing when `set` has several CPUs. */

@@ -56,8 +56,12 @@ static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 	_Atomic uint32_t *c = atomic_load(&value_counter);
 	if (c || atomic_exchange(&value_counter_tried, 1))
 		return c;
-	static char path[4400] OA_LARGE_BSS; /* once per image (value_counter_tried) */
-	oa_snprintf(path, sizeof(path), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);
+	/* On the stack, as long as it is (a static buffer was a page
+	 * written by every process). */
+	size_t n = strlen(oa_cfg.tracedir) + strlen(oa_cfg.loom) + 16;
+	char path[n];
+	if (oa_snprintf(path, n, "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom) < 0)
+		return NULL;
 	if (!oa_fd_room())
 		return NULL;
 	const char *rel;
@@ -94,12 +98,15 @@ OA_EARLY_TEXT int64_t oa_procev_value(void)
 	return next_proc_value();
 }
 
-void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int64_t value, const char *text, uint64_t clock)
+void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value, const char *text,
+		       uint64_t clock)
 {
 	if (!t || !value)
 		return;
 	if (label)
 		oa_meta_label_publish(&oa_meta, &t->s.labels, label, OA_MARK_PROC, value, text);
+	else if (fresh) /* as agent_proc_event: no look in the hash (its page read, then written: 2 faults) */
+		oa_meta_mark_label_new(&oa_meta, &t->s.labels, OA_MARK_PROC, value, text);
 	else
 		oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, text);
 	uint8_t p[12];

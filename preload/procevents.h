@@ -37,8 +37,10 @@ int oa_procev_refused_active(void);
 int64_t oa_procev_value(void);
 /* Write a process mark of value `value` labelled `text` on t's stream at
  * `clock` (no earlier than its last event): with `label` prepared, nothing
- * is allocated. */
+ * is allocated; `fresh`: value is one of oa_procev_value's, never labelled
+ * (the label hash is not looked at). */
 struct oa_label;
-void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int64_t value, const char *text, uint64_t clock);
+void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value, const char *text,
+		       uint64_t clock);
 
 #endif

@@ -21,9 +21,11 @@
 #include "ompt.h"
 #include "../../common/env.h"
 
-static _Atomic int started;     /* ompt_start_tool answered once */
-static _Atomic int initialized; /* initialize returned 1 */
-static _Atomic int finalized;
+/* In .data: every process's destructor reads them, and a read of an
+ * untouched .bss page is a fault of its own. */
+static _Atomic int started OA_EARLY_DATA;     /* ompt_start_tool answered once */
+static _Atomic int initialized OA_EARLY_DATA; /* initialize returned 1 */
+static _Atomic int finalized OA_EARLY_DATA;
 
 /* ---- mark channels ---- */
 
