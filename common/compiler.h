@@ -19,6 +19,10 @@
  * first instruction fault maps (with the constructors). */
 #define OA_EARLY_DATA __attribute__((section(".data")))
 #define OA_EARLY_TEXT __attribute__((section(".text.hot")))
+/* What every traced process runs at its start but a disabled agent does
+ * not: right after the early text (the linker puts .text.sorted.* there),
+ * in the window the start path faults in anyway. */
+#define OA_START_TEXT __attribute__((section(".text.sorted.oa_start")))
 /* A large buffer (4 KiB or more) that a process may never touch, placed
  * after .bss (in .lbss) so that the small variables every traced process
  * writes share a few pages instead of one page each between the buffers. */

@@ -68,10 +68,21 @@ static void on_quick_exit(void)
 	end_all(quick_status);
 }
 
+extern int __cxa_at_quick_exit(void (*fn)(void *), void *dso);
+extern void *__dso_handle;
+
+static void on_quick_exit_dso(void *unused)
+{
+	(void)unused;
+	on_quick_exit();
+}
+
 __attribute__((constructor(103))) static void exit_init(void)
 {
+	/* What libc_nonshared's at_quick_exit stub calls (the stub is at
+	 * the end of our text: a page fault of its own). */
 	if (agent_active())
-		at_quick_exit(on_quick_exit);
+		__cxa_at_quick_exit(on_quick_exit_dso, __dso_handle);
 }
 
 OA_EXPORT void quick_exit(int status)

@@ -1,4 +1,5 @@
 /* agent.c: process and thread lifecycle of the agent (see agent.h). */
+#include "../common/num.h"
 #include "agent.h"
 
 #include <dirent.h>
@@ -150,7 +151,7 @@ static int nspid_ours(const char *v, int pid)
 	v += 2;
 	int n = form == 's' ? 4 : 3;
 	for (int i = 0; i < n; i++) {
-		x[i] = strtoull(v, &end, 10);
+		x[i] = oa_strtoull(v, &end);
 		if (end == v || *end != (i == n - 1 ? '\0' : ':'))
 			return 0;
 		v = end + 1;
@@ -181,7 +182,7 @@ static unsigned long own_pidns(void)
 		return ns_ino;
 	const char *v = oa_env(OA_ENV_NSPID);
 	char *end;
-	unsigned long long ino = v ? strtoull(v, &end, 10) : 0;
+	unsigned long long ino = v ? oa_strtoull(v, &end) : 0;
 	if (ino && *end == ':' && nspid_ours(end + 1, pid)) {
 		ns_ino = (unsigned long)ino;
 		ns_pid = pid;
@@ -240,7 +241,7 @@ static void place_in_pidns(int may_setenv)
 		}
 		return;
 	}
-	if (strtoull(run, NULL, 10) == (unsigned long long)ino)
+	if (oa_strtoull(run, NULL) == (unsigned long long)ino)
 		return;
 	char loom[sizeof(oa_cfg.loom)];
 	oa_snprintf(loom, sizeof(loom), "%s.pidns%lu", base_loom, ino);

@@ -1,5 +1,6 @@
 /* config.c: the table of environment variables the agent reads, and the
  * process identity they give (trace dir, loom, app id, MPI rank). */
+#include "../common/num.h"
 #include "config.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ size_t oa_config_parse_size(const char *s)
 {
 	char *end;
 	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
+	unsigned long long v = oa_strtoull(s, &end);
 	if (errno || end == s)
 		return 0;
 	switch (*end) {
@@ -52,7 +53,7 @@ static int env_int(const char *name, int def)
 	if (!v || !*v)
 		return def;
 	char *end;
-	long l = strtol(v, &end, 10);
+	long long l = oa_strtoll(v, &end);
 	return *end ? def : (int)l;
 }
 

@@ -1,4 +1,5 @@
 /* cpus.c: loom CPU discovery and cross-process CPU claims (see cpus.h). */
+#include "../common/num.h"
 #include "cpus.h"
 
 #include <errno.h>
@@ -27,13 +28,13 @@ static int parse_online(const char *text, int **out)
 	const char *p = text;
 	while (v && *p && *p != '\n') {
 		char *end;
-		long a = strtol(p, &end, 10), b;
+		long a = (long)oa_strtoll(p, &end), b;
 		if (end == p)
 			break;
 		b = a;
 		p = end;
 		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
+			b = (long)oa_strtoll(p + 1, &end);
 			p = end;
 		}
 		for (long c = a; c <= b && c < 1 << 20; c++) {

@@ -1,4 +1,5 @@
 /* handover.c: see handover.h. */
+#include "../common/num.h"
 #include "handover.h"
 
 #include <elf.h>
@@ -170,7 +171,7 @@ int oa_handover_parse(const char *v, struct oa_handover *h)
 	char *end;
 	for (int i = 0; i < 5; i++) {
 		errno = 0;
-		x[i] = i >= 3 ? (long long)strtoull(v, &end, 10) : strtoll(v, &end, 10);
+		x[i] = i >= 3 ? (long long)oa_strtoull(v, &end) : oa_strtoll(v, &end);
 		if (end == v || *end != ':' || errno)
 			return -1;
 		v = end + 1;

@@ -10,6 +10,9 @@
 #include "../common/env.h"
 #include "../common/log.h"
 
+extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
+extern void *__dso_handle;
+
 static void on_fork_prepare(void)
 {
 	agent_fork_prepare();
@@ -48,7 +51,9 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 	agent_process_init();
 	if (oa_cfg.debug)
 		oa_log("bound %d imports, %d left to the loader", bound, left);
-	pthread_atfork(on_fork_prepare, on_fork_parent, on_fork_child);
+	/* What libc_nonshared's pthread_atfork stub calls: the stub itself
+	 * is linked at the end of our text, a page fault of its own. */
+	__register_atfork(on_fork_prepare, on_fork_parent, on_fork_child, __dso_handle);
 }
 
 /* After the agent's last constructor (103): lookups walk the list again. */

@@ -58,7 +58,7 @@ enum lo_tstate { LO_RUNNING, LO_PAUSED, LO_COOLING, LO_WARMING };
 /* jansson (the attributes' document model) is opened at start when the
  * program has libovni loaded, as a libovni program has: not on one of its
  * threads later (see json.h). */
-static int is_libovni(struct dl_phdr_info *info, size_t size, void *arg)
+static OA_START_TEXT int is_libovni(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	(void)arg;
