@@ -11,7 +11,11 @@
 
 extern char **environ;
 
-static char libpath[PATH_MAX] OA_LARGE_BSS;
+/* The agent's file: the loader's own name for it when absolute (kept for
+ * the image's life; a copy was a page written by every process), else
+ * made absolute in libpath_buf.  "" when unknown. */
+static const char *libpath = "";
+static char libpath_buf[PATH_MAX] OA_LARGE_BSS;
 static char *saved[OA_CHILDENV_EXTRA - 2]; /* "OVNI_X=value" copies */
 static int nsaved;
 
@@ -23,7 +27,7 @@ static int own_var(const char *e, enum oa_env v)
 
 void oa_childenv_init(void)
 {
-	libpath[0] = '\0';
+	libpath = "";
 	/* An absolute name is used as the loader was given it (a child loads
 	 * the same file by it; no readlink of every component); a relative one
 	 * is made absolute, as the child may start in another directory.  The
@@ -32,10 +36,10 @@ void oa_childenv_init(void)
 	const char *self = oa_real_self_name();
 	if (!self)
 		;
-	else if (self[0] == '/' && strlen(self) < sizeof(libpath))
-		strcpy(libpath, self);
-	else if (!realpath(self, libpath))
-		libpath[0] = '\0';
+	else if (self[0] == '/' && strlen(self) < PATH_MAX)
+		libpath = self;
+	else if (realpath(self, libpath_buf))
+		libpath = libpath_buf;
 	nsaved = 0;
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
 		if (!strncmp(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
