@@ -84,11 +84,13 @@ struct oa_meta {
 	 * from these, so that a process reads only the pages of the types it
 	 * declared, not all 100 (4 pages, each a fault). */
 	_Atomic uint64_t declared_mask[(OA_META_NTYPES + 63) / 64];
+	/* Labels written into every stream: on the header's page (after the
+	 * buckets, every stream.json's read of it was a page of its own). */
+	struct oa_label_list global;
 	struct oa_meta_type types[OA_META_NTYPES];
 	/* Page-aligned: the first 512 buckets, where a short process's few
 	 * labels go (meta.c, bucket_of), are one page. */
 	struct oa_label *_Atomic buckets[OA_META_BUCKETS] __attribute__((aligned(4096)));
-	struct oa_label_list global; /* labels written into every stream */
 };
 
 /* Where type t lives in m->types: the agent's own types (80 and up) first,
