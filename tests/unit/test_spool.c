@@ -97,12 +97,14 @@ static double ms_now(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-/* The watcher, zeroing a slot it wrote out, 10 ms later. */
+/* The watcher, zeroing a slot it wrote out, 5 ms later. */
+static atomic_int released;
 static void *release_later(void *slot)
 {
-	struct timespec ts = { 0, 10000000 };
+	struct timespec ts = { 0, 5000000 };
 	nanosleep(&ts, NULL);
 	oa_spool_release(slot, OA_SPOOL_OBS);
+	atomic_store(&released, 1);
 	return NULL;
 }
 
@@ -234,15 +236,18 @@ static void test_watcher(const char *top)
 	struct oa_spool_slot *s5 = slot_in(sp.files[0].map, 0);
 	atomic_store(&s5->state, OA_SPOOL_RELEASING);
 	pthread_t zeroer;
-	CHECK(pthread_create(&zeroer, NULL, release_later, s5) == 0, "the watcher's release");
 	t0 = ms_now();
+	CHECK(pthread_create(&zeroer, NULL, release_later, s5) == 0, "the watcher's release");
 	r = oa_spool_unpack(&sp, 0, NULL, 0);
 	waited = ms_now() - t0;
+	int was_released = atomic_load(&released);
 	pthread_join(zeroer, NULL);
-	CHECK(r == 0 && waited >= 4 && waited < 40 && atomic_load(&sp.nfiles) == 0 && count_entries(d3, "spool.") == 0 &&
-		      count_entries(d3, "thread.") == 0,
-	      "waited for the release (%.1f ms, r %d, nfiles %u), wrote nothing, removed the file", waited, r,
-	      atomic_load(&sp.nfiles));
+	/* Waited until the release, or (a zeroer descheduled that long) for
+	 * the bound; no timing asserted otherwise (ASan, two suites at once). */
+	CHECK(r == 0 && (was_released || waited >= 45) && atomic_load(&sp.nfiles) == 0 &&
+		      count_entries(d3, "spool.") == 0 && count_entries(d3, "thread.") == 0,
+	      "waited for the release (%.1f ms, released %d, r %d, nfiles %u), wrote nothing, removed the file", waited,
+	      was_released, r, atomic_load(&sp.nfiles));
 	/* The same slot in a dead process's file, its watcher gone (repair):
 	 * freed, not written. */
 	oa_spool_init(&sp, d3, 6, NULL);
