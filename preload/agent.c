@@ -829,7 +829,8 @@ static struct {
 	int exec_handed; /* an exec was handed over (and failed) */
 	uint64_t t_fork, t_exec;
 } pend OA_EARLY_DATA;
-static char pend_exec_text[OA_HANDOVER_PATH + 16] OA_LARGE_BSS;
+/* On the early-data page, which a fork child writes anyway (pend). */
+static char pend_exec_text[OA_HANDOVER_PATH + 16] OA_EARLY_DATA;
 static void agent_fork_forget(void);
 /* The parent's clock just before the fork (its prepare handler, agent
  * locks held): the child's start, without a clock reading of its own; 0
@@ -1222,6 +1223,10 @@ OA_EARLY_TEXT void agent_fork_child(void)
 		pend.t_fork = t ? t : oa_clock_now();
 		pend.exec_handed = 0;
 		pend.exit_set = 0;
+		/* Apart: merged with exit_set, the two became one 64-bit store
+		 * of a constant read from .rodata, a page the child faulted in
+		 * for it. */
+		__asm__ volatile("" ::: "memory");
 		pend.stale = 1;
 		oa_pid = pend.pid; /* agent_foreign(): this is the process now */
 		atomic_store(&oa_traced_flag, 0);
