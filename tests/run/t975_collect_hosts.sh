@@ -139,18 +139,19 @@ done
 # ---- 3: fail-stop across hosts ----
 T="$WORK/trace_fs"
 collector "$T" --fail-stop
-onhost 1 "$PROG/netpair" sleep 6000 >"$WORK/s1.out" 2>&1 &
+onhost 1 "$PROG/netpair" sleep 8000 >"$WORK/s1.out" 2>&1 &
 p1=$!
-onhost 2 "$PROG/netpair" sleep 6000 >"$WORK/s2.out" 2>&1 &
+onhost 2 "$PROG/netpair" sleep 8000 >"$WORK/s2.out" 2>&1 &
 p2=$!
 sleep 0.5
 onhost 3 "$PROG/netpair" crash 200 >"$WORK/s3.out" 2>&1
 rc=$?
 assert_eq "crash status" 139 "$rc"
-# Streams of the sleepers arrive while they still sleep (6 s: the checks
-# below once took longer than 3 s on a loaded machine).
+# Streams of the sleepers arrive while they still sleep (8 s: the checks
+# below once took longer than 3 s on a loaded machine, and with two suites
+# at once the streams took more than the 3 s this loop once waited).
 for i in $(seq 40); do [ "$(grep -c stopped "$T/.collect-status" 2>/dev/null)" ] && break; sleep 0.05; done
-for i in $(seq 60); do
+for i in $(seq 120); do
 	n=$(find "$T" -path '*loom.h[12]*' -name stream.json 2>/dev/null | wc -l)
 	[ "$n" -ge 2 ] && break
 	sleep 0.05
