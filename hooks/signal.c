@@ -41,8 +41,11 @@ static const unsigned long long fatal_mask =
 	SIGBIT(SIGALRM) | SIGBIT(SIGTERM) | SIGBIT(SIGSTKFLT) | SIGBIT(SIGXCPU) | SIGBIT(SIGXFSZ) | SIGBIT(SIGVTALRM) |
 	SIGBIT(SIGPROF) | SIGBIT(SIGIO) | SIGBIT(SIGPWR) | SIGBIT(SIGSYS);
 
-static _Atomic int ours[NSIG];                   /* our handler stands for the program's SIG_DFL */
-static _Atomic int reset[NSIG];                  /* the program's SA_RESETHAND handler is behind on_reset */
+/* In .data: every traced process writes them at its start (signal_init),
+ * on the page the loader has written already (in .bss, a page of its
+ * own). */
+static _Atomic int ours[NSIG] OA_EARLY_DATA;     /* our handler stands for the program's SIG_DFL */
+static _Atomic int reset[NSIG] OA_EARLY_DATA;    /* the program's SA_RESETHAND handler is behind on_reset */
 static struct sigaction view[NSIG] OA_LARGE_BSS; /* what the program set, where ours[] or reset[] */
 static _Atomic int interrupt[NSIG];              /* siginterrupt(sig, 1): signal() without SA_RESTART */
 static _Atomic int dying;                        /* a fatal signal is ending the streams */

@@ -16,7 +16,7 @@ typedef int (*main_fn)(int, char **, char **);
 	  (main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *))
 HOOK_REALS(REALS)
 
-static main_fn real_main;
+static main_fn real_main OA_EARLY_DATA; /* with the variables every process writes: in .bss, a page of its own */
 
 static void record_exit(int status, void *arg)
 {
