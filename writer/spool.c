@@ -325,48 +325,8 @@ static int write_file(char *dir, const char *name, int flags, const void *buf, s
 	return r;
 }
 
-/* The same, relative to a directory descriptor: a watcher that holds its
- * process directory walks two names, not the whole path (with many
- * dentries the lookups are most of a stream's cost on tmpfs). */
-static int write_file_at(int dirfd, const char *rel, int flags, const void *buf, size_t len)
-{
-	int fd = openat(dirfd, rel, flags | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	int r = oa_write_all(fd, buf, len);
-	close(fd);
-	return r;
-}
-
 static _Atomic int json_busy;
 static char json_buf[(1 << 18) + 4096] OA_LARGE_BSS;
-
-/* A DONE slot's stream into thread.T below procfd, which the watcher
- * holds (appended to an earlier image's stream of the same tid). */
-static int write_slot_at(int procfd, struct oa_spool_slot *s)
-{
-	size_t len = s->obs_len;
-	if (len > OA_SPOOL_OBS || !s->json_len || s->json_len > OA_SPOOL_JSON)
-		return -EINVAL;
-	if (len <= OVNI_HEADER_SIZE)
-		return 0;
-	char rel[64];
-	int n = oa_snprintf(rel, sizeof(rel), "thread.%d", s->tid);
-	if (n < 0)
-		return -ENAMETOOLONG;
-	int made = mkdirat(procfd, rel, 0755) == 0;
-	if (!made && errno != EEXIST)
-		return -errno;
-	const uint8_t *obs = oa_spool_obs(s);
-	memcpy(rel + n, "/stream.obs", sizeof("/stream.obs"));
-	int r = made ? write_file_at(procfd, rel, O_WRONLY | O_CREAT | O_TRUNC, obs, len)
-		     : write_file_at(procfd, rel, O_WRONLY | O_CREAT | O_APPEND, obs + OVNI_HEADER_SIZE,
-				     len - OVNI_HEADER_SIZE);
-	if (r)
-		return r;
-	memcpy(rel + n, "/stream.json", sizeof("/stream.json"));
-	return write_file_at(procfd, rel, O_WRONLY | O_CREAT | O_TRUNC, oa_spool_json(s), s->json_len);
-}
 
 /* One slot's stream into procdir/thread.T (appended to an earlier image's
  * stream of the same tid, as the agent does). */
@@ -565,8 +525,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	return r;
 }
 
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, int procfd, unsigned *lo, unsigned *left,
-			 int *closed)
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed)
 {
 	struct oa_spool_header *h = header_of(map);
 	*left = 0;
@@ -588,7 +547,7 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, int proc
 		uint32_t st = OA_SPOOL_DONE;
 		if (atomic_load(&s->state) == OA_SPOOL_DONE &&
 		    atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_WATCHED)) {
-			int r = procfd >= 0 ? write_slot_at(procfd, s) : write_slot(procdir, s, 0, 0, NULL, 0);
+			int r = write_slot(procdir, s, 0, 0, NULL, 0);
 			st = OA_SPOOL_WATCHED;
 			/* Released only if nobody took it over meanwhile (repair
 			 * takes a WATCHED slot over when no watcher is left);

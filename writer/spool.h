@@ -133,12 +133,9 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
  * again.  *left: slots from *lo on still in use; *closed: its image takes
  * no more (when nothing is left, the file is done with).  A slot the
  * watcher cannot write (no permission) is left DONE for the agent.
- * procfd: a descriptor of procdir the watcher holds (the files are made
- * relative to it), or -1.
  * Returns the streams written, or -errno for a file that is not a spool
  * or a slot that could not be written (leave the file to its agent). */
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, int procfd, unsigned *lo, unsigned *left,
-			 int *closed);
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed);
 
 /* A fork child: the spool is the parent's; forget it without touching it. */
 void oa_spool_forget(struct oa_spool *sp);

@@ -146,10 +146,7 @@ static void test_watcher(const char *top)
 	CHECK(map != MAP_FAILED, "map it");
 	unsigned lo = 0, left = 9;
 	int closed = 9;
-	/* As ovnirun does: relative to the process directory it holds. */
-	int wfd = open(w, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	CHECK(wfd >= 0, "open the process directory");
-	int r = oa_spool_unpack_done(map, (size_t)st.st_size, w, wfd, &lo, &left, &closed);
+	int r = oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed);
 	CHECK(r == 3 && left == 2 && !closed && lo == 3, "3 written while 2 run (r %d, left %u, closed %d, lo %u)", r,
 	      left, closed, lo);
 	char first[4], last[4];
@@ -162,7 +159,7 @@ static void test_watcher(const char *top)
 		free(j);
 	}
 	CHECK(count_entries(w, "thread.") == 3, "only the ended threads");
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, wfd, &lo, &left, &closed) == 0 && lo == 3,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 0 && lo == 3,
 	      "nothing more to write");
 	/* A slot the watcher is writing out when the process ends: the agent
 	 * writes the others, waits for it (50 ms at most), then leaves it to
@@ -177,15 +174,14 @@ static void test_watcher(const char *top)
 	CHECK(r == 1 && waited >= 40 && count_entries(w, "spool.") == 0 && count_entries(w, "thread.") == 4 &&
 		      atomic_load(&sp.nfiles) == 0,
 	      "the agent wrote 1 (%d), waited (%.1f ms), left the slot to the watcher, removed the file", r, waited);
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, -1, &lo, &left, &closed) == 0 && closed && left == 1,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 0 && closed && left == 1,
 	      "closed by its agent (left %u, closed %d)", left, closed);
 	atomic_store(&s3->state, OA_SPOOL_DONE); /* what the watcher holds, from its mapping */
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, wfd, &lo, &left, &closed) == 1 && left == 0 && closed,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 1 && left == 0 && closed,
 	      "then written by the watcher: done with (left %u)", left);
 	CHECK(read_stream(w, 303, first, last, &ordered) == 4 + 3 + 3 && !strcmp(last, "OHe"), "thread 303 whole");
 	CHECK(count_entries(w, "thread.") == 5, "5 streams");
 	munmap(map, (size_t)st.st_size);
-	close(wfd);
 
 	/* A dead process's file: a parent's finisher waits for a WATCHED
 	 * slot, leaves it to the watcher (its mapping) and removes the file;
@@ -211,7 +207,7 @@ static void test_watcher(const char *top)
 			      "a finisher waited (%.1f ms), left the slot, removed the file (r %d)", waited, r);
 			atomic_store(&s0->state, OA_SPOOL_DONE);
 			lo = 0;
-			CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, d2, -1, &lo, &left, &closed) == 1,
+			CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, d2, &lo, &left, &closed) == 1,
 			      "the watcher writes it from its mapping");
 		} else {
 			CHECK(r == 1 && waited < 40 && count_entries(d2, "spool.") == 0,

@@ -24,7 +24,6 @@ struct watched {
 	uint8_t *map;
 	size_t len;
 	unsigned lo; /* slots before it are done with */
-	int procfd;  /* procdir, held: its streams are made relative to it (-1: by path) */
 	char procdir[PATH_MAX];
 };
 
@@ -65,8 +64,6 @@ const char *watch_start(const char *dir)
 static void forget(int i)
 {
 	munmap(files[i].map, files[i].len);
-	if (files[i].procfd >= 0)
-		close(files[i].procfd);
 	files[i] = files[--nfiles];
 }
 
@@ -96,8 +93,6 @@ static void follow(const char *path)
 	w->lo = 0;
 	memcpy(w->procdir, path, (size_t)(slash - path));
 	w->procdir[slash - path] = '\0';
-	/* Out of descriptors, the full paths do. */
-	w->procfd = open(w->procdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 }
 
 /* New lines of the list: the files made since. */
@@ -137,8 +132,8 @@ static int poll_once(void)
 	for (int i = 0; i < nfiles;) {
 		unsigned left;
 		int closed;
-		int r = oa_spool_unpack_done(files[i].map, files[i].len, files[i].procdir, files[i].procfd,
-					     &files[i].lo, &left, &closed);
+		int r = oa_spool_unpack_done(files[i].map, files[i].len, files[i].procdir, &files[i].lo, &left,
+					     &closed);
 		if (r > 0)
 			n += r;
 		/* Not a spool, not writable by us, or its image is done with it. */
