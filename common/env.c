@@ -12,7 +12,7 @@ const char *oa_getenv(const char *name)
 {
 	size_t n = strlen(name);
 	for (char **e = environ; e && *e; e++)
-		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+		if (oa_env_is(*e, name, n))
 			return *e + n + 1;
 	return NULL;
 }

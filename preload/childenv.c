@@ -21,8 +21,7 @@ static int nsaved;
 
 static int own_var(const char *e, enum oa_env v)
 {
-	size_t n = strlen(oa_env_names[v]);
-	return !strncmp(e, oa_env_names[v], n) && e[n] == '=';
+	return oa_env_is(e, oa_env_names[v], strlen(oa_env_names[v]));
 }
 
 void oa_childenv_init(void)
@@ -42,7 +41,7 @@ void oa_childenv_init(void)
 		libpath = libpath_buf;
 	nsaved = 0;
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
-		if (!strncmp(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
+		if (oa_env_prefix(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
 			saved[nsaved++] = strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
 }
 
@@ -57,7 +56,7 @@ OA_EARLY_TEXT size_t oa_childenv_count(char *const envp[])
 static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size_t len)
 {
 	for (size_t i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], name, len) && envp[i][len] == '=')
+		if (oa_env_is(envp[i], name, len))
 			return envp[i] + len + 1;
 	return NULL;
 }
@@ -100,11 +99,11 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 
 	size_t n = 0;
 	for (size_t i = 0; envp && envp[i]; i++) {
-		if (!strncmp(envp[i], "LD_PRELOAD=", 11) && !has_agent(preload))
+		if (oa_env_prefix(envp[i], "LD_PRELOAD=", 11) && !has_agent(preload))
 			continue; /* replaced below */
-		if (own && !strncmp(envp[i], own, ownlen + 1))
+		if (own && oa_env_prefix(envp[i], own, ownlen + 1))
 			continue; /* the caller's, below */
-		if (own2 && !strncmp(envp[i], own2, own2len + 1))
+		if (own2 && oa_env_prefix(envp[i], own2, own2len + 1))
 			continue;
 		out[n++] = envp[i];
 	}

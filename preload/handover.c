@@ -152,7 +152,7 @@ OA_EARLY_TEXT int oa_handover_target_traced(const char *path, char *const argv[]
 	const char *dis = oa_env_names[OA_ENV_DISABLE];
 	size_t dl = strlen(dis);
 	for (size_t i = 0; envp && envp[i]; i++)
-		if (!strncmp(envp[i], dis, dl) && envp[i][dl] == '=')
+		if (oa_env_is(envp[i], dis, dl))
 			return 0;
 	return loads_agent(path, 0);
 }
