@@ -1,6 +1,8 @@
 /* env.c: the names of the OVNI_* variables (see env.h). */
 #include "env.h"
 
+#include "compiler.h"
+
 #include <string.h>
 
 extern char **environ;
@@ -15,6 +17,41 @@ const char *oa_getenv(const char *name)
 		if (oa_env_is(*e, name, n))
 			return *e + n + 1;
 	return NULL;
+}
+
+/* In .data: written at every start, on a page the loader has written
+ * already (compiler.h). */
+const char *oa_env_snap[OA_ENV_N] OA_EARLY_DATA;
+int oa_env_snap_on OA_EARLY_DATA;
+
+void oa_env_snapshot(int on)
+{
+	static unsigned char len[OA_ENV_N] OA_EARLY_DATA; /* of each name, once */
+	oa_env_snap_on = 0;
+	if (!on)
+		return;
+	if (!len[0])
+		for (int i = 0; i < OA_ENV_N; i++)
+			len[i] = (unsigned char)strlen(oa_env_names[i]);
+	for (int i = 0; i < OA_ENV_N; i++)
+		oa_env_snap[i] = NULL;
+	for (char **e = environ; e && *e; e++) {
+		const char *v = *e;
+		if (!oa_env_prefix(v, oa_env_names[0], 5)) /* the OVNI_ prefix */
+			continue;
+		size_t n = 5;
+		while (v[n] && v[n] != '=')
+			n++;
+		if (!v[n])
+			continue;
+		for (int i = 0; i < OA_ENV_N; i++)
+			if (len[i] == n && !memcmp(v, oa_env_names[i], n)) {
+				if (!oa_env_snap[i])
+					oa_env_snap[i] = v + n + 1; /* the first, as oa_getenv() */
+				break;
+			}
+	}
+	oa_env_snap_on = 1;
 }
 
 const char *const oa_env_names[OA_ENV_N] = {

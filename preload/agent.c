@@ -1041,7 +1041,7 @@ static int take_handover(void)
 		return -1;
 	struct oa_handover h;
 	int ok = oa_handover_parse(v, &h) == 0 && h.pid == getpid() && h.ppid == getppid();
-	oa_unsetenv_fn(oa_env_names[OA_ENV_FORKED]); /* the program's children see none */
+	oa_env_unset(OA_ENV_FORKED); /* the program's children see none */
 	if (!ok)
 		return -1;
 	prelude_on = 1;

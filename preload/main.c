@@ -48,6 +48,7 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 	if (ue && ue != (void *)-1)
 		*(void **)&oa_unsetenv_fn = ue;
 	agent_at_fork(oa_sym_fork_prepare, oa_sym_fork_parent, oa_sym_fork_child);
+	oa_env_snapshot(1); /* until the agent's last constructor (env.h) */
 	agent_process_init();
 	if (oa_cfg.debug)
 		oa_log("bound %d imports, %d left to the loader", bound, left);
@@ -59,8 +60,10 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 /* After the agent's last constructor (103): lookups walk the list again. */
 __attribute__((constructor(104))) static void oa_constructor_done(void)
 {
-	if (!oa_off)
+	if (!oa_off) {
 		oa_real_scope(0);
+		oa_env_snapshot(0);
+	}
 }
 
 /* DT_FINI (Makefile: -Wl,-fini=oa_fini): crt's _fini, which does nothing,
