@@ -170,6 +170,11 @@ OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint3
 struct scope {
 	int n, self; /* self: our index */
 	int odd;     /* an object this lookup cannot read: the loader must say */
+	/* The objects loaded at start: up to the loader itself, the last of
+	 * them in the list (dlopen appends after it), 0 when not found.  No
+	 * object loaded at start is ever unloaded: these entries stay valid
+	 * for the life of the process. */
+	int perm;
 	/* Each object with its versions, so that a process touches only
 	 * the pages of the few objects it has. */
 	struct {
@@ -179,12 +184,17 @@ struct scope {
 };
 
 static struct scope scope OA_LARGE_BSS;
-static _Atomic int scope_valid OA_EARLY_DATA; /* read by every lookup, a disabled agent's too */
+/* 0: no copy (a disabled agent, or one that cannot use it); 1: the agent's
+ * constructors run, the copy is the whole scope; 2: after them, its
+ * objects loaded at start serve lookups (scope.perm), anything else is
+ * looked for as before.  Read by every lookup, a disabled agent's too. */
+static _Atomic int scope_valid OA_EARLY_DATA;
 
 static void scope_open(struct scope *sc)
 {
 	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
-	sc->n = sc->odd = 0;
+	ElfW(Addr) ldbase = _r_debug.r_ldbase;
+	sc->n = sc->odd = sc->perm = 0;
 	sc->self = -1;
 	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
 		if (vdso && (uintptr_t)m->l_ld - vdso < 65536)
@@ -196,6 +206,8 @@ static void scope_open(struct scope *sc)
 		}
 		if (m->l_ld == _DYNAMIC)
 			sc->self = sc->n;
+		if (ldbase && m->l_addr == ldbase && !sc->perm)
+			sc->perm = sc->n + 1;
 		memset(sc->e[sc->n].ver, 0, sizeof(sc->e[sc->n].ver));
 		for (const ElfW(Verdef) *d = o->verdef; d;
 		     d = d->vd_next ? (const void *)((const char *)d + d->vd_next) : NULL) {
@@ -250,8 +262,16 @@ void oa_real_scope(int on)
 		scope_open(&scope);
 		atomic_store(&scope_valid, scope.self >= 0);
 	} else {
-		atomic_store(&scope_valid, 0);
+		atomic_store(&scope_valid, oa_real_scope_lasts() ? 2 : 0);
 	}
+}
+
+int oa_real_scope_lasts(void)
+{
+	/* We are among the objects loaded at start (not dlopen'ed after
+	 * them: then the objects after us would be ones that may go), and
+	 * each of them could be read (a miss is then a real miss there). */
+	return atomic_load(&scope_valid) && !scope.odd && scope.perm > 0 && scope.self < scope.perm;
 }
 
 /* The first definition after our object, NULL when none, (void *)-1 when
@@ -262,9 +282,20 @@ void oa_real_scope(int on)
  * (each of its ~15 lookups failed, and said so, before). */
 OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 {
-	if (atomic_load_explicit(&scope_valid, memory_order_acquire)) {
+	int valid = atomic_load_explicit(&scope_valid, memory_order_acquire);
+	if (valid == 1) {
 		void *p = scope_find(&scope, scope.self + 1, scope.n, name, version, 0);
 		return p ? p : scope_find(&scope, 1, scope.self, name, version, 0); /* not the program */
+	}
+	if (valid == 2) {
+		/* Found among the objects loaded at start: what dlsym(RTLD_NEXT)
+		 * finds too, as an object loaded since comes after them.  Not
+		 * found: one loaded since may have it (the walk below). */
+		void *p = scope_find(&scope, scope.self + 1, scope.perm, name, version, 0);
+		if (!p)
+			p = scope_find(&scope, 1, scope.self, name, version, 0);
+		if (p)
+			return p;
 	}
 	const struct link_map *self = _r_debug.r_map;
 	while (self && self->l_ld != _DYNAMIC)

@@ -39,8 +39,13 @@ void *oa_real_lookup(const char *name, const char *version);
 const char *oa_real_self_name(void);
 /* oa_real_scope(1): read the global scope once; until oa_real_scope(0),
  * lookups and binding search that copy (from the constructors only: no
- * object comes or goes while they run). */
+ * object comes or goes while they run).  After oa_real_scope(0), lookups
+ * still search its objects loaded at start, which never go away, and
+ * walk the loader's list only for what those lack (oa_real_scope_lasts()
+ * says whether they can: then a hook may look up its real functions at its
+ * first call, without the loader's lock). */
 void oa_real_scope(int on);
+int oa_real_scope_lasts(void);
 /* Bind every PLT slot of the agent now, as the loader's -z now would (the
  * object is linked lazily so that a disabled agent binds none; real.c).
  * Returns how many were bound; *left gets those left to the loader's lazy

@@ -118,6 +118,21 @@ int main(void)
 	oa_real_scope(1);
 	compare_all();
 	oa_real_scope(0);
+	/* After the constructors: the objects loaded at start still answer
+	 * (this program is one of them, the loader the last), and what they
+	 * lack is looked for in objects loaded since. */
+	CHECK(oa_real_scope_lasts(), "the objects loaded at start serve lookups after start");
+	compare_all();
+	CHECK(oa_real_lookup("cos", NULL) == NULL && dlsym(RTLD_NEXT, "cos") == NULL, "no libm yet");
+	void *m = dlopen("libm.so.6", RTLD_NOW | RTLD_GLOBAL);
+	CHECK(m != NULL, "dlopen libm: %s", dlerror());
+	same("cos", NULL);
+	CHECK(oa_real_lookup("cos", NULL) != NULL, "found in an object loaded after start");
+	same("malloc", NULL); /* still libc's, loaded first */
+	if (m)
+		dlclose(m);
+	same("cos", NULL);
+	compare_all();
 	void *slot = NULL;
 	CHECK(oa_real_one(&slot, "write") == dlsym(RTLD_NEXT, "write") && slot == dlsym(RTLD_NEXT, "write"),
 	      "oa_real_one fills the field");
