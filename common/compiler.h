@@ -23,9 +23,10 @@
  * not: right after the early text (the linker puts .text.sorted.* there),
  * in the window the start path faults in anyway. */
 #define OA_START_TEXT __attribute__((section(".text.sorted.oa_start")))
-/* A large buffer (4 KiB or more) that a process may never touch, placed
- * after .bss (in .lbss) so that the small variables every traced process
- * writes share a few pages instead of one page each between the buffers. */
+/* A large buffer (4 KiB or more) that a process may never touch, or a
+ * smaller one that only some runs use (a collector's), placed after .bss
+ * (in .lbss) so that the small variables every traced process writes
+ * share a few pages instead of one page each between the buffers. */
 #define OA_LARGE_BSS __attribute__((section(".lbss")))
 
 #endif

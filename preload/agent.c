@@ -20,6 +20,7 @@
 #include "../writer/files.h"
 #include "../writer/finish.h"
 #include "../common/log.h"
+#include "../common/sys.h"
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
 #include "../writer/sigblock.h"
@@ -113,8 +114,12 @@ static void thread_key_destructor(void *arg)
 /* Where the calling thread is shown: a claimed physical CPU, or -1. */
 static int place_self(int tid)
 {
+	/* The system call itself (common/sys.h): the wrapper's page of libc
+	 * is one a short program may never touch.  The kernel writes its
+	 * mask's bytes only: the rest stays zero, as the wrapper leaves it. */
 	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+	memset(&set, 0, sizeof(set));
+	if (oa_sys3(SYS_sched_getaffinity, 0, sizeof(set), (long)&set) < 0)
 		return -1;
 	return oa_cpus_place(&set, sizeof(set), tid);
 }

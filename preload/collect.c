@@ -46,17 +46,19 @@ static int failstop;    /* the collector asked for a watch connection */
 static int streams = 1; /* the collector takes the streams (else: clocks only) */
 static int reachable;   /* joined */
 static int denied;      /* the collector said no (a fail-stop run that is stopping): trace nothing */
-static struct sockaddr_storage addr;
+/* Only a run with a collector touches these: in .lbss (compiler.h), away
+ * from the small variables every traced process writes. */
+static struct sockaddr_storage addr OA_LARGE_BSS;
 static socklen_t addrlen;
-static char where[300]; /* "host:port", for messages */
-static char run[OA_COL_RUN_HEX + 1], secret[OA_COL_SECRET_HEX + 1];
+static char where[300] OA_LARGE_BSS; /* "host:port", for messages */
+static char run[OA_COL_RUN_HEX + 1] OA_LARGE_BSS, secret[OA_COL_SECRET_HEX + 1] OA_LARGE_BSS;
 static char localdir[4096] OA_LARGE_BSS;
 static _Atomic int send_state; /* 0 not sent, 1 sending, 2 done */
 static _Atomic int said;
 
 /* The watch connection (fail-stop). */
 static int watch_fd = -1;
-static struct sockaddr_storage watch_local, watch_peer;
+static struct sockaddr_storage watch_local OA_LARGE_BSS, watch_peer OA_LARGE_BSS;
 static socklen_t watch_local_len, watch_peer_len;
 
 static uint8_t iobuf[64 * 1024] OA_LARGE_BSS; /* one sender per process (send_state) */

@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../common/sys.h"
 #include "../common/compiler.h"
 #include "../common/log.h"
 #include "../common/env.h"
@@ -176,8 +178,13 @@ int oa_config_load(void)
 	v = oa_env(OA_ENV_LOOM);
 	if (v && *v) {
 		strncpy(oa_cfg.loom, v, sizeof(oa_cfg.loom) - 1);
-	} else if (gethostname(oa_cfg.loom, sizeof(oa_cfg.loom) - 1) != 0 || !oa_cfg.loom[0]) {
-		strcpy(oa_cfg.loom, "localhost");
+	} else {
+		/* gethostname() is uname(): made directly (common/sys.h). */
+		struct utsname u;
+		if (oa_sys3(SYS_uname, (long)&u, 0, 0) == 0 && u.nodename[0])
+			oa_snprintf(oa_cfg.loom, sizeof(oa_cfg.loom), "%s", u.nodename);
+		else
+			strcpy(oa_cfg.loom, "localhost");
 	}
 	for (char *p = oa_cfg.loom; *p; p++)
 		if (*p == '/')

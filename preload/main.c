@@ -9,6 +9,7 @@
 #include "real.h"
 #include "../common/env.h"
 #include "../common/log.h"
+#include "../writer/clock.h"
 
 extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
 extern void *__dso_handle;
@@ -41,6 +42,8 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 	oa_real_scope(1);
 	int left = 0, bound = oa_real_bind(&left);
 	oa_real_init();
+	/* The trace clock calls the vDSO itself (writer/clock.h). */
+	*(void **)&oa_clock_vdso = oa_real_vdso(OA_VDSO_CLOCK_GETTIME);
 	/* libc's, not the program's (env.h: bash defines its own). */
 	void *se = oa_real_lookup("setenv", NULL), *ue = oa_real_lookup("unsetenv", NULL);
 	if (se && se != (void *)-1)

@@ -319,6 +319,23 @@ OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 	return NULL;
 }
 
+void *oa_real_vdso(const char *name, const char *version)
+{
+	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
+	if (!vdso)
+		return NULL;
+	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
+		struct obj o;
+		if ((uintptr_t)m->l_ld - vdso >= 65536)
+			continue;
+		if (obj_open(m, &o) != 0)
+			return NULL;
+		void *p = obj_find(&o, name, gnu_hash(name), version);
+		return p == (void *)-1 ? NULL : p;
+	}
+	return NULL;
+}
+
 const char *oa_real_self_name(void)
 {
 	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next)

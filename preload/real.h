@@ -35,6 +35,14 @@ int oa_real_init(void);
  * first definition in an object loaded after the agent, as
  * dlsym(RTLD_NEXT)/dlvsym() find it, without the loader's lock. */
 void *oa_real_lookup(const char *name, const char *version);
+/* A function of the vDSO (name@version), or NULL. */
+void *oa_real_vdso(const char *name, const char *version);
+/* The vDSO's clock_gettime, by its name on this architecture. */
+#if defined(__aarch64__)
+#define OA_VDSO_CLOCK_GETTIME "__kernel_clock_gettime", "LINUX_2.6.39"
+#else
+#define OA_VDSO_CLOCK_GETTIME "__vdso_clock_gettime", "LINUX_2.6"
+#endif
 /* The file name the loader loaded the agent by (its link map's), or NULL. */
 const char *oa_real_self_name(void);
 /* oa_real_scope(1): read the global scope once; until oa_real_scope(0),

@@ -22,8 +22,9 @@
 
 OA_TLS struct oa_clk oa_clk_tls;
 int64_t oa_clock_skew;
-static uint64_t tsc_mult;     /* ns per tick, 32.32 fixed point; 0: not (yet) */
-static uint64_t ticks_per_ms; /* re-anchoring period */
+int (*oa_clock_vdso)(clockid_t, struct timespec *) OA_EARLY_DATA; /* set once at start */
+static uint64_t tsc_mult;                                         /* ns per tick, 32.32 fixed point; 0: not (yet) */
+static uint64_t ticks_per_ms;                                     /* re-anchoring period */
 static int tsc_usable;
 static uint64_t first_tsc, first_ns, first_unc;
 static atomic_flag calibrating OA_EARLY_DATA = ATOMIC_FLAG_INIT; /* with what a fork child writes */

@@ -14,10 +14,18 @@
  * makes a process's clock look like another node's. */
 extern int64_t oa_clock_skew;
 
+/* The vDSO's clock_gettime, called directly when the agent found it:
+ * libc's wrapper is a page of libc that a short program may never touch
+ * (a page fault at every start).  NULL: libc's. */
+extern int (*oa_clock_vdso)(clockid_t, struct timespec *);
+
 static inline uint64_t oa_clock_mono(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (oa_clock_vdso)
+		oa_clock_vdso(CLOCK_MONOTONIC, &ts);
+	else
+		clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + (uint64_t)oa_clock_skew;
 }
 

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -30,7 +31,9 @@ static size_t page_size(void)
 	static _Atomic size_t ps; /* several threads may fill it, with the same value */
 	size_t v = atomic_load_explicit(&ps, memory_order_relaxed);
 	if (!v) {
-		v = (size_t)sysconf(_SC_PAGESIZE);
+		v = (size_t)getauxval(AT_PAGESZ); /* sysconf's switch is a page of libc of its own */
+		if (!v)
+			v = (size_t)sysconf(_SC_PAGESIZE);
 		atomic_store_explicit(&ps, v, memory_order_relaxed);
 	}
 	return v;

@@ -133,6 +133,21 @@ int main(void)
 		dlclose(m);
 	same("cos", NULL);
 	compare_all();
+	/* The vDSO's clock (writer/clock.h calls it directly). */
+	int (*vdso_gettime)(clockid_t, struct timespec *) =
+		(int (*)(clockid_t, struct timespec *))oa_real_vdso(OA_VDSO_CLOCK_GETTIME);
+	CHECK(vdso_gettime != NULL, "the vDSO's clock_gettime found");
+	if (vdso_gettime) {
+		struct timespec a, b, c;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		CHECK(vdso_gettime(CLOCK_MONOTONIC, &b) == 0, "the vDSO's clock_gettime runs");
+		clock_gettime(CLOCK_MONOTONIC, &c);
+		long long na = a.tv_sec * 1000000000ll + a.tv_nsec, nb = b.tv_sec * 1000000000ll + b.tv_nsec,
+			  nc = c.tv_sec * 1000000000ll + c.tv_nsec;
+		CHECK(na <= nb && nb <= nc, "the vDSO's CLOCK_MONOTONIC between two of libc's: %lld %lld %lld", na,
+		      nb, nc);
+	}
+	CHECK(oa_real_vdso("no_such_vdso_function", "LINUX_2.6") == NULL, "a missing vDSO function is NULL");
 	void *slot = NULL;
 	CHECK(oa_real_one(&slot, "write") == dlsym(RTLD_NEXT, "write") && slot == dlsym(RTLD_NEXT, "write"),
 	      "oa_real_one fills the field");

@@ -1,0 +1,43 @@
+/* sys.h: a few system calls made directly, not through libc's wrappers.
+ * A traced process that calls a wrapper the program itself never calls
+ * faults that wrapper's page of libc in (~2.5 us on this project's VMs,
+ * docs/internals.md "Cost per process"): uname, sched_getaffinity and
+ * sysconf were three such faults at every start.  The result is the
+ * kernel's: the value, or -errno (errno is left alone). */
+#ifndef OA_SYS_H
+#define OA_SYS_H
+
+#include <sys/syscall.h>
+
+#if defined(__x86_64__)
+static inline long oa_sys3(long n, long a, long b, long c)
+{
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	return r;
+}
+#elif defined(__aarch64__)
+static inline long oa_sys3(long n, long a, long b, long c)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+}
+#else
+#include <errno.h>
+#include <unistd.h>
+static inline long oa_sys3(long n, long a, long b, long c)
+{
+	int saved = errno;
+	long r = syscall(n, a, b, c);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+#endif
+
+#endif
