@@ -10,7 +10,7 @@ extern char **environ;
 int (*oa_setenv_fn)(const char *, const char *, int) = setenv;
 int (*oa_unsetenv_fn)(const char *) = unsetenv;
 
-const char *oa_getenv(const char *name)
+OA_EARLY_TEXT const char *oa_getenv(const char *name)
 {
 	size_t n = strlen(name);
 	for (char **e = environ; e && *e; e++)

@@ -2,6 +2,8 @@
  * used by the injected agent, plus die()/err() for the tools. */
 #include "log.h"
 
+#include "compiler.h"
+
 #include "fdroom.h"
 
 #include <errno.h>
@@ -22,14 +24,14 @@ struct out {
 	unsigned long len;
 };
 
-static void put(struct out *o, char c)
+OA_EARLY_TEXT static void put(struct out *o, char c)
 {
 	if (o->len + 1 < o->size)
 		o->buf[o->len] = c;
 	o->len++;
 }
 
-static void put_str(struct out *o, const char *s)
+OA_EARLY_TEXT static void put_str(struct out *o, const char *s)
 {
 	if (!s)
 		s = "(null)";
@@ -37,7 +39,7 @@ static void put_str(struct out *o, const char *s)
 		put(o, *s++);
 }
 
-static void put_num(struct out *o, unsigned long long v, int neg, unsigned base)
+OA_EARLY_TEXT static void put_num(struct out *o, unsigned long long v, int neg, unsigned base)
 {
 	char tmp[24];
 	int n = 0;
@@ -52,7 +54,7 @@ static void put_num(struct out *o, unsigned long long v, int neg, unsigned base)
 		put(o, tmp[--n]);
 }
 
-int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
+OA_EARLY_TEXT int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
 {
 	struct out o = { buf, size, 0 };
 	for (const char *p = fmt; *p; p++) {
@@ -96,7 +98,7 @@ int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
 	return (int)o.len;
 }
 
-int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...)
+OA_EARLY_TEXT int oa_snprintf(char *buf, unsigned long size, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -2,7 +2,8 @@
  * A traced process that calls a wrapper the program itself never calls
  * faults that wrapper's page of libc in (~2.5 us on this project's VMs,
  * docs/internals.md "Cost per process"): uname, sched_getaffinity and
- * sysconf were three such faults at every start.  The result is the
+ * clock_gettime at every start, and what a fork child of a shell checks
+ * before its exec (childenv.c, handover.c).  The result is the
  * kernel's: the value, or -errno (errno is left alone). */
 #ifndef OA_SYS_H
 #define OA_SYS_H
@@ -10,34 +11,41 @@
 #include <sys/syscall.h>
 
 #if defined(__x86_64__)
-static inline long oa_sys3(long n, long a, long b, long c)
+static inline long oa_sys4(long n, long a, long b, long c, long d)
 {
 	long r;
-	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
 	return r;
 }
 #elif defined(__aarch64__)
-static inline long oa_sys3(long n, long a, long b, long c)
+static inline long oa_sys4(long n, long a, long b, long c, long d)
 {
 	register long x8 __asm__("x8") = n;
 	register long x0 __asm__("x0") = a;
 	register long x1 __asm__("x1") = b;
 	register long x2 __asm__("x2") = c;
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	register long x3 __asm__("x3") = d;
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
 	return x0;
 }
 #else
 #include <errno.h>
 #include <unistd.h>
-static inline long oa_sys3(long n, long a, long b, long c)
+static inline long oa_sys4(long n, long a, long b, long c, long d)
 {
 	int saved = errno;
-	long r = syscall(n, a, b, c);
+	long r = syscall(n, a, b, c, d);
 	if (r < 0)
 		r = -errno;
 	errno = saved;
 	return r;
 }
 #endif
+
+static inline long oa_sys3(long n, long a, long b, long c)
+{
+	return oa_sys4(n, a, b, c, 0);
+}
 
 #endif

@@ -43,11 +43,16 @@ static inline void *hook_real_lookup(const char *sym)
 		static char sym_[] OA_EARLY_DATA = sym; /* read where it is used */ \
 		*(void **)&real.field = hook_real_lookup(sym_);                     \
 	} while (0);
-#define HOOK_REALS(LIST)                                                    \
+/* The resolver is in the early text only where every process, a disabled
+ * one too, runs it (start.c, HOOK_REALS_EARLY); the others, ~1 KiB each,
+ * left room there for what a fork child runs before its exec. */
+#define HOOK_REALS(LIST) HOOK_REALS_IN(LIST, )
+#define HOOK_REALS_EARLY(LIST) HOOK_REALS_IN(LIST, OA_EARLY_TEXT)
+#define HOOK_REALS_IN(LIST, WHERE)                                          \
 	static struct {                                                     \
 		LIST(HOOK_REAL_FIELD_)                                      \
 	} real OA_EARLY_DATA;                                               \
-	OA_EARLY_TEXT static void hook_reals_resolve(void)                  \
+	WHERE static void hook_reals_resolve(void)                          \
 	{                                                                   \
 		LIST(HOOK_REAL_RESOLVE_)                                    \
 	}                                                                   \

@@ -63,7 +63,7 @@ static inline void set_flag(_Atomic int *f, int v)
 /* view[sig] = *act, where it differs in what the kernel keeps (the
  * handler, flags, restorer and the kernel's 8 bytes of sa_mask; libc
  * leaves the rest of a returned sa_mask as it was). */
-static void set_view(int sig, const struct sigaction *act)
+OA_EARLY_TEXT static void set_view(int sig, const struct sigaction *act)
 {
 	struct sigaction *v = &view[sig];
 	if (v->sa_handler == act->sa_handler && v->sa_flags == act->sa_flags && v->sa_restorer == act->sa_restorer &&
@@ -72,12 +72,12 @@ static void set_view(int sig, const struct sigaction *act)
 	*v = *act;
 }
 
-static int is_sample(int sig)
+OA_EARLY_TEXT static int is_sample(int sig)
 {
 	return sig > 0 && sig == oa_sample_signal();
 }
 
-static int is_fatal(int sig)
+OA_EARLY_TEXT static int is_fatal(int sig)
 {
 	if (is_sample(sig))
 		return 0;
@@ -129,7 +129,7 @@ static void run_on_own_stack(void (*fn)(void *), void *arg)
 
 static void on_fatal(int sig, siginfo_t *si, void *uc);
 
-static void our_action(struct sigaction *sa)
+OA_EARLY_TEXT static void our_action(struct sigaction *sa)
 {
 	memset(sa, 0, sizeof(*sa));
 	sa->sa_sigaction = on_fatal;
@@ -138,7 +138,7 @@ static void our_action(struct sigaction *sa)
 	sigfillset(&sa->sa_mask);
 }
 
-static int install_ours(int sig)
+OA_EARLY_TEXT static int install_ours(int sig)
 {
 	struct sigaction sa;
 	our_action(&sa);
@@ -301,7 +301,7 @@ __attribute__((constructor(102))) static void signal_init(void)
 
 /* The disposition as the program set it; our bookkeeping is checked
  * against the kernel (something may have changed it behind us). */
-static int prog_query(int sig, struct sigaction *out)
+OA_EARLY_TEXT static int prog_query(int sig, struct sigaction *out)
 {
 	struct sigaction cur;
 	int r = HOOK_REAL(sigaction)(sig, NULL, &cur);
@@ -324,7 +324,7 @@ static int prog_query(int sig, struct sigaction *out)
 }
 
 /* sigaction as the program would see it without the agent. */
-static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+OA_EARLY_TEXT static int prog_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
 	if (is_sample(sig))
 		return sample_sigaction(sig, act, oldact);

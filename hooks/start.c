@@ -14,7 +14,7 @@ typedef int (*main_fn)(int, char **, char **);
 #define REALS(X)                           \
 	X(int, start, "__libc_start_main", \
 	  (main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void), void *))
-HOOK_REALS(REALS)
+HOOK_REALS_EARLY(REALS)
 
 static main_fn real_main OA_EARLY_DATA; /* with the variables every process writes: in .bss, a page of its own */
 

@@ -269,7 +269,7 @@ static unsigned long path_hash(const char *p)
 	return h & 0xffffffffu;
 }
 
-static int tracedir_is_the_runs(void)
+OA_EARLY_TEXT static int tracedir_is_the_runs(void)
 {
 	const char *id = oa_env(OA_ENV_TRACEDIR_ID);
 	char mine[64];

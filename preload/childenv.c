@@ -3,7 +3,9 @@
 #include "childenv.h"
 #include "real.h"
 #include "../common/env.h"
+#include "../common/sys.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,31 @@ OA_EARLY_TEXT size_t oa_childenv_count(char *const envp[])
 	return n;
 }
 
+/* What a fork child runs before its exec reads no .rodata and calls no
+ * libc string function: each would be a page (of ours, or a 64 KiB window
+ * of libc) that the child faults in again after the fork (~2.5 us each);
+ * a fork child of a shell runs this for every command. */
+static char ld_preload[] OA_EARLY_DATA = "LD_PRELOAD=";
+
+/* The length of s up to '=' (s has one). */
+static OA_EARLY_TEXT size_t name_len(const char *s)
+{
+	size_t n = 0;
+	while (s[n] != '=')
+		n++;
+	return n;
+}
+
+/* Does hay contain needle? */
+static OA_EARLY_TEXT int contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (oa_env_prefix(hay, needle, n))
+			return 1;
+	return !n;
+}
+
 static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size_t len)
 {
 	for (size_t i = 0; envp && envp[i]; i++)
@@ -63,17 +90,17 @@ static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size
 
 static OA_EARLY_TEXT int has_agent(const char *preload)
 {
-	return preload && libpath[0] && strstr(preload, libpath) != NULL;
+	return preload && libpath[0] && contains(preload, libpath);
 }
 
 OA_EARLY_TEXT int oa_childenv_lib_reachable(void)
 {
-	return libpath[0] && access(libpath, R_OK) == 0;
+	return libpath[0] && oa_sys3(SYS_faccessat, AT_FDCWD, (long)libpath, R_OK) == 0;
 }
 
 OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])
 {
-	const char *preload = find(envp, "LD_PRELOAD", 10);
+	const char *preload = find(envp, ld_preload, 10);
 	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
 }
 
@@ -85,12 +112,12 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 		own = own2;
 		own2 = NULL;
 	}
-	const char *preload = find(envp, "LD_PRELOAD", 10);
+	const char *preload = find(envp, ld_preload, 10);
 	int missing = !has_agent(preload) || own;
-	size_t ownlen = own ? (size_t)(strchr(own, '=') - own) : 0;
-	size_t own2len = own2 ? (size_t)(strchr(own2, '=') - own2) : 0;
+	size_t ownlen = own ? name_len(own) : 0;
+	size_t own2len = own2 ? name_len(own2) : 0;
 	for (int i = 0; !missing && i < nsaved; i++) {
-		size_t len = (size_t)(strchr(saved[i], '=') - saved[i]);
+		size_t len = name_len(saved[i]);
 		if (!find(envp, saved[i], len))
 			missing = 1;
 	}
@@ -99,7 +126,7 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 
 	size_t n = 0;
 	for (size_t i = 0; envp && envp[i]; i++) {
-		if (oa_env_prefix(envp[i], "LD_PRELOAD=", 11) && !has_agent(preload))
+		if (oa_env_prefix(envp[i], ld_preload, 11) && !has_agent(preload))
 			continue; /* replaced below */
 		if (own && oa_env_prefix(envp[i], own, ownlen + 1))
 			continue; /* the caller's, below */
@@ -109,13 +136,15 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 	}
 	if (!has_agent(preload)) {
 		/* text holds oa_childenv_text_size(envp) bytes: all of it fits. */
-		char *p = stpcpy(stpcpy(text, "LD_PRELOAD="), libpath);
-		if (preload && *preload)
-			stpcpy(stpcpy(p, ":"), preload);
+		char *p = stpcpy(stpcpy(text, ld_preload), libpath);
+		if (preload && *preload) {
+			*p++ = ':';
+			stpcpy(p, preload);
+		}
 		out[n++] = text;
 	}
 	for (int i = 0; i < nsaved; i++) {
-		size_t len = (size_t)(strchr(saved[i], '=') - saved[i]);
+		size_t len = name_len(saved[i]);
 		if (!find(envp, saved[i], len))
 			out[n++] = saved[i];
 	}

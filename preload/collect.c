@@ -63,7 +63,7 @@ static socklen_t watch_local_len, watch_peer_len;
 
 static uint8_t iobuf[64 * 1024] OA_LARGE_BSS; /* one sender per process (send_state) */
 
-int oa_col_active(void)
+OA_EARLY_TEXT int oa_col_active(void)
 {
 	return active;
 }

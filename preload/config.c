@@ -231,31 +231,29 @@ int oa_config_load(void)
 /* MPI and job launchers start the ranks; traced in the same loom they would
  * be processes without a rank among ranked ones, which the emulator rejects.
  * Their children (the ranks) are traced as usual. */
-static int is_launcher(const char *name)
+OA_EARLY_TEXT static int is_launcher(const char *name)
 {
-	static const char *const launchers[] = { "mpirun",
-						 "mpiexec",
-						 "orterun",
-						 "prterun",
-						 "orted",
-						 "prted",
-						 "prte",
-						 "hydra_pmi_proxy",
-						 "mpiexec.hydra",
-						 "mpirun.openmpi",
-						 "mpiexec.openmpi",
-						 "mpirun.mpich",
-						 "mpiexec.mpich",
-						 "srun",
-						 "slurmstepd",
-						 NULL };
-	for (const char *const *l = launchers; *l; l++)
-		if (!strcmp(name, *l))
+	/* One string in .data, compared without libc: a fork child asks
+	 * before its exec (childenv.c says why). */
+	static char launchers[] OA_EARLY_DATA =
+		"mpirun\0mpiexec\0orterun\0prterun\0orted\0prted\0prte\0"
+		"hydra_pmi_proxy\0mpiexec.hydra\0mpirun.openmpi\0"
+		"mpiexec.openmpi\0mpirun.mpich\0mpiexec.mpich\0srun\0"
+		"slurmstepd\0";
+	for (const char *l = launchers; *l;) {
+		size_t i = 0;
+		while (l[i] && l[i] == name[i])
+			i++;
+		if (!l[i] && !name[i])
 			return 1;
+		while (l[i])
+			i++;
+		l += i + 1;
+	}
 	return 0;
 }
 
-int oa_config_trace_fork_child(const char *name)
+OA_EARLY_TEXT int oa_config_trace_fork_child(const char *name)
 {
 	if (is_launcher(name) && !oa_cfg.trace_launchers)
 		return 0;
@@ -266,7 +264,7 @@ int oa_config_trace_fork_child(const char *name)
 	return fnmatch(oa_cfg.children_pattern, name, 0) == 0;
 }
 
-int oa_config_trace_child(const char *name)
+OA_EARLY_TEXT int oa_config_trace_child(const char *name)
 {
 	if (is_launcher(name) && !oa_cfg.trace_launchers)
 		return 0;

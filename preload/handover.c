@@ -14,6 +14,7 @@
 #include "../common/compiler.h"
 #include "../common/env.h"
 #include "../common/log.h"
+#include "../common/sys.h"
 #include "config.h"
 
 #if defined(__x86_64__)
@@ -28,12 +29,40 @@
 #define OUR_MACHINE EM_NONE /* no handover: every exec'ing child starts first */
 #endif
 
+/* A fork child runs this before its exec: system calls made directly
+ * and strings in .data, no libc string function (childenv.c says why). */
+static char ld_linux[] OA_EARLY_DATA = "/ld-linux", ld64[] OA_EARLY_DATA = "/ld64.so";
+static char capability[] OA_EARLY_DATA = "security.capability";
+static char default_path[] OA_EARLY_DATA = "/bin:/usr/bin";
+
+static OA_EARLY_TEXT int has(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++) {
+		size_t i = 0;
+		while (i < n && hay[i] == needle[i])
+			i++;
+		if (i == n)
+			return 1;
+	}
+	return 0;
+}
+
+static OA_EARLY_TEXT ssize_t pread_at(int fd, void *buf, size_t n, uint64_t off)
+{
+	long r;
+	while ((r = oa_sys4(SYS_pread64, fd, (long)buf, (long)n, (long)off)) == -EINTR)
+		;
+	return r;
+}
+
 /* A dynamic ELF of our class and machine whose interpreter is glibc's
  * loader (it honours LD_PRELOAD); b holds the file's first n bytes. */
 static OA_EARLY_TEXT int our_dynamic_elf(int fd, const unsigned char *b, size_t n)
 {
 	Elf64_Ehdr eh;
-	if (n < sizeof(eh) || memcmp(b, ELFMAG, SELFMAG) || b[EI_CLASS] != ELFCLASS64 || OUR_MACHINE == EM_NONE)
+	if (n < sizeof(eh) || b[0] != ELFMAG0 || b[1] != ELFMAG1 || b[2] != ELFMAG2 || b[3] != ELFMAG3 ||
+	    b[EI_CLASS] != ELFCLASS64 || OUR_MACHINE == EM_NONE)
 		return 0;
 	memcpy(&eh, b, sizeof(eh));
 	if (eh.e_machine != OUR_MACHINE || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN) ||
@@ -44,7 +73,7 @@ static OA_EARLY_TEXT int our_dynamic_elf(int fd, const unsigned char *b, size_t 
 		uint64_t off = eh.e_phoff + (uint64_t)i * sizeof(ph);
 		if (off + sizeof(ph) <= n)
 			memcpy(&ph, b + off, sizeof(ph));
-		else if (pread(fd, &ph, sizeof(ph), (off_t)off) != (ssize_t)sizeof(ph))
+		else if (pread_at(fd, &ph, sizeof(ph), off) != (ssize_t)sizeof(ph))
 			return 0;
 		if (ph.p_type != PT_INTERP)
 			continue;
@@ -53,10 +82,10 @@ static OA_EARLY_TEXT int our_dynamic_elf(int fd, const unsigned char *b, size_t 
 			return 0;
 		if (ph.p_offset + ph.p_filesz <= n)
 			memcpy(interp, b + ph.p_offset, ph.p_filesz);
-		else if (pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) != (ssize_t)ph.p_filesz)
+		else if (pread_at(fd, interp, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz)
 			return 0;
 		interp[ph.p_filesz] = '\0';
-		return strstr(interp, "/ld-linux") != NULL || strstr(interp, "/ld64.so") != NULL;
+		return has(interp, ld_linux) || has(interp, ld64);
 	}
 	return 0; /* static: LD_PRELOAD means nothing to it */
 }
@@ -79,14 +108,14 @@ static OA_EARLY_TEXT int script_interp(const unsigned char *b, size_t n, char *o
 
 static OA_EARLY_TEXT int loads_agent(const char *path, int depth)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = (int)oa_sys4(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
 	int ok = 0;
 	struct stat st;
 	unsigned char b[1024];
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & (S_ISUID | S_ISGID))) {
-		ssize_t n = pread(fd, b, sizeof(b), 0);
+	if (oa_sys3(SYS_fstat, fd, (long)&st, 0) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & (S_ISUID | S_ISGID))) {
+		ssize_t n = pread_at(fd, b, sizeof(b), 0);
 		char interp[256];
 		if (n >= 4 && b[0] == '#' && b[1] == '!')
 			ok = depth < 2 && script_interp(b, (size_t)n, interp, sizeof(interp)) &&
@@ -94,10 +123,13 @@ static OA_EARLY_TEXT int loads_agent(const char *path, int depth)
 		else if (n > 0)
 			ok = our_dynamic_elf(fd, b, (size_t)n);
 		/* File capabilities make the loader ignore LD_PRELOAD too. */
-		if (ok && (fgetxattr(fd, "security.capability", NULL, 0) >= 0 || errno == ERANGE))
-			ok = 0;
+		if (ok) {
+			long r = oa_sys4(SYS_fgetxattr, fd, (long)capability, 0, 0);
+			if (r >= 0 || r == -ERANGE)
+				ok = 0;
+		}
 	}
-	close(fd);
+	oa_sys3(SYS_close, fd, 0, 0);
 	return ok;
 }
 
@@ -106,13 +138,16 @@ static OA_EARLY_TEXT int loads_agent(const char *path, int depth)
  * an executable file, into buf. */
 static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 {
-	const char *p = oa_getenv("PATH");
+	static char path_name[] OA_EARLY_DATA = "PATH";
+	const char *p = oa_getenv(path_name);
 	if (!p)
-		p = "/bin:/usr/bin";
+		p = default_path;
 	size_t nl = strlen(name);
 	while (*p) {
-		const char *e = strchr(p, ':');
-		size_t dl = e ? (size_t)(e - p) : strlen(p);
+		size_t dl = 0;
+		while (p[dl] && p[dl] != ':')
+			dl++;
+		const char *e = p[dl] ? p + dl : NULL;
 		if (dl == 0) {
 			if (nl + 1 > cap)
 				return 0;
@@ -124,7 +159,10 @@ static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 			buf[dl] = '/';
 			memcpy(buf + dl + 1, name, nl + 1);
 		}
-		if (faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) == 0)
+		long r = oa_sys4(SYS_faccessat2, AT_FDCWD, (long)buf, X_OK, AT_EACCESS);
+		if (r == -ENOSYS) /* a kernel before 5.8: libc's */
+			r = faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) == 0 ? 0 : -1;
+		if (r == 0)
 			return 1; /* (a directory: loads_agent says no, and the exec starts the child first) */
 		if (!e)
 			break;

@@ -120,7 +120,7 @@ void oa_sample_on_signal(int sig, siginfo_t *si, void *ctx)
 	errno = saved;
 }
 
-int oa_sample_signal(void)
+OA_EARLY_TEXT int oa_sample_signal(void)
 {
 	return period_ns ? signo : 0;
 }

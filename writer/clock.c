@@ -55,7 +55,7 @@ static int invariant_tsc(void)
  * gap would shift every reading until the next one.  Returns 0 when no try
  * was tight (2 us; 20000 ticks before calibration); *ns is then still the
  * clock. */
-static int sample(uint64_t *tsc, uint64_t *ns, uint64_t *unc)
+OA_EARLY_TEXT static int sample(uint64_t *tsc, uint64_t *ns, uint64_t *unc)
 {
 	uint64_t tight = ticks_per_ms ? ticks_per_ms / 500 : 20000;
 	for (int i = 0; i < 4; i++) {
@@ -92,7 +92,7 @@ OA_EARLY_TEXT void oa_clock_after_fork(void)
 		atomic_flag_clear_explicit(&calibrating, memory_order_release);
 }
 
-uint64_t oa_clock_slow(void)
+OA_EARLY_TEXT uint64_t oa_clock_slow(void)
 {
 	struct oa_clk *c = &oa_clk_tls;
 	if (!__atomic_load_n(&tsc_usable, __ATOMIC_RELAXED)) {

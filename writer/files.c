@@ -51,7 +51,7 @@ int oa_stream_anchor(const char *root)
 	return 0;
 }
 
-int oa_path_at(const char *path, const char **rel)
+OA_EARLY_TEXT int oa_path_at(const char *path, const char **rel)
 {
 	*rel = path;
 	if (anchor_fd < 0 || strncmp(path, anchor_path, anchor_len) || (path[anchor_len] != '/' && path[anchor_len]))
