@@ -27,7 +27,7 @@ static int64_t name_value(const char *name)
 	return (int64_t)(h ? h : 1);
 }
 
-void names_set(const char *name)
+OA_START_TEXT void names_set(const char *name)
 {
 	struct oa_thread *t = oa_self;
 	if (!t || !name || !*name || oa_emitting(&t->s))

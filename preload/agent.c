@@ -1144,7 +1144,7 @@ static struct {
 } fork_handlers[8];
 static _Atomic int nfork_handlers;
 
-void agent_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+OA_START_TEXT void agent_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
 {
 	int i = atomic_fetch_add(&nfork_handlers, 1);
 	if (i >= 8)

@@ -26,7 +26,7 @@ static int own_var(const char *e, enum oa_env v)
 	return oa_env_is(e, oa_env_names[v], strlen(oa_env_names[v]));
 }
 
-void oa_childenv_init(void)
+OA_START_TEXT void oa_childenv_init(void)
 {
 	libpath = "";
 	/* An absolute name is used as the loader was given it (a child loads

@@ -426,7 +426,7 @@ static int resolve(void)
 	return 0;
 }
 
-int oa_col_init(void)
+OA_START_TEXT int oa_col_init(void)
 {
 	const char *v = oa_env(OA_ENV_COLLECT);
 	if (!v || !*v)
@@ -590,7 +590,7 @@ static void wait_sent(void)
 	}
 }
 
-void oa_col_process_done(enum oa_col_how how, int sig)
+OA_START_TEXT void oa_col_process_done(enum oa_col_how how, int sig)
 {
 	if (!active)
 		return;

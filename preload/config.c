@@ -62,7 +62,7 @@ static int env_int(enum oa_env e, int def)
 
 /* Make path absolute against the current directory, so that a later chdir of
  * the program cannot scatter the streams. */
-static int absolute(char *out, size_t size, const char *path)
+OA_START_TEXT static int absolute(char *out, size_t size, const char *path)
 {
 	if (path[0] == '/') {
 		if (strlen(path) >= size)
@@ -145,7 +145,7 @@ OA_EARLY_TEXT int oa_config_disabled(void)
 	return 0;
 }
 
-int oa_config_load(void)
+OA_START_TEXT int oa_config_load(void)
 {
 	const char *v;
 	int r;

@@ -21,7 +21,7 @@ static int *phyid_of; /* index -> OS CPU number */
 static const char *claim_trace, *claim_loom;
 static int claimdir_made;
 
-static int parse_online(const char *text, int **out)
+OA_START_TEXT static int parse_online(const char *text, int **out)
 {
 	int cap = 64, n = 0;
 	int *v = malloc(sizeof(int) * (size_t)cap);
@@ -59,7 +59,7 @@ static int parse_online(const char *text, int **out)
  * another host (ssh, Slurm), whose CPUs are its own. */
 static int read_online(const char *loom, int **phyids);
 
-int oa_cpus_discover(const char *loom, int **phyids)
+OA_START_TEXT int oa_cpus_discover(const char *loom, int **phyids)
 {
 	int n = 0;
 	size_t ll = strlen(loom);
@@ -105,7 +105,7 @@ __attribute__((noinline)) static int read_online(const char *loom, int **phyids)
 	return n;
 }
 
-void oa_cpus_set_dir(const char *tracedir, const char *loom)
+OA_START_TEXT void oa_cpus_set_dir(const char *tracedir, const char *loom)
 {
 	claim_trace = tracedir;
 	claim_loom = loom;
@@ -148,7 +148,7 @@ static void claim_path(char *out, size_t size, int cpu)
 	oa_snprintf(out, size, "%s/loom.%s/.cpus/cpu.%d", claim_trace, claim_loom, phyid_of[cpu]);
 }
 
-int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
+OA_START_TEXT int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
 {
 	if (!claim_trace || CPU_COUNT_S(setsize, set) != 1)
 		return -1;
@@ -178,7 +178,7 @@ int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
 	return cpu;
 }
 
-void oa_cpus_release(int cpu, int tid)
+OA_START_TEXT void oa_cpus_release(int cpu, int tid)
 {
 	if (cpu < 0 || cpu >= ncpus || !claim_trace)
 		return;

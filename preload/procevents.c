@@ -136,7 +136,7 @@ static const char *base_name(const char *path)
 }
 
 /* Async-signal-safe: the label was prepared when the exec failed. */
-void oa_procev_flush_refused(struct oa_thread *t)
+OA_START_TEXT void oa_procev_flush_refused(struct oa_thread *t)
 {
 	/* A vfork child shares the parent's memory: it must not touch this. */
 	if (!refused.active || agent_foreign())
@@ -154,7 +154,7 @@ void oa_procev_flush_refused(struct oa_thread *t)
 	}
 }
 
-int64_t oa_procev_exit_mark(int status, char *text, size_t len)
+OA_START_TEXT int64_t oa_procev_exit_mark(int status, char *text, size_t len)
 {
 	oa_snprintf(text, len, "exit status %d", status & 0xff);
 	return OA_PROC_EXIT_BASE + (status & 0xff);
@@ -220,7 +220,7 @@ void agent_proc_event(const char *label)
 	ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
 }
 
-void agent_exit_event(int status)
+OA_START_TEXT void agent_exit_event(int status)
 {
 	/* What the parent sees (exit(-1) is 255): one value per status. */
 	char text[48];
@@ -320,7 +320,7 @@ void agent_signal_event(int sig)
 		ev_ovni_mark_set(&t->s, OA_MARK_PROC, PROC_SIGNAL_BASE + sig);
 }
 
-void oa_procev_declare(void)
+OA_START_TEXT void oa_procev_declare(void)
 {
 	oa_meta_mark_type(&oa_meta, OA_MARK_PROC, 0, "Process events (ovni-auto)");
 	/* Written in every stream: a fatal signal cannot add labels.  Fixed

@@ -190,7 +190,7 @@ static struct scope scope OA_LARGE_BSS;
  * looked for as before.  Read by every lookup, a disabled agent's too. */
 static _Atomic int scope_valid OA_EARLY_DATA;
 
-static void scope_open(struct scope *sc)
+OA_START_TEXT static void scope_open(struct scope *sc)
 {
 	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
 	ElfW(Addr) ldbase = _r_debug.r_ldbase;
@@ -220,7 +220,7 @@ static void scope_open(struct scope *sc)
 }
 
 /* An IFUNC's implementation, chosen by its resolver as the loader would. */
-static void *ifunc_pick(const struct link_map *m, const ElfW(Sym) * s)
+OA_START_TEXT static void *ifunc_pick(const struct link_map *m, const ElfW(Sym) * s)
 {
 #if defined(__x86_64__)
 	void *(*resolver)(void) = (void *(*)(void))(m->l_addr + s->st_value);
@@ -236,7 +236,8 @@ static void *ifunc_pick(const struct link_map *m, const ElfW(Sym) * s)
  * lookup does not read).  `bind`: a reference of ours, as the loader binds
  * it (any version may serve, IFUNCs resolved); otherwise as dlsym(RTLD_NEXT)
  * or dlvsym() find it. */
-static void *scope_find(const struct scope *sc, int from, int to, const char *name, const char *version, int bind)
+OA_START_TEXT static void *scope_find(const struct scope *sc, int from, int to, const char *name, const char *version,
+				      int bind)
 {
 	uint32_t h = gnu_hash(name);
 	for (int k = from; k < to; k++) {
@@ -256,7 +257,7 @@ static void *scope_find(const struct scope *sc, int from, int to, const char *na
 	return sc->odd ? (void *)-1 : NULL;
 }
 
-void oa_real_scope(int on)
+OA_START_TEXT void oa_real_scope(int on)
 {
 	if (on) {
 		scope_open(&scope);
@@ -266,7 +267,7 @@ void oa_real_scope(int on)
 	}
 }
 
-int oa_real_scope_lasts(void)
+OA_START_TEXT int oa_real_scope_lasts(void)
 {
 	/* We are among the objects loaded at start (not dlopen'ed after
 	 * them: then the objects after us would be ones that may go), and
@@ -319,7 +320,7 @@ OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 	return NULL;
 }
 
-void *oa_real_vdso(const char *name, const char *version)
+OA_START_TEXT void *oa_real_vdso(const char *name, const char *version)
 {
 	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
 	if (!vdso)
@@ -336,7 +337,7 @@ void *oa_real_vdso(const char *name, const char *version)
 	return NULL;
 }
 
-const char *oa_real_self_name(void)
+OA_START_TEXT const char *oa_real_self_name(void)
 {
 	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next)
 		if (m->l_ld == _DYNAMIC)
@@ -370,7 +371,7 @@ OA_EARLY_TEXT void *oa_real_one(void **field, const char *name)
  * without versions matching any. */
 
 /* The version a reference of ours names (our DT_VERNEED), NULL if none. */
-static const char *needed_version(const struct obj *o, const ElfW(Verneed) * vn, uint32_t i)
+OA_START_TEXT static const char *needed_version(const struct obj *o, const ElfW(Verneed) * vn, uint32_t i)
 {
 	if (!o->versym || !vn)
 		return NULL;
@@ -396,7 +397,7 @@ static const char *needed_version(const struct obj *o, const ElfW(Verneed) * vn,
 #define OA_JUMP_SLOT R_AARCH64_JUMP_SLOT
 #endif
 
-int oa_real_bind(int *left)
+OA_START_TEXT int oa_real_bind(int *left)
 {
 	int bound = 0, lazy = 0;
 #ifdef OA_JUMP_SLOT
@@ -464,7 +465,7 @@ out:
 		}                                                              \
 	} while (0)
 
-int oa_real_init(void)
+OA_START_TEXT int oa_real_init(void)
 {
 	if (atomic_load(&resolved))
 		return 0;

@@ -71,7 +71,7 @@ static void remember(uintptr_t pc)
 
 static void (*deliver)(int, siginfo_t *, void *);
 
-void oa_sample_set_deliver(void (*fn)(int, siginfo_t *, void *))
+OA_START_TEXT void oa_sample_set_deliver(void (*fn)(int, siginfo_t *, void *))
 {
 	deliver = fn;
 }
@@ -146,7 +146,7 @@ void oa_sample_stop(const char *why)
 		ev_ovni_mark_set(&t->s, OA_MARK_PROC, OA_PROC_SAMPLING_STOPPED);
 }
 
-void oa_sample_init(void)
+OA_START_TEXT void oa_sample_init(void)
 {
 	const char *v = oa_env(OA_ENV_SAMPLE_US);
 	long us = v ? atol(v) : 0;
@@ -173,7 +173,7 @@ void oa_sample_init(void)
 			   "sampling stopped: the program took the sampling signal");
 }
 
-void oa_sample_thread_start(struct oa_thread *t)
+OA_START_TEXT void oa_sample_thread_start(struct oa_thread *t)
 {
 	if (!period_ns || atomic_load(&stopped) || atomic_load(&t->has_timer))
 		return;
@@ -202,7 +202,7 @@ void oa_sample_thread_stop(struct oa_thread *t)
 		delete_timer(t);
 }
 
-void oa_sample_label(struct oa_label_list *owner)
+OA_START_TEXT void oa_sample_label(struct oa_label_list *owner)
 {
 	if (!period_ns)
 		return;
