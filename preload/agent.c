@@ -402,9 +402,17 @@ static void end_stream(struct oa_thread *t, int in_signal)
  * one later replaces ours. */
 #define ALTSTACK_SIZE (64 * 1024)
 static OA_TLS void *my_altstack; /* this thread's alternate stack, while ours */
+/* The first slot's, in .lbss: most processes have one thread, and a
+ * mapping of its own was an mmap at every start (its pages, here as
+ * there, cost only once a handler runs on them). */
+static char first_altstack[ALTSTACK_SIZE] OA_LARGE_BSS __attribute__((aligned(64)));
+static _Atomic int first_altstack_taken;
 
 static void altstack_on(struct oa_thread *t)
 {
+	if (!t->altstack && !atomic_load_explicit(&first_altstack_taken, memory_order_relaxed) &&
+	    !atomic_exchange(&first_altstack_taken, 1))
+		t->altstack = first_altstack;
 	if (!t->altstack) {
 		void *m = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
