@@ -33,8 +33,9 @@ void oa_env_snapshot(int on)
 	if (!len[0])
 		for (int i = 0; i < OA_ENV_N; i++)
 			len[i] = (unsigned char)strlen(oa_env_names[i]);
-	for (int i = 0; i < OA_ENV_N; i++)
-		oa_env_snap[i] = NULL;
+	/* Filled aside, then copied: a reader (another thread) sees each
+	 * entry's old value or its new one, never a NULL in between. */
+	const char *t[OA_ENV_N] = { 0 };
 	for (char **e = environ; e && *e; e++) {
 		const char *v = *e;
 		if (!oa_env_prefix(v, oa_env_names[0], 5)) /* the OVNI_ prefix */
@@ -46,11 +47,13 @@ void oa_env_snapshot(int on)
 			continue;
 		for (int i = 0; i < OA_ENV_N; i++)
 			if (len[i] == n && !memcmp(v, oa_env_names[i], n)) {
-				if (!oa_env_snap[i])
-					oa_env_snap[i] = v + n + 1; /* the first, as oa_getenv() */
+				if (!t[i])
+					t[i] = v + n + 1; /* the first, as oa_getenv() */
 				break;
 			}
 	}
+	for (int i = 0; i < OA_ENV_N; i++)
+		oa_env_snap[i] = t[i];
 	oa_env_snap_on = 1;
 }
 

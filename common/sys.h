@@ -10,6 +10,12 @@
 
 #include <sys/syscall.h>
 
+/* Headers of glibc before 2.32 lack it (the number is one on every
+ * architecture since Linux 5.8). */
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
+
 #if defined(__x86_64__)
 static inline long oa_sys4(long n, long a, long b, long c, long d)
 {

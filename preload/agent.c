@@ -1208,6 +1208,10 @@ static void agent_fork_forget(void)
 
 OA_EARLY_TEXT void agent_fork_child(void)
 {
+	/* A fork while the agent starts (another thread's, in a program
+	 * that dlopen'ed it): the child reads its environment as it is. */
+	if (oa_env_snap_on)
+		oa_env_snap_on = 0;
 	/* Locks another thread held at fork time belong to nobody here. */
 	oa_clock_after_fork();
 	for (int i = 0; i < nhandlers(); i++)

@@ -93,7 +93,7 @@ static int first_env_int(const char *const *names)
 	size_t len[8];
 	int n = 0;
 	uint64_t first[4] = { 0 }; /* the names' first characters */
-	for (; names[n] && n < 8; n++) {
+	for (; n < 8 && names[n]; n++) {
 		len[n] = strlen(names[n]);
 		first[(unsigned char)names[n][0] / 64] |= 1ull << ((unsigned char)names[n][0] % 64);
 	}

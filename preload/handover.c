@@ -114,7 +114,12 @@ static OA_EARLY_TEXT int loads_agent(const char *path, int depth)
 	int ok = 0;
 	struct stat st;
 	unsigned char b[1024];
-	if (oa_sys3(SYS_fstat, fd, (long)&st, 0) == 0 && S_ISREG(st.st_mode) && !(st.st_mode & (S_ISUID | S_ISGID))) {
+#ifdef SYS_fstat
+	int stat_ok = oa_sys3(SYS_fstat, fd, (long)&st, 0) == 0;
+#else
+	int stat_ok = fstat(fd, &st) == 0; /* an architecture with no fstat call (loongarch64) */
+#endif
+	if (stat_ok && S_ISREG(st.st_mode) && !(st.st_mode & (S_ISUID | S_ISGID))) {
 		ssize_t n = pread_at(fd, b, sizeof(b), 0);
 		char interp[256];
 		if (n >= 4 && b[0] == '#' && b[1] == '!')
@@ -160,7 +165,7 @@ static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 			memcpy(buf + dl + 1, name, nl + 1);
 		}
 		long r = oa_sys4(SYS_faccessat2, AT_FDCWD, (long)buf, X_OK, AT_EACCESS);
-		if (r == -ENOSYS) /* a kernel before 5.8: libc's */
+		if (r == -ENOSYS || r == -EPERM) /* a kernel before 5.8, or a filter that refuses it: libc's */
 			r = faccessat(AT_FDCWD, buf, X_OK, AT_EACCESS) == 0 ? 0 : -1;
 		if (r == 0)
 			return 1; /* (a directory: loads_agent says no, and the exec starts the child first) */

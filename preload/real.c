@@ -170,10 +170,11 @@ OA_EARLY_TEXT static void *obj_find(const struct obj *o, const char *name, uint3
 struct scope {
 	int n, self; /* self: our index */
 	int odd;     /* an object this lookup cannot read: the loader must say */
-	/* The objects loaded at start: up to the loader itself, the last of
-	 * them in the list (dlopen appends after it), 0 when not found.  No
-	 * object loaded at start is ever unloaded: these entries stay valid
-	 * for the life of the process. */
+	/* The objects up to the loader itself (found by _r_debug.r_ldbase;
+	 * 0 when not found): all loaded at start, as dlopen appends after
+	 * every object loaded at start (some may come after the loader: a
+	 * dependency of a dependency).  No object loaded at start is ever
+	 * unloaded: these entries stay valid for the life of the process. */
 	int perm;
 	/* Each object with its versions, so that a process touches only
 	 * the pages of the few objects it has. */
@@ -289,12 +290,12 @@ OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 		return p ? p : scope_find(&scope, 1, scope.self, name, version, 0); /* not the program */
 	}
 	if (valid == 2) {
-		/* Found among the objects loaded at start: what dlsym(RTLD_NEXT)
-		 * finds too, as an object loaded since comes after them.  Not
-		 * found: one loaded since may have it (the walk below). */
+		/* Found among the objects after ours up to the loader (all
+		 * loaded at start): what dlsym(RTLD_NEXT) finds too, as any
+		 * object between is in the copy.  Not found: the walk below,
+		 * in dlsym's order (objects loaded at start after the loader,
+		 * or since, come before those before ours). */
 		void *p = scope_find(&scope, scope.self + 1, scope.perm, name, version, 0);
-		if (!p)
-			p = scope_find(&scope, 1, scope.self, name, version, 0);
 		if (p)
 			return p;
 	}
@@ -304,12 +305,14 @@ OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 	if (!self)
 		return (void *)-1;
 	uint32_t h = gnu_hash(name);
+	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
 	for (int pass = 0; pass < 2; pass++) {
 		const struct link_map *m = pass == 0 ? self->l_next : _r_debug.r_map;
 		for (; m && m != (pass == 0 ? NULL : self); m = m->l_next) {
 			struct obj o;
-			if (!m->l_name || !m->l_name[0])
-				continue; /* the program, or the vDSO (its symbols are libc's business) */
+			if (!m->l_name || !m->l_name[0] || (vdso && (uintptr_t)m->l_ld - vdso < 65536))
+				continue; /* the program, or the vDSO (its symbols are libc's business; it
+					   * may have no GNU hash table: aarch64's) */
 			if (obj_open(m, &o) != 0)
 				return (void *)-1;
 			void *p = obj_find(&o, name, h, version);

@@ -119,7 +119,7 @@ int main(void)
 	compare_all();
 	oa_real_scope(0);
 	/* After the constructors: the objects loaded at start still answer
-	 * (this program is one of them, the loader the last), and what they
+	 * (this program is one of them, up to the loader), and what they
 	 * lack is looked for in objects loaded since. */
 	CHECK(oa_real_scope_lasts(), "the objects loaded at start serve lookups after start");
 	compare_all();
@@ -136,7 +136,11 @@ int main(void)
 	/* The vDSO's clock (writer/clock.h calls it directly). */
 	int (*vdso_gettime)(clockid_t, struct timespec *) =
 		(int (*)(clockid_t, struct timespec *))oa_real_vdso(OA_VDSO_CLOCK_GETTIME);
+#if defined(__x86_64__)
+	/* (aarch64's vDSO has no GNU hash table: NULL there, and the clock
+	 * calls libc's clock_gettime.) */
 	CHECK(vdso_gettime != NULL, "the vDSO's clock_gettime found");
+#endif
 	if (vdso_gettime) {
 		struct timespec a, b, c;
 		clock_gettime(CLOCK_MONOTONIC, &a);
