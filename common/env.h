@@ -63,6 +63,19 @@ static inline int oa_env_prefix(const char *entry, const char *name, size_t len)
 	return i == len;
 }
 
+/* Does hay contain needle?  The same loop, for the agent's code that a
+ * fork child runs before its exec (no libc strstr: preload/childenv.c). */
+static inline int oa_str_has(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	while (needle[n])
+		n++;
+	for (; *hay; hay++)
+		if (oa_env_prefix(hay, needle, n))
+			return 1;
+	return !n;
+}
+
 /* Is entry "name=..." (len: strlen(name))? */
 static inline int oa_env_is(const char *entry, const char *name, size_t len)
 {

@@ -70,16 +70,6 @@ static OA_EARLY_TEXT size_t name_len(const char *s)
 	return n;
 }
 
-/* Does hay contain needle? */
-static OA_EARLY_TEXT int contains(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; *hay; hay++)
-		if (oa_env_prefix(hay, needle, n))
-			return 1;
-	return !n;
-}
-
 static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size_t len)
 {
 	for (size_t i = 0; envp && envp[i]; i++)
@@ -90,7 +80,7 @@ static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size
 
 static OA_EARLY_TEXT int has_agent(const char *preload)
 {
-	return preload && libpath[0] && contains(preload, libpath);
+	return preload && libpath[0] && oa_str_has(preload, libpath);
 }
 
 OA_EARLY_TEXT int oa_childenv_lib_reachable(void)

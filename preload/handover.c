@@ -35,19 +35,6 @@ static char ld_linux[] OA_EARLY_DATA = "/ld-linux", ld64[] OA_EARLY_DATA = "/ld6
 static char capability[] OA_EARLY_DATA = "security.capability";
 static char default_path[] OA_EARLY_DATA = "/bin:/usr/bin";
 
-static OA_EARLY_TEXT int has(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-	for (; *hay; hay++) {
-		size_t i = 0;
-		while (i < n && hay[i] == needle[i])
-			i++;
-		if (i == n)
-			return 1;
-	}
-	return 0;
-}
-
 static OA_EARLY_TEXT ssize_t pread_at(int fd, void *buf, size_t n, uint64_t off)
 {
 	long r;
@@ -85,7 +72,7 @@ static OA_EARLY_TEXT int our_dynamic_elf(int fd, const unsigned char *b, size_t 
 		else if (pread_at(fd, interp, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz)
 			return 0;
 		interp[ph.p_filesz] = '\0';
-		return has(interp, ld_linux) || has(interp, ld64);
+		return oa_str_has(interp, ld_linux) || oa_str_has(interp, ld64);
 	}
 	return 0; /* static: LD_PRELOAD means nothing to it */
 }

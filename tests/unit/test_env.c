@@ -71,6 +71,11 @@ int main(void)
 	CHECK(!oa_env_prefix("OVN", "OVNI_", 5), "short entry");
 	CHECK(oa_env_is("A=1", "A", 1) && !oa_env_is("AB=1", "A", 1) && !oa_env_is("A", "A", 1), "is");
 
+	CHECK(oa_str_has("/lib64/ld-linux-x86-64.so.2", "/ld-linux") && !oa_str_has("/lib/ld-musl.so", "/ld-linux") &&
+		      oa_str_has("a:/x/libovni-auto.so", "/x/libovni-auto.so") && !oa_str_has("/x/libovni", "/x/libovni-auto.so") &&
+		      oa_str_has("", ""),
+	      "oa_str_has");
+
 	environ = saved;
 	free(copy);
 	TEST_DONE();
