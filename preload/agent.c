@@ -55,6 +55,9 @@ static int fresh_procdir;                /* procdir was made by this image: no e
 /* The threads' spool (writer/spool.h): made when the first thread after
  * the process's own starts; unpacked when the process ends. */
 static struct oa_spool spool OA_LARGE_BSS;
+/* Its state: 0 not made for this process (a process with one thread never
+ * touches the spool's page), 1 being set up by a thread, 2 ready. */
+static _Atomic int spool_state OA_EARLY_DATA;
 static _Atomic int said_open_error;
 static _Atomic int said_fd_limit;
 
@@ -320,7 +323,6 @@ static int set_process_dirs(void)
 		oa_snprintf(stagedir, sizeof(stagedir), "%s/loom.%s/proc.%d", oa_cfg.tmpdir, oa_cfg.loom, pid);
 	oa_meta.pid = pid;
 	oa_pid = pid;
-	oa_spool_init(&spool, procdir, pid, oa_cfg.spool_watch);
 	if (!pidns_bits)
 		value_pid = pid;
 	oa_cpus_set_dir(oa_cfg.tracedir, oa_cfg.loom);
@@ -332,9 +334,28 @@ static int set_process_dirs(void)
  * when streams are staged (OVNI_TMPDIR) or sent to a collector. */
 static struct oa_spool *spool_for(int tid)
 {
-	if (tid == oa_meta.pid || staged || oa_col_active() || !oa_spool_ready(&spool))
+	if (tid == oa_meta.pid || staged || oa_col_active())
+		return NULL;
+	int st = atomic_load(&spool_state);
+	if (st == 0) {
+		/* Set up by the first thread that needs it; one that comes
+		 * meanwhile writes files of its own. */
+		if (!atomic_compare_exchange_strong(&spool_state, &st, 1))
+			return NULL;
+		oa_spool_init(&spool, procdir, oa_meta.pid, oa_cfg.spool_watch);
+		atomic_store(&spool_state, st = 2);
+	}
+	if (st != 2 || !oa_spool_ready(&spool))
 		return NULL;
 	return &spool;
+}
+
+/* The parent's spool, in a fork child: its files are the parent's. */
+static void spool_forget(void)
+{
+	if (atomic_load(&spool_state) == 2)
+		oa_spool_forget(&spool);
+	atomic_store(&spool_state, 0);
 }
 
 /* Create the stream of the calling thread (slot already acquired), in a
@@ -630,7 +651,7 @@ static void process_end(int in_signal, int for_exec)
 	 * main stream is left for the finisher (ovnirun, the parent, repair),
 	 * except at an exec, whose next image goes on with it. */
 	int spooled = 0;
-	if (atomic_load(&spool.nfiles)) {
+	if (atomic_load(&spool_state) == 2 && atomic_load(&spool.nfiles)) {
 		oa_registry_settle(self ? &self->s : NULL);
 		if (oa_spool_unpack(&spool, 0, NULL, 0) < 0 && !in_signal && !atomic_exchange(&said_open_error, 1))
 			oa_log("could not write the streams of the threads spooled in %s", procdir);
@@ -1202,7 +1223,7 @@ static void agent_fork_forget(void)
 		return;
 	pend.stale = 0;
 	oa_registry_after_fork(NULL);
-	oa_spool_forget(&spool);
+	spool_forget();
 	oa_procev_after_fork();
 }
 
@@ -1253,7 +1274,7 @@ OA_EARLY_TEXT void agent_fork_child(void)
 	oa_guard++;
 	/* Everything inherited belongs to the parent's files. */
 	oa_registry_after_fork(NULL);
-	oa_spool_forget(&spool);
+	spool_forget();
 	atomic_store(&oa_traced_flag, 0);
 	atomic_store(&oa_pending_flag, 0);
 	pend.stale = 0;
