@@ -85,14 +85,14 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
 # ovnirun writes the threads' spools out while the run goes on (ovnirun_watch.c).
-RUN_WRITER := $(addprefix $(B)/obj/writer/,spool.o files.o stream.o clock.o meta.o) $(B)/obj/common/env.o
+RUN_WRITER := $(addprefix $(B)/obj/writer/,spool.o files.o stream.o clock.o meta.o) $(addprefix $(B)/obj/common/,env.o arena.o)
 $(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(RUN_WRITER)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^
 
 # Unit tests never link the hooks. The writer's tests link only writer/ (and
 # run again under the sanitizers); the others link the tools' modules too.
-WRITER_TESTS := test_encode test_stream test_spool test_registry test_meta test_clock test_collect_auth test_finish test_offsets test_num test_env
+WRITER_TESTS := test_arena test_encode test_stream test_spool test_registry test_meta test_clock test_collect_auth test_finish test_offsets test_num test_env
 $(addprefix $(B)/tests/,$(WRITER_TESTS)): $(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) tests/unit/test.h $(wildcard writer/*.h common/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(WRITER_OBJ) $(TOOLS_LIBS) -lpthread

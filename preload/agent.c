@@ -37,6 +37,7 @@
 #include "images.h"
 #include "handover.h"
 #include "version.h"
+#include "../common/arena.h"
 #include "../common/env.h"
 
 OA_TLS struct oa_thread *oa_self;
@@ -47,8 +48,19 @@ struct oa_meta oa_meta OA_LARGE_BSS __attribute__((aligned(4096))); /* header an
  * agent's too, so it is kept in early data (compiler.h). */
 _Atomic int oa_traced_flag OA_EARLY_DATA;
 static _Atomic uint64_t next_tag = 1;
-static pthread_key_t thread_key;         /* its destructor ends the thread's stream */
-static char procdir[4600] OA_LARGE_BSS;  /* <tracedir>/loom.<loom>/proc.<pid> */
+static pthread_key_t thread_key; /* its destructor ends the thread's stream */
+/* What a traced process allocates at its start, on one page: the start
+ * arena (common/arena.h) and the registry slot of its first thread (the
+ * stream's path buffers end it: a short path stays on this page). */
+static struct {
+	char arena[2048];
+	struct oa_thread first;
+} start_block OA_LARGE_BSS __attribute__((aligned(4096)));
+/* <tracedir>/loom.<loom>/proc.<pid>: in the start arena (its page), or in
+ * procdir_buf when the arena has no room. */
+#define PROCDIR_MAX 4600
+static char procdir_buf[PROCDIR_MAX] OA_LARGE_BSS;
+static char *procdir = procdir_buf;
 static char stagedir[4600] OA_LARGE_BSS; /* same under OVNI_TMPDIR, when staged */
 static int staged;                       /* stagedir holds one (read this, not stagedir[0]: its page) */
 static int fresh_procdir;                /* procdir was made by this image: no earlier image's streams */
@@ -61,7 +73,7 @@ static _Atomic int spool_state OA_EARLY_DATA;
 static _Atomic int said_open_error;
 static _Atomic int said_fd_limit;
 
-#define THREAD_OF(stream) ((struct oa_thread *)(void *)(stream))
+#define THREAD_OF(stream) oa_thread_of(stream)
 
 static int start_process(int creator_tid);
 /* The pid that makes this process's mark values unique in the trace: its
@@ -315,9 +327,16 @@ static void note_tracedir(void)
 static int set_process_dirs(void)
 {
 	int pid = getpid();
-	int n = oa_snprintf(procdir, sizeof(procdir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, pid);
-	if (n < 0 || (size_t)n >= sizeof(procdir))
+	size_t cap = strlen(oa_cfg.tracedir) + strlen(oa_cfg.loom) + 32;
+	char *d = cap <= PROCDIR_MAX ? oa_arena_take(cap) : NULL;
+	if (!d) {
+		d = procdir_buf;
+		cap = PROCDIR_MAX;
+	}
+	int n = oa_snprintf(d, cap, "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, pid);
+	if (n < 0 || (size_t)n >= cap)
 		return -ENAMETOOLONG;
+	procdir = d;
 	staged = oa_cfg.staging;
 	if (staged)
 		oa_snprintf(stagedir, sizeof(stagedir), "%s/loom.%s/proc.%d", oa_cfg.tmpdir, oa_cfg.loom, pid);
@@ -374,7 +393,6 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 		cfg.final_dir = t->s.final_path;
 	} else {
 		oa_snprintf(t->s.path, sizeof(t->s.path), "%s/thread.%d", procdir, t->tid);
-		t->s.final_path[0] = '\0';
 	}
 	cfg.dir = t->s.path;
 	atomic_store(&t->s.labels.head, NULL);
@@ -511,7 +529,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 	sigset_t old;
 	oa_sigblock(&old);
 	oa_guard++;
-	struct oa_thread *t = THREAD_OF(oa_registry_acquire(sizeof(struct oa_thread)));
+	struct oa_thread *t = THREAD_OF(oa_registry_acquire(sizeof(struct oa_thread), offsetof(struct oa_thread, s)));
 	if (!t)
 		goto out;
 	if (!oa_registry_may_open()) {
@@ -1022,7 +1040,7 @@ int agent_end_pending(int64_t value, struct oa_label *label, const char *text, u
 		t2 = at;
 	oa_put_event(obs, sizeof(obs), &len, "OF]", t2, NULL, 0);
 	oa_put_event(obs, sizeof(obs), &len, "OHe", t2, NULL, 0);
-	char dir[sizeof(procdir) + 24];
+	char dir[PROCDIR_MAX + 24];
 	oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, pid);
 	int r = oa_stream_write_once(dir, &oa_meta, pid, &own, obs, len);
 	oa_cpus_release(cpu, pid);
@@ -1132,6 +1150,8 @@ void agent_process_init(void)
 	if (oa_cfg.disabled)
 		goto out;
 	oa_clock_init();
+	oa_arena_set(start_block.arena, sizeof(start_block.arena));
+	oa_registry_seed(&start_block.first);
 	if (oa_meta_init(&oa_meta) != 0)
 		goto out;
 	oa_meta.app_id = oa_cfg.app_id;

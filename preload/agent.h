@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,7 +15,6 @@
 #include "../writer/stream.h"
 
 struct oa_thread {
-	struct oa_stream s; /* first: registry slots are oa_thread */
 	int tid;
 	pthread_t self;
 	_Atomic int cpu;       /* loom CPU index shown in the trace, -1: virtual */
@@ -22,7 +22,17 @@ struct oa_thread {
 	timer_t sample_timer;  /* the sampling timer, while has_timer */
 	_Atomic int has_timer; /* whoever clears it deletes the timer */
 	void *altstack;        /* the slot's alternate signal stack (mapped once) */
+	/* Last (registry slots are oa_thread, the stream at this offset):
+	 * the stream's path buffers end it, and the fields above share the
+	 * page of its small ones. */
+	struct oa_stream s;
 };
+
+/* The thread whose stream s is (a registry slot's). */
+static inline struct oa_thread *oa_thread_of(struct oa_stream *s)
+{
+	return s ? (struct oa_thread *)(void *)((char *)s - offsetof(struct oa_thread, s)) : NULL;
+}
 
 /* The calling thread's traced state, NULL when it is not traced. */
 extern OA_TLS struct oa_thread *oa_self;

@@ -2,6 +2,7 @@
 #include "../common/compiler.h"
 #include "childenv.h"
 #include "real.h"
+#include "../common/arena.h"
 #include "../common/env.h"
 #include "../common/sys.h"
 
@@ -44,7 +45,7 @@ OA_START_TEXT void oa_childenv_init(void)
 	nsaved = 0;
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
 		if (oa_env_prefix(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
-			saved[nsaved++] = strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
+			saved[nsaved++] = oa_arena_strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
 }
 
 OA_EARLY_TEXT size_t oa_childenv_count(char *const envp[])

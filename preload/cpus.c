@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/arena.h"
 #include "../common/env.h"
 #include "../common/log.h"
 #include "../writer/stream.h"
@@ -24,7 +25,7 @@ static int claimdir_made;
 OA_START_TEXT static int parse_online(const char *text, int **out)
 {
 	int cap = 64, n = 0;
-	int *v = malloc(sizeof(int) * (size_t)cap);
+	int *v = oa_arena_alloc(sizeof(int) * (size_t)cap);
 	const char *p = text;
 	while (v && *p && *p != '\n') {
 		char *end;
@@ -39,10 +40,14 @@ OA_START_TEXT static int parse_online(const char *text, int **out)
 		}
 		for (long c = a; c <= b && c < 1 << 20; c++) {
 			if (n == cap) {
-				int *nv = realloc(v, sizeof(int) * (size_t)(cap *= 2));
+				int *nv = oa_arena_owns(v) ? malloc(sizeof(int) * (size_t)cap * 2)
+							   : realloc(v, sizeof(int) * (size_t)cap * 2);
 				if (!nv)
 					break;
+				if (oa_arena_owns(v))
+					memcpy(nv, v, sizeof(int) * (size_t)n);
 				v = nv;
+				cap *= 2;
 			}
 			v[n++] = (int)c;
 		}
@@ -76,7 +81,7 @@ OA_START_TEXT int oa_cpus_discover(const char *loom, int **phyids)
 __attribute__((noinline)) static int read_online(const char *loom, int **phyids)
 {
 	char buf[4096];
-	free(*phyids);
+	oa_arena_free(*phyids);
 	*phyids = NULL;
 	int n = 0;
 	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);

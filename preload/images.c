@@ -20,7 +20,7 @@
  * OpenMP ids go on after its own. */
 void oa_images_import(struct oa_thread *t)
 {
-	int dfd = open(t->s.final_path[0] ? t->s.final_path : t->s.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int dfd = open(t->s.has_final ? t->s.final_path : t->s.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int fd = dfd < 0 ? -1 : openat(dfd, "stream.json", O_RDONLY | O_CLOEXEC);
 	if (dfd >= 0)
 		close(dfd);

@@ -138,7 +138,7 @@ void oa_sample_stop(const char *why)
 	for (struct oa_stream *s = oa_registry_first(); s; s = s->next) {
 		int st = atomic_load(&s->state);
 		if (st == OA_SLOT_OPEN || st == OA_SLOT_OPENING || st == OA_SLOT_CLOSING)
-			delete_timer((struct oa_thread *)(void *)s);
+			delete_timer(oa_thread_of(s));
 	}
 	oa_log("the program uses signal %d (%s): sampling stops in process %d", signo, why, (int)getpid());
 	struct oa_thread *t = oa_self;

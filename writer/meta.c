@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../common/arena.h"
 #include "../common/fdroom.h"
 #include "ovni_fmt.h"
 
@@ -35,7 +36,7 @@ void oa_meta_fini(struct oa_meta *m)
 		struct oa_label *l = atomic_exchange(&m->buckets[i], NULL);
 		while (l) {
 			struct oa_label *n = l->hnext;
-			free(l);
+			oa_arena_free(l);
 			l = n;
 		}
 	}
@@ -188,7 +189,7 @@ static struct oa_label *label_new(struct oa_meta *m, int type, int64_t value, co
 	size_t len = strlen(label);
 	if (len > OA_META_LABEL_MAX)
 		len = OA_META_LABEL_MAX;
-	struct oa_label *l = malloc(sizeof(*l) + len + 1);
+	struct oa_label *l = oa_arena_alloc(sizeof(*l) + len + 1);
 	if (!l)
 		return NULL;
 	l->type = type;
@@ -213,7 +214,7 @@ int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type,
 		return -1;
 	int r = insert(m, owner, l);
 	if (r)
-		free(l);
+		oa_arena_free(l);
 	return r;
 }
 
@@ -228,7 +229,7 @@ int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int t
 
 struct oa_label *oa_meta_label_alloc(void)
 {
-	return malloc(sizeof(struct oa_label) + OA_META_LABEL_MAX + 1);
+	return oa_arena_alloc(sizeof(struct oa_label) + OA_META_LABEL_MAX + 1);
 }
 
 int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type, int64_t value,

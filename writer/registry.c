@@ -95,16 +95,29 @@ static void pause_a_little(int round)
 	}
 }
 
-struct oa_stream *oa_registry_acquire(size_t slot_size)
+/* A zeroed slot of the caller's (static storage), taken before calloc. */
+static void *_Atomic seed;
+
+void oa_registry_seed(void *slot)
+{
+	atomic_store(&seed, slot);
+}
+
+struct oa_stream *oa_registry_acquire(size_t slot_size, size_t offset)
 {
 	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {
 		int expect = OA_SLOT_FREE;
 		if (atomic_compare_exchange_strong(&s->state, &expect, OA_SLOT_OPENING))
 			return s;
 	}
-	struct oa_stream *s = calloc(1, slot_size > sizeof(*s) ? slot_size : sizeof(*s));
-	if (!s)
+	if (slot_size < offset + sizeof(struct oa_stream))
+		slot_size = offset + sizeof(struct oa_stream);
+	char *mem = atomic_exchange(&seed, NULL);
+	if (!mem)
+		mem = calloc(1, slot_size);
+	if (!mem)
 		return NULL;
+	struct oa_stream *s = (struct oa_stream *)(void *)(mem + offset);
 	atomic_store(&s->closed, 1);
 	atomic_store(&s->state, OA_SLOT_OPENING);
 	struct oa_stream *old = atomic_load(&head);

@@ -11,9 +11,13 @@
 void oa_registry_init(void);
 
 /* A slot for the calling thread, in state OPENING. NULL if out of memory.
- * slot_size (>= sizeof(struct oa_stream), the same on every call) lets the
- * caller embed the stream first in a larger per-thread struct. */
-struct oa_stream *oa_registry_acquire(size_t slot_size);
+ * slot_size and offset (the same on every call) let the caller embed the
+ * stream at `offset` of a larger per-thread struct of slot_size bytes. */
+struct oa_stream *oa_registry_acquire(size_t slot_size, size_t offset);
+/* The next slot that needs memory is this one (zeroed, slot_size bytes,
+ * never freed: static storage), not calloc's: a process's first thread
+ * takes no heap (common/arena.h says why). */
+void oa_registry_seed(void *slot);
 
 /* After acquiring (OPENING): may the stream be created? 0 when the process
  * is already ending (the caller then abandons the slot, untraced). */

@@ -307,13 +307,13 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	/* The caller may pass the stream's own buffers (a reopen, or paths
 	 * built in place): memmove. */
 	memmove(s->path, cfg->dir, strlen(cfg->dir) + 1);
+	/* final_path is written only when there is one (its page). */
+	s->has_final = cfg->final_dir != NULL;
 	if (cfg->final_dir)
 		memmove(s->final_path, cfg->final_dir, strlen(cfg->final_dir) + 1);
-	else
-		s->final_path[0] = '\0';
 
 	s->slot = NULL;
-	if (cfg->spool && cfg->meta && !s->final_path[0]) {
+	if (cfg->spool && cfg->meta && !s->has_final) {
 		if (open_slot(s, cfg->spool) == 0)
 			return 0;
 		if (!oa_fd_room()) /* the caller counted on a slot */
@@ -323,12 +323,12 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	sigset_t old;
 	oa_sigblock(&old);
 	int fresh = 0;
-	if ((s->final_path[0] && (r = oa_mkdir_p(s->final_path)) < 0) || (r = fresh = oa_mkdir_p(s->path)) < 0) {
+	if ((s->has_final && (r = oa_mkdir_p(s->final_path)) < 0) || (r = fresh = oa_mkdir_p(s->path)) < 0) {
 		oa_sigrestore(&old);
 		return r;
 	}
 	/* Staged: the final directory may hold an earlier image's stream. */
-	if (s->final_path[0])
+	if (s->has_final)
 		fresh = 0;
 	int xfsz = oa_xfsz_pending();
 	r = open_files(s, cfg->append, fresh);
@@ -609,7 +609,7 @@ static int finish_files(struct oa_stream *s, uint64_t len)
 	int m = s->meta_written ? 0 : write_meta(s->path, s, 1);
 	if (!r)
 		r = m;
-	if (s->final_path[0]) {
+	if (s->has_final) {
 		int a = oa_move_file(s->path, s->final_path, "stream.obs");
 		int b = oa_move_file(s->path, s->final_path, "stream.json");
 		if (!r)
@@ -703,7 +703,7 @@ int oa_stream_reopen(struct oa_stream *s)
 	memcpy(closers, s->closers, sizeof(closers));
 	/* A staged stream was moved to its final place at the end: it goes on
 	 * there. */
-	struct oa_stream_cfg cfg = { .dir = s->final_path[0] ? s->final_path : s->path,
+	struct oa_stream_cfg cfg = { .dir = s->has_final ? s->final_path : s->path,
 				     .final_dir = NULL,
 				     .max_window = s->max_window,
 				     .tid = s->tid,

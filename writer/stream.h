@@ -73,8 +73,7 @@ struct oa_stream {
 	uint64_t map_off; /* file offset of map[0] */
 	size_t window, max_window;
 	int tid;
-	char path[4096];             /* directory holding stream.{obs,json} while writing */
-	char final_path[4096];       /* final directory when staged in OVNI_TMPDIR, else "" */
+	int has_final;               /* final_path holds the final directory (staged) */
 	const struct oa_meta *meta;  /* what stream.json says (NULL: no stream.json) */
 	struct oa_spool_slot *slot;  /* the window is this slot of the process's spool (spool.h) */
 	struct oa_label_list labels; /* mark labels this stream writes */
@@ -113,6 +112,11 @@ struct oa_stream {
 		uint32_t open;  /* opening MCV; bit 31: the events carry arg */
 		uint32_t arg;
 	} closers[OA_STREAM_MAX_CLOSERS];
+	/* Last: a short stream writes only the start of path and never
+	 * touches final_path, so the slot's small fields, the path and the
+	 * fields of a larger struct around it (agent.h) share a page. */
+	char path[4096];       /* directory holding stream.{obs,json} while writing */
+	char final_path[4096]; /* final directory when staged in OVNI_TMPDIR (has_final) */
 };
 
 /* Paired states (owner, inside an emit, after writing the opening event):

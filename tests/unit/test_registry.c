@@ -18,7 +18,7 @@ static void *worker(void *arg)
 	long id = (long)arg;
 	char sdir[512];
 	snprintf(sdir, sizeof(sdir), "%s/thread.%ld", dir, id);
-	struct oa_stream *s = oa_registry_acquire(sizeof(*s));
+	struct oa_stream *s = oa_registry_acquire(sizeof(*s), 0);
 	struct oa_stream_cfg cfg = { .dir = sdir, .tid = (int)id, .max_window = 64 * 1024 };
 	if (!s || oa_stream_open(s, &cfg) != 0) {
 		fprintf(stderr, "cannot open %s\n", sdir);

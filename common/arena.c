@@ -1,0 +1,55 @@
+/* arena.c: the process's start arena (arena.h). */
+#include "arena.h"
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *base;
+static size_t size;
+static _Atomic size_t used;
+
+void oa_arena_set(void *b, size_t n)
+{
+	base = b;
+	size = b ? n : 0;
+	atomic_store(&used, 0);
+}
+
+void *oa_arena_take(size_t n)
+{
+	size_t need = (n + 15) & ~(size_t)15;
+	if (base && need >= n && need <= size) {
+		size_t at = atomic_fetch_add(&used, need);
+		if (at <= size - need)
+			return base + at; /* zeroed: handed over so, never reused */
+	}
+	return NULL;
+}
+
+void *oa_arena_alloc(size_t n)
+{
+	void *p = oa_arena_take(n);
+	return p ? p : calloc(1, n ? n : 1);
+}
+
+char *oa_arena_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *c = oa_arena_alloc(n);
+	if (c)
+		memcpy(c, s, n);
+	return c;
+}
+
+int oa_arena_owns(const void *p)
+{
+	return base && (uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)base + size;
+}
+
+void oa_arena_free(void *p)
+{
+	if (!oa_arena_owns(p))
+		free(p);
+}
