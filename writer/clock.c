@@ -3,8 +3,9 @@
  *
  * The TSC rate is measured against CLOCK_MONOTONIC over the first 2 ms
  * after oa_clock_init() (up to 20 ms when the two readings were not tight
- * enough for 50 ppm; clock_gettime until then, so a short process never
- * uses the TSC).  Each thread anchors the TSC to a fresh clock_gettime
+ * enough for 50 ppm), by the first thread that has read the clock 256
+ * times (OA_CLOCK_CALIBRATE_AFTER); clock_gettime until then, so a short
+ * process never uses the TSC nor pays for its calibration.  Each thread anchors the TSC to a fresh clock_gettime
  * reading at least every 0.1 ms (and every 4096 reads) and follows the rate
  * CLOCK_MONOTONIC had since its previous anchor (the clock is slewed by NTP),
  * so its readings stay within ~0.1 us of it and never go backwards on one
@@ -27,6 +28,8 @@ static uint64_t tsc_mult;                                         /* ns per tick
 static uint64_t ticks_per_ms;                                     /* re-anchoring period */
 static int tsc_usable;
 static uint64_t first_tsc, first_ns, first_unc;
+/* Readings of the clock on a thread before it calibrates the TSC. */
+#define OA_CLOCK_CALIBRATE_AFTER 256u
 static atomic_flag calibrating OA_EARLY_DATA = ATOMIC_FLAG_INIT; /* with what a fork child writes */
 
 static void skew_init(void)
@@ -96,6 +99,18 @@ OA_EARLY_TEXT uint64_t oa_clock_slow(void)
 {
 	struct oa_clk *c = &oa_clk_tls;
 	if (!__atomic_load_n(&tsc_usable, __ATOMIC_RELAXED)) {
+		uint64_t ns = oa_clock_mono();
+		if (ns < c->last)
+			ns = c->last;
+		return c->last = ns;
+	}
+	/* The calibration waits for a thread that reads the clock often: it
+	 * asks CPUID whether the TSC is invariant, and CPUID traps to the
+	 * hypervisor in a VM (17 us each on this project's VMs, twice), more
+	 * than a short process's few readings would save on the TSC.  A
+	 * command of a shell loop that lived past 2 ms paid it at its exit. */
+	if (c->nslow < OA_CLOCK_CALIBRATE_AFTER && !__atomic_load_n(&tsc_mult, __ATOMIC_RELAXED)) {
+		c->nslow++;
 		uint64_t ns = oa_clock_mono();
 		if (ns < c->last)
 			ns = c->last;

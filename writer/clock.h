@@ -35,6 +35,7 @@ struct oa_clk {
 	uint64_t mult;               /* ns per tick (32.32) on this thread */
 	uint64_t last;               /* last reading returned */
 	uint32_t left;               /* readings before re-anchoring */
+	uint32_t nslow;              /* readings of the clock before the TSC was calibrated */
 };
 extern OA_TLS struct oa_clk oa_clk_tls;
 
