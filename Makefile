@@ -58,6 +58,11 @@ $(B)/obj/%.o: %.c $(B)/gen/version.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
 
+# The formatter runs in a shell's fork child before its exec: no jump table
+# (in .rodata, a page of ours that child would fault in; GCC makes one of
+# its tests of the conversion character otherwise).
+$(B)/obj/common/log.o: BASE_CFLAGS += -fno-jump-tables
+
 # The export map lists exactly the interposed symbols: each hooks/NAME.c (and
 # hooks/KIND/NAME.c) has a NAME.exports beside it, one symbol per line;
 # everything else is hidden.

@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+#include "compiler.h"
+
 enum oa_env {
 	/* What users and ovnirun set (ovni-auto-env(7)). */
 	OA_ENV_TRACEDIR,
@@ -65,7 +67,7 @@ static inline int oa_env_prefix(const char *entry, const char *name, size_t len)
 
 /* Does hay contain needle?  The same loop, for the agent's code that a
  * fork child runs before its exec (no libc strstr: preload/childenv.c). */
-static inline int oa_str_has(const char *hay, const char *needle)
+static OA_INLINE int oa_str_has(const char *hay, const char *needle)
 {
 	size_t n = 0;
 	while (needle[n])

@@ -225,10 +225,13 @@ OA_EARLY_TEXT int agent_nspid_env(char *buf, size_t len, int spawn)
 	int known = ns_pid, pid = getpid(), ppid = getppid();
 	if (!ino || ppid <= 0 || (pid != known && ppid != known))
 		return 0;
-	const char *name = oa_env_names[OA_ENV_NSPID];
+	/* The formats in .data: a fork child of a shell runs this at every
+	 * exec, and our .rodata would be a page it faults in for them. */
+	static char spawn_fmt[] OA_EARLY_DATA = "OVNI_NSPID=%lu:p:%d:%d:%d",
+				fork_fmt[] OA_EARLY_DATA = "OVNI_NSPID=%lu:s:%d:%d:%d:%d";
 	if (spawn)
-		return oa_snprintf(buf, len, "%s=%lu:p:%d:%d:%d", name, ino, pid, (int)getsid(0), (int)getpgid(0)) > 0;
-	return oa_snprintf(buf, len, "%s=%lu:s:%d:%d:%d:%d", name, ino, pid, ppid, (int)getsid(0), (int)getpgid(0)) > 0;
+		return oa_snprintf(buf, len, spawn_fmt, ino, pid, (int)getsid(0), (int)getpgid(0)) > 0;
+	return oa_snprintf(buf, len, fork_fmt, ino, pid, ppid, (int)getsid(0), (int)getpgid(0)) > 0;
 }
 
 /* Copy only when different: a fork child writes no page it need not (each
@@ -286,11 +289,15 @@ static unsigned long path_hash(const char *p)
 
 OA_EARLY_TEXT static int tracedir_is_the_runs(void)
 {
-	const char *id = oa_env(OA_ENV_TRACEDIR_ID);
+	/* Its strings in .data: a fork child of a shell asks this before its
+	 * exec, and our .rodata would be a page it faults in for them. */
+	static char id_name[] OA_EARLY_DATA = "OVNI_TRACEDIR_ID", hash_fmt[] OA_EARLY_DATA = ":%lu",
+			      id_fmt[] OA_EARLY_DATA = "%lu:%lu:%lu";
+	const char *id = oa_env_snap_on ? oa_env(OA_ENV_TRACEDIR_ID) : oa_getenv(id_name);
 	char mine[64];
 	/* "dev:ino:hash of the path": another path is another run's (a traced
 	 * script that runs a command with its own OVNI_TRACEDIR). */
-	oa_snprintf(mine, sizeof(mine), ":%lu", path_hash(oa_cfg.tracedir));
+	oa_snprintf(mine, sizeof(mine), hash_fmt, path_hash(oa_cfg.tracedir));
 	const char *tail = id ? strrchr(id, ':') : NULL;
 	if (!id || !*id || !tail || strcmp(tail, mine))
 		return 1; /* the first process of its run: it notes it (note_tracedir) */
@@ -298,7 +305,7 @@ OA_EARLY_TEXT static int tracedir_is_the_runs(void)
 	int d = oa_path_at(oa_cfg.tracedir, &rel);
 	struct stat st;
 	if (fstatat(d, rel, &st, 0) == 0) {
-		oa_snprintf(mine, sizeof(mine), "%lu:%lu:%lu", (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+		oa_snprintf(mine, sizeof(mine), id_fmt, (unsigned long)st.st_dev, (unsigned long)st.st_ino,
 			    path_hash(oa_cfg.tracedir));
 		if (!strcmp(mine, id))
 			return 1;
@@ -961,7 +968,8 @@ OA_EARLY_TEXT int agent_exec_handover(const char *path, char *const argv[], char
 	 * trace it writes (a collector's run may not be its parent's). */
 	pend.t_exec = oa_clock_now();
 	pend.exec_handed = 1;
-	oa_snprintf(pend_exec_text, sizeof(pend_exec_text), "exec %s", path);
+	static char exec_fmt[] OA_EARLY_DATA = "exec %s";
+	oa_snprintf(pend_exec_text, sizeof(pend_exec_text), exec_fmt, path);
 	int n = oa_handover_format(buf, len, pend.pid, pend.ppid, pend.parent_tid, pend.t_fork, pend.t_exec, path);
 	oa_guard--;
 	return n;

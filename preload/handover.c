@@ -178,11 +178,12 @@ OA_EARLY_TEXT int oa_handover_target_traced(const char *path, char *const argv[]
 	const char *slash = strrchr(name, '/');
 	if (!oa_config_trace_child(slash ? slash + 1 : name))
 		return 0;
-	/* A program that disables the agent for this child (OVNI_DISABLE). */
-	const char *dis = oa_env_names[OA_ENV_DISABLE];
-	size_t dl = strlen(dis);
+	/* A program that disables the agent for this child (OVNI_DISABLE;
+	 * the name in .data, as every string a fork child reads here: our
+	 * .rodata would be a page it faults in for it). */
+	static char dis[] OA_EARLY_DATA = "OVNI_DISABLE";
 	for (size_t i = 0; envp && envp[i]; i++)
-		if (oa_env_is(envp[i], dis, dl))
+		if (oa_env_is(envp[i], dis, sizeof(dis) - 1))
 			return 0;
 	return loads_agent(path, 0);
 }
@@ -190,8 +191,9 @@ OA_EARLY_TEXT int oa_handover_target_traced(const char *path, char *const argv[]
 OA_EARLY_TEXT int oa_handover_format(char *buf, size_t len, int pid, int ppid, int parent_tid, uint64_t t_fork,
 				     uint64_t t_exec, const char *path)
 {
-	int n = oa_snprintf(buf, len, "%s=%d:%d:%d:%llu:%llu:%s", oa_env_names[OA_ENV_FORKED], pid, ppid, parent_tid,
-			    (unsigned long long)t_fork, (unsigned long long)t_exec, path);
+	static char fmt[] OA_EARLY_DATA = "OVNI_FORKED=%d:%d:%d:%llu:%llu:%s";
+	int n = oa_snprintf(buf, len, fmt, pid, ppid, parent_tid, (unsigned long long)t_fork,
+			    (unsigned long long)t_exec, path);
 	return n > 0 && (size_t)n < len;
 }
 
