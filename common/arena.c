@@ -9,18 +9,26 @@
 static char *base;
 static size_t size;
 static _Atomic size_t used;
+static int closed;
 
 void oa_arena_set(void *b, size_t n)
 {
 	base = b;
 	size = b ? n : 0;
+	closed = 0;
 	atomic_store(&used, 0);
+}
+
+void oa_arena_close(void)
+{
+	closed = 1;
 }
 
 void *oa_arena_take(size_t n)
 {
 	size_t need = (n + 15) & ~(size_t)15;
-	if (base && need >= n && need <= size) {
+	if (base && !closed && need >= n && need <= size &&
+	    atomic_load_explicit(&used, memory_order_relaxed) <= size - need) {
 		size_t at = atomic_fetch_add(&used, need);
 		if (at <= size - need)
 			return base + at; /* zeroed: handed over so, never reused */

@@ -13,6 +13,11 @@
 /* Hand the arena `size` bytes at `base` (zeroed, never freed), once per
  * image; NULL, 0: none (every allocation is malloc's). */
 void oa_arena_set(void *base, size_t size);
+/* No more pieces from the arena (what it handed out stays its own): once
+ * the agent has started.  A process that forks would otherwise write the
+ * arena's page after each fork, a copy-on-write fault that a piece of the
+ * heap, which the program writes anyway, does not cost. */
+void oa_arena_close(void);
 /* n bytes (16-byte aligned, zeroed) from the arena, or from malloc when it
  * has no room left; NULL when neither has. */
 void *oa_arena_alloc(size_t n);

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "symbols.h"
 #include "real.h"
+#include "../common/arena.h"
 #include "../common/env.h"
 #include "../common/log.h"
 #include "../writer/clock.h"
@@ -66,6 +67,7 @@ __attribute__((constructor(104))) static void oa_constructor_done(void)
 	if (!oa_off) {
 		oa_real_scope(0);
 		oa_env_snapshot(0);
+		oa_arena_close(); /* what the program runs allocates from the heap */
 	}
 }
 

@@ -1,7 +1,8 @@
 /* test_arena.c: common/arena.h: allocations come from the buffer handed
  * over, zeroed, 16-byte aligned and apart, until it is full, then from
  * malloc (oa_arena_take then says NULL); oa_arena_free frees only malloc's;
- * threads allocating at once get disjoint pieces; labels of writer/meta.c
+ * threads allocating at once get disjoint pieces; a closed arena gives
+ * nothing more; labels of writer/meta.c
  * come from the arena and survive oa_meta_fini. */
 #include <pthread.h>
 #include <stdint.h>
@@ -75,6 +76,15 @@ int main(void)
 		}
 	CHECK(!dup && !none, "disjoint pieces for every thread: %d shared, %d missing", dup, none);
 	CHECK(!oa_arena_take(1), "and the arena is full");
+
+	/* Closed: nothing more from it, what it gave stays its own. */
+	oa_arena_set(buf, sizeof(buf));
+	char *before = oa_arena_alloc(8);
+	oa_arena_close();
+	char *after = oa_arena_alloc(8);
+	CHECK(oa_arena_owns(before) && after && !oa_arena_owns(after), "closed: malloc's");
+	CHECK(!oa_arena_take(8), "closed: take gives nothing");
+	oa_arena_free(after);
 
 	/* Labels: from the arena while it has room; oa_meta_fini frees only
 	 * the others. */
