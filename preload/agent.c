@@ -363,13 +363,17 @@ static struct oa_spool *spool_for(int tid)
 	if (tid == oa_meta.pid || staged || oa_col_active())
 		return NULL;
 	int st = atomic_load(&spool_state);
-	if (st == 0) {
-		/* Set up by the first thread that needs it; one that comes
-		 * meanwhile writes files of its own. */
-		if (!atomic_compare_exchange_strong(&spool_state, &st, 1))
-			return NULL;
+	if (st == 0 && atomic_compare_exchange_strong(&spool_state, &st, 1)) {
+		/* Set up by the first thread that needs it (a few stores). */
 		oa_spool_init(&spool, procdir, oa_meta.pid, oa_cfg.spool_watch);
 		atomic_store(&spool_state, st = 2);
+	}
+	/* One that comes meanwhile waits for those stores (threads started
+	 * together, as OpenMP's, would otherwise make files of their own);
+	 * bounded, it never waits on a thread that died setting it up. */
+	for (int i = 0; st == 1 && i < 100000; i++) {
+		__asm__ volatile("" ::: "memory");
+		st = atomic_load(&spool_state);
 	}
 	if (st != 2 || !oa_spool_ready(&spool))
 		return NULL;
