@@ -44,17 +44,21 @@ static const unsigned long long fatal_mask =
 /* In .data: every traced process writes them at its start (signal_init),
  * on the page the loader has written already (in .bss, a page of its
  * own). */
-static _Atomic int ours[NSIG] OA_EARLY_DATA;     /* our handler stands for the program's SIG_DFL */
-static _Atomic int reset[NSIG] OA_EARLY_DATA;    /* the program's SA_RESETHAND handler is behind on_reset */
-static struct sigaction view[NSIG] OA_LARGE_BSS; /* what the program set, where ours[] or reset[] */
-static _Atomic int interrupt[NSIG];              /* siginterrupt(sig, 1): signal() without SA_RESTART */
-static _Atomic int dying;                        /* a fatal signal is ending the streams */
-static _Atomic int ended;                        /* ... and has finished */
+/* Bytes, not ints: a shell's fork child writes them for every command, and
+ * they are kept small enough to share a page of .data with what that
+ * child writes anyway (the fork handlers' lock): each page it writes is a
+ * copy-on-write fault. */
+static _Atomic unsigned char ours[NSIG] OA_EARLY_DATA;  /* our handler stands for the program's SIG_DFL */
+static _Atomic unsigned char reset[NSIG] OA_EARLY_DATA; /* the program's SA_RESETHAND handler is behind on_reset */
+static struct sigaction view[NSIG] OA_LARGE_BSS;        /* what the program set, where ours[] or reset[] */
+static _Atomic int interrupt[NSIG];                     /* siginterrupt(sig, 1): signal() without SA_RESTART */
+static _Atomic int dying;                               /* a fatal signal is ending the streams */
+static _Atomic int ended;                               /* ... and has finished */
 
 /* Stores that leave memory as it was are skipped: after a fork every page
  * the program writes is a copy-on-write fault (~2.5 us), and a shell sets
  * the same dispositions around every command it forks. */
-static inline void set_flag(_Atomic int *f, int v)
+static inline void set_flag(_Atomic unsigned char *f, unsigned char v)
 {
 	if (atomic_load(f) != v)
 		atomic_store(f, v);
