@@ -429,11 +429,14 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
  * they are the watcher's: it holds a mapping of the file and writes them
  * from it, so the caller removes the file as if they were done (and a
  * process ending finishes its own stream as usual). */
+_Atomic unsigned oa_spool_waits;
+
 static int unpack_waiting(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
 			  size_t like_len, int *in_use, int *busy, int take_watched)
 {
 	int r = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched);
 	for (int tries = 0; *busy && *in_use == *busy && tries < 100; tries++) {
+		atomic_fetch_add_explicit(&oa_spool_waits, 1, memory_order_relaxed);
 		struct timespec ts = { 0, 500000 };
 		nanosleep(&ts, NULL);
 		int r2 = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched);

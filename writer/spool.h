@@ -143,6 +143,10 @@ void oa_spool_forget(struct oa_spool *sp);
 /* Is `name` (a file name in a process directory) a spool file? */
 int oa_spool_name(const char *name);
 
+/* How many times an unpack slept for slots the watcher was writing out
+ * (the tests tell a wait from a slow machine by it). */
+extern _Atomic unsigned oa_spool_waits;
+
 /* The finisher's side: map the spool file dir/name of a dead process
  * (read-write), unpack every slot into procdir, remove it.  A slot the
  * watcher is writing out is waited for (50 ms at most), then left to it

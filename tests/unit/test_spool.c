@@ -200,8 +200,10 @@ static void test_watcher(const char *top)
 		sp.files[0].map = NULL; /* the agent is gone: not its mapping any more */
 		oa_spool_forget(&sp);
 		t0 = ms_now();
+		unsigned waits0 = atomic_load(&oa_spool_waits);
 		r = oa_spool_unpack_file(d2, "spool.0.oa", NULL, 0, take);
 		waited = ms_now() - t0;
+		unsigned waits = atomic_load(&oa_spool_waits) - waits0;
 		if (!take) {
 			CHECK(r == 0 && waited >= 40 && count_entries(d2, "spool.") == 0 && count_entries(d2, "thread.") == 0,
 			      "a finisher waited (%.1f ms), left the slot, removed the file (r %d)", waited, r);
@@ -210,8 +212,10 @@ static void test_watcher(const char *top)
 			CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, d2, &lo, &left, &closed) == 1,
 			      "the watcher writes it from its mapping");
 		} else {
-			CHECK(r == 1 && waited < 40 && count_entries(d2, "spool.") == 0,
-			      "repair writes it at once (r %d, %.1f ms)", r, waited);
+			/* Not by its time: two suites at once under TSan took
+			 * 49 ms to write it. */
+			CHECK(r == 1 && waits == 0 && count_entries(d2, "spool.") == 0,
+			      "repair writes it at once (r %d, %u waits, %.1f ms)", r, waits, waited);
 		}
 		CHECK(read_stream(d2, 400 + take, first, last, &ordered) == 3 + 3, "thread %d whole", 400 + take);
 		munmap(map, (size_t)st.st_size);
