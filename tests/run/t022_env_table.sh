@@ -10,6 +10,15 @@ assert_ge "variables in the table" 20 "$(echo "$table" | wc -l)"
 # on) or inside a message.
 bad=$(grep -rn 'getenv("OVNI_\|setenv("OVNI_\|env_int("OVNI_' common writer preload hooks | grep -v '^common/env\.c:')
 [ -z "$bad" ] || fail "an OVNI_ variable read outside common/env.c's table: $bad"
+# Copies of a name kept elsewhere on purpose (in .data, where a fork child
+# reads them without touching .rodata: agent.c, config.c, handover.c) or
+# named in a message must spell a variable of the table.
+for v in $(grep -rhoE '"OVNI_[A-Z_]+' writer preload hooks | tr -d '"' | sort -u); do
+	[ "$v" = OVNI_X ] && continue # "OVNI_X=": a comment's example
+	echo "$table" | grep -qx "$v" || fail "$v is named in the agent's code but is not in common/env.c's table"
+done
+n=$(grep -rhoE 'OA_EARLY_DATA = "OVNI_[A-Z_]+' preload | wc -l)
+assert_ge ".data copies of names checked" 4 "$n"
 doc=docs/ovni-auto-env.7.md
 for v in $table; do
 	grep -q "\`$v\`" "$doc" || fail "$v is in the table but not in $doc"
