@@ -8,7 +8,7 @@ cc="${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror"
 W=$(cd "$OA_TOP/bench" && echo ../common/*.c ../writer/*.c)
 $cc -o "$WORK/emit" emit.c $W -ljansson || fail "emit does not build"
 $cc -o "$WORK/gentrace" gentrace.c $W -ljansson || fail "gentrace does not build"
-for p in create sync_lock threads runt; do
+for p in create sync_lock threads runt forks; do
 	$cc -o "$WORK/$p" $p.c -lpthread || fail "$p does not build"
 done
 # runt: wall and CPU seconds of a command and its children, its status kept.
@@ -23,6 +23,13 @@ out=$(LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$WORK/live" "$WORK/threads" live 40)
 echo "$out" | grep -q "us per start at 0-10 live threads, .* us at 30-40, ratio" || fail "threads live output: $out"
 assert_eq "threads live streams" 41 "$(streams "$WORK/live")"
 check_trace "$WORK/live"
+# forks: a fork loop, untraced and traced; every child in the trace.
+out=$("$WORK/forks" 5 1 untraced) || fail "forks: $out"
+echo "$out" | grep -q "^untraced: .* us per fork+exec$" || fail "forks output: $out"
+out=$("$OVNIRUN" -q -o "$WORK/forks.t" "$WORK/forks" 5 0 traced) || fail "forks traced: $out"
+echo "$out" | grep -q "^traced: .* us per fork$" || fail "forks traced output: $out"
+check_trace "$WORK/forks.t"
+assert_eq "forks: the parent and its 5 children" 6 "$(ls -d "$WORK"/forks.t/loom.*/proc.* | wc -l)"
 out=$("$WORK/threads" short 20) || fail "threads short"
 echo "$out" | grep -q "us per create+join (20 threads)" || fail "threads short output: $out"
 sh -n procs.sh && sh -n threads.sh && sh -n cost.sh && sh -n real.sh || fail "bench scripts do not parse"
