@@ -291,6 +291,12 @@ static struct entry *lookup(uintptr_t addr)
 	return &none;
 }
 
+/* Held across fork, though the parent's release after it is a page
+ * copy at every fork: a lookup holds it around dl_iterate_phdr, whose
+ * lock (the loader's dl_load_write_lock) a fork child does not get reset
+ * (glibc resets dl_load_lock only), so a child forked in the middle of a
+ * lookup would wait for it forever at its first lookup (t700's
+ * adv01_fork_locks hung 2 runs in 7 without this). */
 void oa_sym_fork_prepare(void)
 {
 	spin_lock();
