@@ -347,8 +347,13 @@ void oa_omp_lazy_write(struct othr *th)
 void oa_omp_region_begin(struct othr *th, struct otask *t, uint64_t clock, int kind, uint32_t type, uint8_t mark,
 			 uint8_t flags, uint64_t key)
 {
-	if (th->lazy)
+	if (th->lazy) {
+		/* The clock first: writing the deferred region may switch
+		 * windows (tens of microseconds), and this region began before. */
+		if (!clock)
+			clock = oa_omp_now();
 		oa_omp_lazy_write(th);
+	}
 	if ((flags & RF_WAIT) && t->kind == TK_EXPLICIT && t == th->cur && oa_omp_merge_ns &&
 	    !(t->nreg && t->regs[t->nreg - 1].kind == RK_ACQUIRING)) {
 		struct oreg *r = oa_omp_reg_push(t);
@@ -389,9 +394,11 @@ int oa_omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t
 		oa_omp_anomaly(th, "end of a region the task has not begun", t, NULL);
 		return -1;
 	}
+	uint64_t clock = 0;
 	if (th->lazy) {
+		clock = oa_omp_now(); /* the end, before the deferred write (as above) */
 		if (t == th->cur && i == t->nreg - 1 && (t->regs[i].flags & RF_LAZY) &&
-		    oa_omp_now() - th->lazy_clock < oa_omp_merge_ns) {
+		    clock - th->lazy_clock < oa_omp_merge_ns) {
 			t->nreg--; /* a short wait that nothing interrupted */
 			th->lazy = 0;
 			return 0;
@@ -399,7 +406,7 @@ int oa_omp_region_end(struct othr *th, struct otask *t, unsigned kinds, uint64_t
 		oa_omp_lazy_write(th);
 	}
 	struct ev_batch b;
-	oa_omp_begin(&b, 0);
+	oa_omp_begin(&b, clock);
 	if (!(kinds & RK_BIT(RK_ACQUIRING)) && t->regs[t->nreg - 1].kind == RK_ACQUIRING) {
 		oa_omp_drop_stale_acquire(&b, t);
 		i = oa_omp_reg_find(t, kinds, key);

@@ -247,11 +247,13 @@ static void on_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int 
 	struct otask *t = th ? oa_omp_owner(th, NULL) : NULL;
 	if (!t)
 		return;
+	/* One clock for both batches: the first may switch windows (mapping
+	 * a new one, tens of microseconds), and the wait began before. */
 	struct ev_batch b;
-	oa_omp_begin(&b, 0);
+	uint64_t now = oa_omp_begin(&b, 0);
 	oa_omp_drop_stale_acquire(&b, t);
 	oa_omp_end(&b);
-	oa_omp_region_begin(th, t, 0, RK_ACQUIRING, 0, mutex_mark(kind), 0, wait_id);
+	oa_omp_region_begin(th, t, now, RK_ACQUIRING, 0, mutex_mark(kind), 0, wait_id);
 }
 
 static void on_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)

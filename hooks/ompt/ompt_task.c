@@ -34,9 +34,9 @@ struct otask *oa_omp_orphan_close(struct othr *th, struct otask *c, struct otask
 	if (th->cur_pending) {
 		th->cur_pending = PEND_NONE; /* nothing of the part was written */
 	} else {
+		uint64_t clock = oa_omp_now(); /* before the deferred write: it may switch windows */
 		if (th->lazy)
 			oa_omp_lazy_write(th);
-		uint64_t clock = oa_omp_now();
 		if (clock <= c->clock)
 			clock = c->clock + 1;
 		struct ev_batch b;
