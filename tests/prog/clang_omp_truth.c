@@ -213,7 +213,16 @@ int main(int argc, char **argv)
 			int64_t t3 = now();
 			long p3 = preemptions();
 			if (p1 == p0 && p3 == p2 && p0 >= 0) {
-				truth_omp("critical: acquiring", 1, t1 - t0);
+				/* Thread 0 comes first and finds the lock free,
+				 * but libomp makes the critical's lock at its first
+				 * use, before it tells a tool of the acquiring: tens
+				 * of microseconds where a page fault costs 10-20 us
+				 * (up to 94 us untraced), that no callback covers.
+				 * The trace must show no longer a wait. */
+				if (me == 0)
+					truth_omp_range("critical: acquiring", 1, 0, t1 - t0);
+				else
+					truth_omp("critical: acquiring", 1, t1 - t0);
 				truth_omp("critical: section", 1, t2 - t1);
 			} else {
 				/* Preempted between t0 and t1, maybe after it took
@@ -235,7 +244,13 @@ int main(int argc, char **argv)
 #pragma omp barrier
 			int64_t t1 = now();
 			d = run_delay() - d;
-			if (d <= 0)
+			if (omp_get_thread_num() == 0)
+				/* The last to arrive waits for nobody: its time
+				 * in the barrier is libomp's and the agent's work
+				 * before and after the callbacks (5-10 us here, 60
+				 * once under two suites).  No longer a wait. */
+				truth_omp_range("barrier: plain", 1, 0, t1 - t0);
+			else if (d <= 0)
 				truth_omp("barrier: plain", 1, t1 - t0);
 			else /* preempted, maybe before it entered or after it left */
 				truth_omp_range("barrier: plain", 1, t1 - t0 > d ? t1 - t0 - d : 0, t1 - t0);
