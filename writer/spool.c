@@ -193,6 +193,42 @@ static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
 	return 0;
 }
 
+/* Slot i of a file, taken (LIVE) for thread tid: its index and its seq. */
+static struct oa_spool_slot *taken_as(uint8_t *map, unsigned i, int tid, uint8_t **obs)
+{
+	struct oa_spool_slot *s = slot_at(map, i);
+	s->tid = tid;
+	s->idx = i;
+	atomic_store_explicit(&s->seq, atomic_fetch_add_explicit(&header_of(map)->seq, 1, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	*obs = oa_spool_obs(s);
+	return s;
+}
+
+/* A slot of the file that was freed again (the lowest), taken; or NULL. */
+static struct oa_spool_slot *take_freed(uint8_t *map, int tid, uint8_t **obs)
+{
+	struct oa_spool_header *hd = header_of(map);
+	for (unsigned w = 0; w < OA_SPOOL_SLOTS / 64; w++) {
+		uint64_t bits = atomic_load_explicit(&hd->freed[w], memory_order_relaxed);
+		while (bits) {
+			uint64_t m = bits & -bits;
+			uint64_t was = atomic_fetch_and(&hd->freed[w], ~m);
+			bits = was & ~m;
+			if (!(was & m))
+				continue;
+			unsigned i = w * 64 + (unsigned)__builtin_ctzll(m);
+			uint32_t expect = OA_SPOOL_FREE;
+			/* Freed before its bit was set: FREE, unless the file is
+			 * not what we think (then it is left alone). */
+			if (i < OA_SPOOL_SLOTS &&
+			    atomic_compare_exchange_strong(&slot_at(map, i)->state, &expect, OA_SPOOL_LIVE))
+				return taken_as(map, i, tid, obs);
+		}
+	}
+	return NULL;
+}
+
 struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 {
 	for (;;) {
@@ -200,8 +236,15 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 			return NULL;
 		unsigned nf = atomic_load(&sp->nfiles);
 		if (nf) {
-			/* Slots are handed out in order; the last file's are free. */
+			/* Slots are handed out in order; the last file's are free,
+			 * and those freed again (by a watcher, or a thread that left
+			 * its slot) are taken first.  Only the last file's: a
+			 * recycled tid's streams are then written in file order,
+			 * and in a file in the order of the slots' seq. */
 			struct oa_spool_file *f = &sp->files[nf - 1];
+			struct oa_spool_slot *again = take_freed(f->map, tid, obs);
+			if (again)
+				return again;
 			for (unsigned i = atomic_load(&sp->hint); i < OA_SPOOL_SLOTS; i++) {
 				int p = i >= atomic_load(&f->ready) ? prepare(sp, f, i + 1) : 0;
 				if (p) {
@@ -214,7 +257,6 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 				if (atomic_load_explicit(&s->state, memory_order_relaxed) != OA_SPOOL_FREE ||
 				    !atomic_compare_exchange_strong(&s->state, &expect, OA_SPOOL_LIVE))
 					continue;
-				s->tid = tid;
 				unsigned h = atomic_load(&sp->hint);
 				while (h <= i && !atomic_compare_exchange_weak(&sp->hint, &h, i + 1))
 					;
@@ -222,8 +264,7 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 				uint32_t tk = atomic_load_explicit(&hd->taken, memory_order_relaxed);
 				while (tk <= i && !atomic_compare_exchange_weak(&hd->taken, &tk, i + 1))
 					;
-				*obs = oa_spool_obs(s);
-				return s;
+				return taken_as(f->map, i, tid, obs);
 			}
 			if (atomic_load(&sp->nfiles) != nf)
 				continue; /* another thread added one */
@@ -242,8 +283,11 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 	}
 }
 
-void oa_spool_release(struct oa_spool_slot *slot, size_t used)
+/* Zero slot i of the file at map and free it: FREE, then its bit in
+ * `freed` (a taker that clears the bit finds it FREE). */
+static void release_at(uint8_t *map, unsigned i, size_t used)
 {
+	struct oa_spool_slot *slot = slot_at(map, i);
 	if (used > OA_SPOOL_OBS)
 		used = OA_SPOOL_OBS;
 	memset(oa_spool_obs(slot), 0, used);
@@ -251,6 +295,89 @@ void oa_spool_release(struct oa_spool_slot *slot, size_t used)
 	slot->json_len = 0;
 	slot->tid = 0;
 	atomic_store_explicit(&slot->state, OA_SPOOL_FREE, memory_order_release);
+	if (i < OA_SPOOL_SLOTS)
+		atomic_fetch_or(&header_of(map)->freed[i / 64], (uint64_t)1 << (i % 64));
+}
+
+void oa_spool_release(struct oa_spool_slot *slot, size_t used)
+{
+	/* Its index, as the taker wrote it: the file's mapping is before. */
+	unsigned i = slot->idx;
+	release_at((uint8_t *)slot - OA_SPOOL_HEADER - (size_t)i * OA_SPOOL_SLOT, i, used);
+}
+
+/* A slot's sort key: the order it was taken in (seq: an older agent's
+ * slots have none), then its index. */
+static uint64_t order_key(uint8_t *map, unsigned i)
+{
+	uint64_t seq = atomic_load_explicit(&slot_at(map, i)->seq, memory_order_relaxed);
+	if (seq >= (uint64_t)1 << 50)
+		seq = ((uint64_t)1 << 50) - 1;
+	return seq << 11 | i;
+}
+
+/* Move o[r] down the max-heap o[0, n). */
+static void sift(uint64_t *o, unsigned r, unsigned n)
+{
+	for (unsigned c; (c = 2 * r + 1) < n; r = c) {
+		if (c + 1 < n && o[c + 1] > o[c])
+			c++;
+		if (o[r] >= o[c])
+			break;
+		uint64_t t = o[r];
+		o[r] = o[c];
+		o[c] = t;
+	}
+}
+
+static _Atomic int order_busy;
+static uint64_t order_buf[OA_SPOOL_SLOTS] OA_LARGE_BSS;
+
+/* The order to write a file's slots in: the order they were taken, for a
+ * slot taken again after it was freed may come before an older one still
+ * to be written, and a recycled tid's streams must be written in the
+ * order they ran.  NULL: the index order is that order (no slot was taken
+ * again before an older one was written: the usual case), or the buffer
+ * is in use (another unpack of this process at once: index order, as
+ * before slots were taken again).  Else order_buf, its *n keys sorted
+ * (slot index in the low 11 bits); give it back with order_done(). */
+static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned *n)
+{
+	uint64_t prev = 0;
+	unsigned i;
+	for (i = 0; i < nslots; i++) {
+		if (atomic_load_explicit(&slot_at(map, i)->state, memory_order_acquire) == OA_SPOOL_FREE)
+			continue;
+		uint64_t k = order_key(map, i);
+		if (k < prev)
+			break;
+		prev = k;
+	}
+	if (i == nslots || atomic_exchange(&order_busy, 1))
+		return NULL;
+	uint64_t *o = order_buf;
+	unsigned c = 0;
+	for (i = 0; i < nslots; i++)
+		if (atomic_load_explicit(&slot_at(map, i)->state, memory_order_acquire) != OA_SPOOL_FREE)
+			o[c++] = order_key(map, i);
+	/* Heap sort: no recursion, no allocation (a signal handler may be
+	 * here). */
+	for (unsigned k = c; k-- > 0;)
+		sift(o, k, c);
+	for (unsigned e = c; e-- > 1;) {
+		uint64_t t = o[0];
+		o[0] = o[e];
+		o[e] = t;
+		sift(o, 0, e);
+	}
+	*n = c;
+	return o;
+}
+
+static void order_done(uint64_t *o)
+{
+	if (o)
+		atomic_store(&order_busy, 0);
 }
 
 /* The bytes of stream.obs a LIVE slot holds: its events end at the first
@@ -372,7 +499,12 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
 	int done = 0, err = 0;
 	*in_use = 0;
 	*busy = 0;
-	for (unsigned i = 0; i < nslots; i++) {
+	if (nslots > OA_SPOOL_SLOTS)
+		nslots = OA_SPOOL_SLOTS;
+	unsigned n = nslots;
+	uint64_t *order = order_of(map, nslots, &n);
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = order ? (unsigned)(order[k] & 2047) : k;
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t st = atomic_load(&s->state);
 	again:
@@ -391,7 +523,7 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
 		if (st == OA_SPOOL_RELEASING) {
 			if (!atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))
 				goto again;
-			oa_spool_release(s, OA_SPOOL_OBS);
+			release_at(map, i, OA_SPOOL_OBS);
 			continue;
 		}
 		/* A dead process's BUSY slot: it died unpacking it; a WATCHED
@@ -418,8 +550,9 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
 			continue;
 		}
 		done++;
-		oa_spool_release(s, live ? OA_SPOOL_OBS : s->obs_len);
+		release_at(map, i, live ? OA_SPOOL_OBS : s->obs_len);
 	}
+	order_done(order);
 	return done ? done : err;
 }
 
@@ -528,7 +661,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	return r;
 }
 
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed)
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *left, int *closed)
 {
 	struct oa_spool_header *h = header_of(map);
 	*left = 0;
@@ -543,9 +676,12 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 	unsigned taken = atomic_load(&h->taken);
 	if (taken > h->nslots)
 		taken = h->nslots;
+	/* Every slot handed out, from the first: a freed one is taken again. */
+	unsigned n = taken;
+	uint64_t *order = order_of(map, taken, &n);
 	int done = 0;
-	unsigned first_used = taken;
-	for (unsigned i = *lo; i < taken; i++) {
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = order ? (unsigned)(order[k] & 2047) : k;
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t st = OA_SPOOL_DONE;
 		if (atomic_load(&s->state) == OA_SPOOL_DONE &&
@@ -562,18 +698,16 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 							    r == 0 ? OA_SPOOL_RELEASING : OA_SPOOL_DONE))
 				continue;
 			if (r == 0) {
-				oa_spool_release(s, s->obs_len);
+				release_at(map, i, s->obs_len);
 				done++;
 				continue;
 			}
+			order_done(order);
 			return r; /* left DONE for the agent, with the rest of the file */
 		}
-		if (atomic_load(&s->state) != OA_SPOOL_FREE) {
+		if (atomic_load(&s->state) != OA_SPOOL_FREE)
 			(*left)++;
-			if (first_used == taken)
-				first_used = i;
-		}
 	}
-	*lo = first_used;
+	order_done(order);
 	return done;
 }

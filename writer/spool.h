@@ -13,7 +13,13 @@
  * process that could not (oa_finish_process: ovnirun, a parent, `ovni-auto
  * repair`).  Under ovnirun, ovnirun writes the DONE slots out while the
  * process runs (oa_spool_unpack_done), on a core the program leaves idle,
- * so that an ending process has little left to write.
+ * so that an ending process has little left to write, and frees them: the
+ * agent takes a freed slot again (the lowest) before a fresh one, so a
+ * process whose threads come and go keeps writing a few pages that stay
+ * mapped (a fresh slot's page costs one or two page faults in the program
+ * and as many in the watcher).  Only the last file's slots are taken
+ * again, and slots are written out in the order they were taken (seq), so
+ * that a recycled tid's streams are appended in the order they ran.
  *
  * File: a header page, then OA_SPOOL_SLOTS slots of OA_SPOOL_SLOT bytes: a
  * 64-byte slot header, the room for stream.json (as at the thread's start,
@@ -56,9 +62,10 @@ struct oa_spool_slot {
 	_Atomic uint32_t state;
 	int32_t tid;
 	uint32_t json_len;
-	uint32_t pad;
+	uint32_t idx; /* its index in the file (set when taken) */
 	uint64_t obs_len;
-	uint8_t reserved[OA_SPOOL_SLOT_HEADER - 24];
+	_Atomic uint64_t seq; /* the order it was taken in, in its file (from 1) */
+	uint8_t reserved[OA_SPOOL_SLOT_HEADER - 32];
 };
 
 struct oa_spool_header {
@@ -69,6 +76,12 @@ struct oa_spool_header {
 	 * out; `closed`: the agent takes no more (its image is ending). */
 	_Atomic uint32_t taken;
 	_Atomic uint32_t closed;
+	/* Slots taken so far (each slot's seq), and the slots freed again
+	 * (a bit each): a freed slot is taken again before a fresh one, so
+	 * that a process whose threads come and go writes a few pages that
+	 * stay mapped.  Files of an older agent have zeros here. */
+	_Atomic uint64_t seq;
+	_Atomic uint64_t freed[OA_SPOOL_SLOTS / 64];
 };
 
 /* One spool file, mapped. */
@@ -79,11 +92,12 @@ struct oa_spool_file {
 };
 
 /* A process's spool, as its agent holds it: files are added as they fill
- * (slots are freed only by unpacking, at the end). */
+ * (slots are freed by unpacking: a watcher's while the process runs, the
+ * agent's at the end). */
 struct oa_spool {
 	struct oa_spool_file files[OA_SPOOL_FILES];
 	_Atomic unsigned nfiles;
-	_Atomic unsigned hint; /* where the next search for a free slot starts */
+	_Atomic unsigned hint; /* where the next search for a fresh slot starts */
 	_Atomic int failed;    /* no more files can be made: threads use their own */
 	_Atomic int making;    /* a thread is adding a file */
 	int pid;
@@ -129,13 +143,13 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
 
 /* The watcher's side, for a process that is running: write out the DONE
  * slots of a spool file mapped at map (len bytes) whose directory is
- * procdir, from slot *lo on, and move *lo past the slots that are free
- * again.  *left: slots from *lo on still in use; *closed: its image takes
- * no more (when nothing is left, the file is done with).  A slot the
- * watcher cannot write (no permission) is left DONE for the agent.
- * Returns the streams written, or -errno for a file that is not a spool
- * or a slot that could not be written (leave the file to its agent). */
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *lo, unsigned *left, int *closed);
+ * procdir, in the order they were taken, and free them (the agent takes
+ * them again).  *left: slots still in use; *closed: its image takes no
+ * more (when nothing is left, the file is done with).  A slot the watcher
+ * cannot write (no permission) is left DONE for the agent.  Returns the
+ * streams written, or -errno for a file that is not a spool or a slot that
+ * could not be written (leave the file to its agent). */
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *left, int *closed);
 
 /* A fork child: the spool is the parent's; forget it without touching it. */
 void oa_spool_forget(struct oa_spool *sp);

@@ -108,6 +108,11 @@ static void *release_later(void *slot)
 	return NULL;
 }
 
+static struct oa_spool_header *header_of_test(uint8_t *map)
+{
+	return (struct oa_spool_header *)map;
+}
+
 static struct oa_spool_slot *slot_in(uint8_t *map, unsigned i)
 {
 	return (struct oa_spool_slot *)(map + OA_SPOOL_HEADER + (size_t)i * OA_SPOOL_SLOT);
@@ -144,11 +149,10 @@ static void test_watcher(const char *top)
 	uint8_t *map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	CHECK(map != MAP_FAILED, "map it");
-	unsigned lo = 0, left = 9;
+	unsigned left = 9;
 	int closed = 9;
-	int r = oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed);
-	CHECK(r == 3 && left == 2 && !closed && lo == 3, "3 written while 2 run (r %d, left %u, closed %d, lo %u)", r,
-	      left, closed, lo);
+	int r = oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed);
+	CHECK(r == 3 && left == 2 && !closed, "3 written while 2 run (r %d, left %u, closed %d)", r, left, closed);
 	char first[4], last[4];
 	int ordered;
 	for (int i = 0; i < 3; i++) {
@@ -159,7 +163,7 @@ static void test_watcher(const char *top)
 		free(j);
 	}
 	CHECK(count_entries(w, "thread.") == 3, "only the ended threads");
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 0 && lo == 3,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed) == 0 && left == 2,
 	      "nothing more to write");
 	/* A slot the watcher is writing out when the process ends: the agent
 	 * writes the others, waits for it (50 ms at most), then leaves it to
@@ -174,10 +178,10 @@ static void test_watcher(const char *top)
 	CHECK(r == 1 && waited >= 40 && count_entries(w, "spool.") == 0 && count_entries(w, "thread.") == 4 &&
 		      atomic_load(&sp.nfiles) == 0,
 	      "the agent wrote 1 (%d), waited (%.1f ms), left the slot to the watcher, removed the file", r, waited);
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 0 && closed && left == 1,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed) == 0 && closed && left == 1,
 	      "closed by its agent (left %u, closed %d)", left, closed);
 	atomic_store(&s3->state, OA_SPOOL_DONE); /* what the watcher holds, from its mapping */
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &lo, &left, &closed) == 1 && left == 0 && closed,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed) == 1 && left == 0 && closed,
 	      "then written by the watcher: done with (left %u)", left);
 	CHECK(read_stream(w, 303, first, last, &ordered) == 4 + 3 + 3 && !strcmp(last, "OHe"), "thread 303 whole");
 	CHECK(count_entries(w, "thread.") == 5, "5 streams");
@@ -208,8 +212,7 @@ static void test_watcher(const char *top)
 			CHECK(r == 0 && waited >= 40 && count_entries(d2, "spool.") == 0 && count_entries(d2, "thread.") == 0,
 			      "a finisher waited (%.1f ms), left the slot, removed the file (r %d)", waited, r);
 			atomic_store(&s0->state, OA_SPOOL_DONE);
-			lo = 0;
-			CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, d2, &lo, &left, &closed) == 1,
+			CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, d2, &left, &closed) == 1,
 			      "the watcher writes it from its mapping");
 		} else {
 			/* Not by its time: two suites at once under TSan took
@@ -263,6 +266,48 @@ static void test_watcher(const char *top)
 		      atomic_load(&slot_in(map, 0)->state) == OA_SPOOL_FREE,
 	      "repair frees a RELEASING slot without writing it (r %d)", r);
 	munmap(map, (size_t)st.st_size);
+}
+
+/* Slots freed by the watcher are taken again, the lowest first, before a
+ * fresh one; a thread that reuses the tid of one still to be written
+ * (in a later slot) is written after it. */
+static void test_reuse(const char *top)
+{
+	char w[600];
+	snprintf(w, sizeof(w), "%s/reuse", top);
+	mkdir(w, 0755);
+	static struct oa_spool sp;
+	oa_spool_init(&sp, w, 7, NULL);
+	struct oa_stream t[4];
+	for (int i = 0; i < 3; i++) {
+		open_in(&t[i], &sp, w, 700 + i);
+		emit_n(&t[i], 4);
+	}
+	uint8_t *map = sp.files[0].map;
+	size_t len = OA_SPOOL_HEADER + (size_t)OA_SPOOL_SLOTS * OA_SPOOL_SLOT;
+	unsigned left;
+	int closed;
+	CHECK(oa_stream_end(&t[0]) == 0 && oa_stream_end(&t[1]) == 0, "end 700, 701");
+	CHECK(oa_spool_unpack_done(map, len, w, &left, &closed) == 2 && left == 1, "2 written, 1 runs (left %u)", left);
+	/* 702 ends, its slot (2) not written yet; a new thread with its tid
+	 * gets slot 0, then another gets slot 1, then a fresh one: 3. */
+	CHECK(oa_stream_end(&t[2]) == 0, "end 702");
+	open_in(&t[0], &sp, w, 702);
+	CHECK(t[0].slot == slot_in(map, 0), "a freed slot taken again");
+	emit_n(&t[0], 2);
+	CHECK(oa_stream_end(&t[0]) == 0, "end 702 again");
+	open_in(&t[1], &sp, w, 703);
+	open_in(&t[3], &sp, w, 704);
+	CHECK(t[1].slot == slot_in(map, 1) && t[3].slot == slot_in(map, 3), "the next freed one, then a fresh one");
+	CHECK(atomic_load(&header_of_test(map)->taken) == 4, "4 slots handed out");
+	CHECK(oa_spool_unpack_done(map, len, w, &left, &closed) == 2 && left == 2, "both 702s written (left %u)", left);
+	char first[4], last[4];
+	int ordered;
+	int n = read_stream(w, 702, first, last, &ordered);
+	CHECK(n == 4 + 3 + 2 + 3 && ordered, "tid 702: both streams, in the order they ran (%d events)", n);
+	CHECK(oa_stream_end(&t[1]) == 0 && oa_stream_end(&t[3]) == 0, "end 703, 704");
+	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 2 && count_entries(w, "spool.") == 0, "the rest at the end");
+	CHECK(count_entries(w, "thread.") == 5, "5 streams (%d)", count_entries(w, "thread."));
 }
 
 int main(void)
@@ -386,6 +431,7 @@ int main(void)
 	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1) < 0 && access(half, F_OK) == 0,
 	      "a foreign file is left, with an error");
 	test_watcher(dir);
+	test_reuse(dir);
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");

@@ -23,7 +23,6 @@
 struct watched {
 	uint8_t *map;
 	size_t len;
-	unsigned lo; /* slots before it are done with */
 	char procdir[PATH_MAX];
 };
 
@@ -90,7 +89,6 @@ static void follow(const char *path)
 	struct watched *w = &files[nfiles++];
 	w->map = m;
 	w->len = (size_t)st.st_size;
-	w->lo = 0;
 	memcpy(w->procdir, path, (size_t)(slash - path));
 	w->procdir[slash - path] = '\0';
 }
@@ -132,8 +130,7 @@ static int poll_once(void)
 	for (int i = 0; i < nfiles;) {
 		unsigned left;
 		int closed;
-		int r = oa_spool_unpack_done(files[i].map, files[i].len, files[i].procdir, &files[i].lo, &left,
-					     &closed);
+		int r = oa_spool_unpack_done(files[i].map, files[i].len, files[i].procdir, &left, &closed);
 		if (r > 0)
 			n += r;
 		/* Not a spool, not writable by us, or its image is done with it. */
