@@ -13,6 +13,8 @@
 #     traced on /dev/shm;
 #   - SHORT (2000) threads created and joined one at a time (bench/threads
 #     short), untraced and traced on disk and on /dev/shm;
+#   - LIVE (1000) threads started, all alive at once, then ended (bench/threads
+#     live), untraced and traced on /dev/shm;
 #   - bench/sync_lock (20M uncontended lock/unlock pairs, then 2 threads
 #     on one mutex), untraced and traced;
 #   - LOCKT (16) threads x 200000 lock/inc/unlock on one mutex
@@ -35,6 +37,7 @@ reps=${REPS:-7}
 procs=${PROCS:-300}
 xn=${XARGS:-1000}
 short=${SHORT:-2000}
+live=${LIVE:-1000}
 lockt=${LOCKT:-16}
 disk=${TMPDIR:-/tmp}
 np=$(nproc)
@@ -113,6 +116,8 @@ for i in $(seq "$reps"); do
 	t thr.none "$here/threads" short "$short"
 	traced thr.disk "$disk" "$here/threads" short "$short"
 	traced thr.shm /dev/shm "$here/threads" short "$short"
+	t live.none "$here/threads" live "$live"
+	traced live.shm /dev/shm "$here/threads" live "$live"
 	t lock.none "$here/sync_lock"
 	traced lock.shm /dev/shm "$here/sync_lock"
 	t lockt.none "$here/sync_lock" 0 "$lockt"
@@ -154,6 +159,8 @@ row "  traced, trace on /dev/shm" xargs.shm xargs.none
 row "$short short threads one at a time, untraced" thr.none thr.none
 row "  traced, trace on $disk" thr.disk thr.none
 row "  traced, trace on /dev/shm" thr.shm thr.none
+row "$live threads started (all alive at once), then ended, untraced" live.none live.none
+row "  traced, trace on /dev/shm" live.shm live.none
 row "sync_lock (mutex, uncontended and 2 threads), untraced" lock.none lock.none
 row "  traced, trace on /dev/shm" lock.shm lock.none
 row "$lockt threads x 200000 lock/inc/unlock, one mutex, untraced" lockt.none lockt.none

@@ -153,10 +153,21 @@ static void claim_path(char *out, size_t size, int cpu)
 	oa_snprintf(out, size, "%s/loom.%s/.cpus/cpu.%d", claim_trace, claim_loom, phyid_of[cpu]);
 }
 
+/* The claim of a thread pinned to one CPU.  Apart, with its path buffer:
+ * every thread start asks oa_cpus_place, and a frame of 4 KiB in it made
+ * the first call below it touch a new page of a new thread's stack (a
+ * page fault per thread, for the threads that are not pinned too). */
+static __attribute__((noinline)) int place_pinned(const cpu_set_t *set, size_t setsize, int tid);
+
 OA_START_TEXT int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
 {
 	if (!claim_trace || CPU_COUNT_S(setsize, set) != 1)
 		return -1;
+	return place_pinned(set, setsize, tid);
+}
+
+OA_START_TEXT static int place_pinned(const cpu_set_t *set, size_t setsize, int tid)
+{
 	int phyid = -1;
 	for (int c = 0; c < (int)(setsize * 8); c++) {
 		if (CPU_ISSET_S((size_t)c, setsize, set)) {
