@@ -3,6 +3,9 @@
  * stream.  Every stream must end with exactly one OHe, with no torn event and
  * no clock going back.  Run under ThreadSanitizer by `make test-san`. */
 #include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <unistd.h>
 
 #include "../../writer/registry.h"
 #include "test.h"
@@ -43,6 +46,35 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* Slots: new ones come page-aligned from a chunk, one after the other; a
+ * freed slot is taken again before a new one is made, the last freed
+ * first, then any other free one. */
+static void test_slots(void)
+{
+	struct oa_stream *a = oa_registry_acquire(sizeof(*a), 0);
+	struct oa_stream *b = oa_registry_acquire(sizeof(*b), 0);
+	struct oa_stream *c = oa_registry_acquire(sizeof(*c), 0);
+	long ps = sysconf(_SC_PAGESIZE);
+	ptrdiff_t stride = (ptrdiff_t)((sizeof(*a) + (size_t)ps - 1) / (size_t)ps * (size_t)ps);
+	CHECK(a && b && c && ((uintptr_t)a % (uintptr_t)ps) == 0 && (char *)b - (char *)a == stride &&
+		      (char *)c - (char *)b == stride,
+	      "three new slots, page-aligned, one after the other (%p %p %p)", (void *)a, (void *)b, (void *)c);
+	oa_registry_release(b);
+	oa_registry_release(a);
+	CHECK(oa_registry_acquire(sizeof(*a), 0) == a, "the last freed slot first");
+	CHECK(oa_registry_acquire(sizeof(*a), 0) == b, "then the other free one");
+	struct oa_stream *d = oa_registry_acquire(sizeof(*d), 0);
+	CHECK(d && (char *)d - (char *)c == stride, "then a new one");
+	int n = 0;
+	for (struct oa_stream *s = oa_registry_first(); s; s = s->next)
+		n++;
+	CHECK(n == 4, "4 slots in all (%d)", n);
+	oa_registry_release(a);
+	oa_registry_release(b);
+	oa_registry_release(c);
+	oa_registry_release(d);
+}
+
 static void end_cb(struct oa_stream *s, void *arg)
 {
 	(*(int *)arg)++;
@@ -53,6 +85,7 @@ int main(void)
 {
 	dir = test_tmpdir("registry");
 	oa_registry_init();
+	test_slots();
 	pthread_t th[NTHREADS];
 	for (long i = 0; i < NTHREADS; i++)
 		pthread_create(&th[i], NULL, worker, (void *)(i + 1));
