@@ -6,6 +6,8 @@
  *   cancel N    N threads blocked in a cancellation point, cancelled
  *   alive N     N threads still running (spinning/sleeping) when main exits
  *   nested N    a binary tree of threads of depth N (2^(N+1)-2 threads)
+ *   burst N     on one CPU, 4 threads (real-time where allowed) each create
+ *               N threads, then join them: creations in flight together
  *   chdir N     chdir("/") first, then like join
  *   mainexit N  main calls pthread_exit while N threads still work
  *   pin N       threads pin themselves / are pinned to CPUs
@@ -80,6 +82,35 @@ static void *tree(void *arg)
 	return NULL;
 }
 
+static void *counted(void *arg)
+{
+	atomic_fetch_add(&ran, 1);
+	return arg;
+}
+
+static void *burst(void *arg)
+{
+	long n = (long)arg;
+	pthread_t *t = calloc((size_t)n, sizeof(*t));
+	if (!t)
+		exit(7);
+	/* The new threads run at the normal policy: under a real-time
+	 * creator (where allowed) none starts before its creator waits. */
+	pthread_attr_t a;
+	struct sched_param sp = { .sched_priority = 0 };
+	pthread_attr_init(&a);
+	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
+	pthread_attr_setschedparam(&a, &sp);
+	for (long i = 0; i < n; i++)
+		if (pthread_create(&t[i], &a, counted, NULL) != 0)
+			exit(7);
+	for (long i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	return NULL;
+}
+
 static void *late(void *arg)
 {
 	while (!atomic_load(&go))
@@ -151,7 +182,7 @@ int main(int argc, char **argv)
 	const char *mode = argv[1];
 	ncpus = ncpu();
 	int n = atoi(argv[2]);
-	pthread_t *th = calloc((size_t)(n > 0 ? n : 1), sizeof(*th));
+	pthread_t *th = calloc((size_t)(n > 4 ? n : 4), sizeof(*th));
 	int status = 0;
 
 	if (!strcmp(mode, "join") || !strcmp(mode, "chdir") || !strcmp(mode, "exitcode")) {
@@ -219,6 +250,26 @@ int main(int argc, char **argv)
 		pthread_t root;
 		pthread_create(&root, NULL, tree, (void *)(long)n);
 		pthread_join(root, NULL);
+	} else if (!strcmp(mode, "burst")) {
+		/* One CPU: a creator makes many threads before they first run. */
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+		sched_setaffinity(0, sizeof(one), &one);
+		pthread_attr_t rt;
+		struct sched_param sp = { .sched_priority = 1 };
+		pthread_attr_init(&rt);
+		pthread_attr_setinheritsched(&rt, PTHREAD_EXPLICIT_SCHED);
+		pthread_attr_setschedpolicy(&rt, SCHED_FIFO);
+		pthread_attr_setschedparam(&rt, &sp);
+		for (long i = 0; i < 4; i++)
+			if (pthread_create(&th[i], &rt, burst, (void *)(long)n) != 0 &&
+			    pthread_create(&th[i], NULL, burst, (void *)(long)n) != 0)
+				return 7;
+		for (int i = 0; i < 4; i++)
+			pthread_join(th[i], NULL);
+		if (atomic_load(&ran) != 4 * n)
+			return 8;
 	} else if (!strcmp(mode, "mainexit")) {
 		for (int i = 0; i < n; i++)
 			pthread_create(&th[i], NULL, late, NULL);
