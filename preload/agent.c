@@ -50,11 +50,12 @@ _Atomic int oa_traced_flag OA_EARLY_DATA;
 static _Atomic uint64_t next_tag = 1;
 static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 /* What a traced process allocates at its start, on one page: the start
- * arena (common/arena.h) and the registry slot of its first thread (the
- * stream's path buffers end it: a short path stays on this page). */
+ * arena (common/arena.h), the registry slot of its first thread and that
+ * stream's path buffers (a short path stays on this page). */
 static struct {
 	char arena[2048];
 	struct oa_thread first;
+	char first_paths[2 * OA_STREAM_PATH];
 } start_block OA_LARGE_BSS __attribute__((aligned(4096)));
 /* <tracedir>/loom.<loom>/proc.<pid>: in the start arena (its page), or in
  * procdir_buf when the arena has no room. */
@@ -398,14 +399,10 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	 * thread's stream (a dead thread may run again), and a recycled tid must
 	 * not give the process two streams with one tid. */
 	struct oa_stream_cfg cfg = { .max_window = oa_cfg.bufsize, .tid = t->tid, .append = 1, .meta = &oa_meta };
-	if (staged) {
-		oa_snprintf(t->s.path, sizeof(t->s.path), "%s/thread.%d", stagedir, t->tid);
-		oa_snprintf(t->s.final_path, sizeof(t->s.final_path), "%s/thread.%d", procdir, t->tid);
-		cfg.final_dir = t->s.final_path;
-	} else {
-		oa_snprintf(t->s.path, sizeof(t->s.path), "%s/thread.%d", procdir, t->tid);
-	}
-	cfg.dir = t->s.path;
+	/* "<dir>/thread.<tid>", made by the stream when it makes a file (a
+	 * spooled thread's never). */
+	cfg.base = staged ? stagedir : procdir;
+	cfg.final_base = staged ? procdir : NULL;
 	atomic_store(&t->s.labels.head, NULL);
 	atomic_store(&t->s.labels.attrs, NULL);
 	atomic_store(&t->s.labels.ovni_attrs, NULL);
@@ -415,7 +412,7 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	 * recycled within this image, rare, keeps its events but not its
 	 * labels when spooled.) */
 	if ((!cfg.spool || oa_exec_generation) && !(fresh_procdir && t->tid == oa_meta.pid))
-		oa_images_import(t);
+		oa_images_import(t, cfg.base, cfg.final_base);
 	int r = oa_stream_open(&t->s, &cfg);
 	if (r == -EMFILE) {
 		/* No spool slot now, and files would take a descriptor. */
@@ -426,7 +423,7 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	}
 	if (r != 0) {
 		if (!atomic_exchange(&said_open_error, 1))
-			oa_log("cannot write the trace in %s: %s; the program runs untraced", t->s.path, strerror(-r));
+			oa_log("cannot write the trace in %s: %s; the program runs untraced", procdir, strerror(-r));
 		return r;
 	}
 	return 0;
@@ -543,6 +540,8 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 	struct oa_thread *t = THREAD_OF(oa_registry_acquire(sizeof(struct oa_thread), offsetof(struct oa_thread, s)));
 	if (!t)
 		goto out;
+	if (t == &start_block.first && !t->s.path)
+		oa_stream_give_paths(&t->s, start_block.first_paths);
 	if (!oa_registry_may_open()) {
 		/* The process is ending: this thread stays untraced. */
 		oa_registry_abandon(&t->s);

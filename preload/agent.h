@@ -22,9 +22,8 @@ struct oa_thread {
 	timer_t sample_timer;  /* the sampling timer, while has_timer */
 	_Atomic int has_timer; /* whoever clears it deletes the timer */
 	void *altstack;        /* the slot's alternate signal stack (mapped once) */
-	/* Last (registry slots are oa_thread, the stream at this offset):
-	 * the stream's path buffers end it, and the fields above share the
-	 * page of its small ones. */
+	/* Registry slots are oa_thread, the stream at this offset (~1.1
+	 * KiB in all: its path buffers are elsewhere, stream.h). */
 	struct oa_stream s;
 };
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/log.h"
 #include "../writer/meta.h"
 #include "../writer/ovni_fmt.h"
 #include "agent.h"
@@ -18,10 +19,12 @@
 /* What an earlier image of this process recorded in the stream we continue:
  * its labels are written again at our end, and process-event values and
  * OpenMP ids go on after its own. */
-void oa_images_import(struct oa_thread *t)
+void oa_images_import(struct oa_thread *t, const char *base, const char *final_base)
 {
-	int dfd = open(t->s.has_final ? t->s.final_path : t->s.path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	int fd = dfd < 0 ? -1 : openat(dfd, "stream.json", O_RDONLY | O_CLOEXEC);
+	char rel[48];
+	oa_snprintf(rel, sizeof(rel), "thread.%d/stream.json", t->tid);
+	int dfd = open(final_base ? final_base : base, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = dfd < 0 ? -1 : openat(dfd, rel, O_RDONLY | O_CLOEXEC);
 	if (dfd >= 0)
 		close(dfd);
 	if (fd < 0)

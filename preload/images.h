@@ -6,7 +6,7 @@ struct oa_thread;
 
 /* The labels the earlier image wrote in the stream this thread continues
  * (they are written again at its end). */
-void oa_images_import(struct oa_thread *t);
+void oa_images_import(struct oa_thread *t, const char *base, const char *final_base);
 /* Once per image, in the process directory `dir`: process-event values go
  * on after the last one labelled there, and OpenMP ids after the number of
  * images (oa_exec_generation). */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/slab.h"
 #include "files.h"
 #include "sigblock.h"
 
@@ -169,6 +170,41 @@ fail:
 	return r;
 }
 
+/* Path buffers of streams whose owner gave none: two paths a piece, in
+ * chunks of 16 (zero pages until a path is written). */
+static struct oa_slab path_slab;
+
+void oa_stream_give_paths(struct oa_stream *s, char *mem)
+{
+	s->path = mem;
+	s->final_path = mem + OA_STREAM_PATH;
+}
+
+int oa_stream_make_paths(struct oa_stream *s)
+{
+	if (!s->path) {
+		char *m = oa_slab_take(&path_slab, 2 * OA_STREAM_PATH, 64, 16);
+		if (!m)
+			return -ENOMEM;
+		oa_stream_give_paths(s, m);
+	}
+	const char *base = s->path_base;
+	if (!base)
+		return 0;
+	if ((size_t)oa_snprintf(s->path, OA_STREAM_PATH, "%s/thread.%d", base, s->tid) >= OA_STREAM_PATH ||
+	    (s->final_base && (size_t)oa_snprintf(s->final_path, OA_STREAM_PATH, "%s/thread.%d", s->final_base,
+						  s->tid) >= OA_STREAM_PATH))
+		return -ENAMETOOLONG;
+	s->path_base = s->final_base = NULL;
+	return 0;
+}
+
+/* The stream's directory for a message: its path, or what it will be. */
+static const char *where(const struct oa_stream *s)
+{
+	return s->path_base ? s->path_base : s->path ? s->path : "?";
+}
+
 /* The first window in a spool slot: no system call. */
 static int open_slot(struct oa_stream *s, struct oa_spool *sp)
 {
@@ -204,7 +240,10 @@ static int open_slot(struct oa_stream *s, struct oa_spool *sp)
 static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t *size)
 {
 	const uint8_t *obs = s->map;
-	int fresh = oa_mkdir_p(s->path);
+	int fresh = oa_stream_make_paths(s);
+	if (fresh < 0)
+		return fresh;
+	fresh = oa_mkdir_p(s->path);
 	if (fresh < 0)
 		return fresh;
 	int fd = oa_dir_open(s->path, "stream.obs", O_RDWR | O_CREAT | O_APPEND, 0644);
@@ -302,15 +341,26 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	s->window = OA_STREAM_MIN_WINDOW;
 	/* emit_seq keeps counting across reuses of the slot (a closer may hold it). */
 	atomic_store(&s->closed, 1);
-	if (strlen(cfg->dir) >= sizeof(s->path) || (cfg->final_dir && strlen(cfg->final_dir) >= sizeof(s->final_path)))
-		return -ENAMETOOLONG;
-	/* The caller may pass the stream's own buffers (a reopen, or paths
-	 * built in place): memmove. */
-	memmove(s->path, cfg->dir, strlen(cfg->dir) + 1);
-	/* final_path is written only when there is one (its page). */
-	s->has_final = cfg->final_dir != NULL;
-	if (cfg->final_dir)
-		memmove(s->final_path, cfg->final_dir, strlen(cfg->final_dir) + 1);
+	s->path_base = s->final_base = NULL;
+	if (cfg->dir) {
+		if (strlen(cfg->dir) >= OA_STREAM_PATH || (cfg->final_dir && strlen(cfg->final_dir) >= OA_STREAM_PATH))
+			return -ENAMETOOLONG;
+		if ((r = oa_stream_make_paths(s)) != 0)
+			return r;
+		/* The caller may pass the stream's own buffers (a reopen):
+		 * memmove.  final_path is written only when there is one (its
+		 * page). */
+		memmove(s->path, cfg->dir, strlen(cfg->dir) + 1);
+		if (cfg->final_dir)
+			memmove(s->final_path, cfg->final_dir, strlen(cfg->final_dir) + 1);
+		s->has_final = cfg->final_dir != NULL;
+	} else if (cfg->base) {
+		s->path_base = cfg->base;
+		s->final_base = cfg->final_base;
+		s->has_final = cfg->final_base != NULL;
+	} else {
+		return -EINVAL;
+	}
 
 	s->slot = NULL;
 	if (cfg->spool && cfg->meta && !s->has_final) {
@@ -319,6 +369,8 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 		if (!oa_fd_room()) /* the caller counted on a slot */
 			return -EMFILE;
 	}
+	if ((r = oa_stream_make_paths(s)) != 0)
+		return r;
 
 	sigset_t old;
 	oa_sigblock(&old);
@@ -356,12 +408,20 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 	uint64_t cur = s->map ? oa_stream_size(s) : s->map_off;
 	sigset_t old;
 	oa_sigblock(&old);
+	/* A slot's stream has its paths before it is remapping: the end of a
+	 * crash reaches stream.obs through them. */
+	int r = s->slot ? oa_stream_make_paths(s) : 0;
+	if (r != 0) {
+		oa_sigrestore(&old);
+		errno = -r;
+		return r;
+	}
 	s->committed_size = cur;
 	int xfsz = oa_xfsz_pending();
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	int r, fd;
+	int fd;
 	struct oa_spool_slot *slot = s->slot;
 	if (slot) {
 		/* Outgrew its slot: files of its own from now on. */
@@ -703,7 +763,10 @@ int oa_stream_reopen(struct oa_stream *s)
 	memcpy(closers, s->closers, sizeof(closers));
 	/* A staged stream was moved to its final place at the end: it goes on
 	 * there. */
-	struct oa_stream_cfg cfg = { .dir = s->has_final ? s->final_path : s->path,
+	struct oa_stream_cfg cfg = { .dir = s->path_base   ? NULL
+					    : s->has_final ? s->final_path
+							   : s->path,
+				     .base = s->path_base,
 				     .final_dir = NULL,
 				     .max_window = s->max_window,
 				     .tid = s->tid,
@@ -750,7 +813,7 @@ void oa_stream_fail(struct oa_stream *s)
 	s->failed = 1;
 	atomic_store(&s->closed, 1);
 	if (!atomic_exchange(&said, 1))
-		oa_log("cannot extend the stream of thread %d in %s (error %d): its trace ends here", s->tid, s->path,
+		oa_log("cannot extend the stream of thread %d in %s (error %d): its trace ends here", s->tid, where(s),
 		       e);
 }
 

@@ -112,12 +112,20 @@ struct oa_stream {
 		uint32_t open;  /* opening MCV; bit 31: the events carry arg */
 		uint32_t arg;
 	} closers[OA_STREAM_MAX_CLOSERS];
-	/* Last: a short stream writes only the start of path and never
-	 * touches final_path, so the slot's small fields, the path and the
-	 * fields of a larger struct around it (agent.h) share a page. */
-	char path[4096];       /* directory holding stream.{obs,json} while writing */
-	char final_path[4096]; /* final directory when staged in OVNI_TMPDIR (has_final) */
+	/* The directories, OA_STREAM_PATH bytes each, in memory that the
+	 * owner gives (oa_stream_give_paths) or that the stream maps at its
+	 * first need, kept across reuses of the stream.  A stream in a spool
+	 * slot writes no file and makes neither until it outgrows the slot:
+	 * path_base (final_base) and the tid say what they will be,
+	 * "<base>/thread.<tid>".  So a registry slot (agent.h) is ~1.3 KiB,
+	 * and the slots of three live threads share a page. */
+	char *path;             /* directory holding stream.{obs,json} while writing */
+	char *final_path;       /* final directory when staged in OVNI_TMPDIR (has_final) */
+	const char *path_base;  /* not NULL: path (and final_path) not made yet */
+	const char *final_base; /* with path_base, when staged */
 };
+
+#define OA_STREAM_PATH 4096
 
 /* Paired states (owner, inside an emit, after writing the opening event):
  * oa_stream_opened() remembers the opening MCV and the closing one with its
@@ -187,7 +195,11 @@ extern void (*oa_stream_reopened)(struct oa_stream *s);
 struct oa_stream_cfg {
 	const char *dir;       /* directory of the stream (created; absolute) */
 	const char *final_dir; /* where to move the files at close, or NULL */
-	size_t max_window;     /* 0: default */
+	/* Or, with dir NULL: "<base>/thread.<tid>" (and "<final_base>/...")
+	 * made when the first file is, and never for a stream that stays in
+	 * its spool slot.  base and final_base must outlive the stream. */
+	const char *base, *final_base;
+	size_t max_window; /* 0: default */
 	int tid;
 	int append;                 /* continue an existing stream.obs (exec) */
 	const struct oa_meta *meta; /* stream.json from this (NULL: none) */
@@ -203,6 +215,15 @@ struct oa_stream_cfg {
  * made until the stream outgrows it (then they are, as above) or the spool
  * is unpacked; stream.json is written into the slot when the stream ends. */
 int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg) USE_RET;
+
+/* Memory for s's paths (2 * OA_STREAM_PATH bytes, kept by the caller for
+ * the life of s): the stream maps none of its own. */
+void oa_stream_give_paths(struct oa_stream *s, char *mem);
+
+/* s->path (and final_path) made now if they were left to be made (a
+ * stream opened with cfg->base): 0, or -ENOMEM, -ENAMETOOLONG.
+ * Async-signal-safe. */
+int oa_stream_make_paths(struct oa_stream *s) USE_RET;
 
 /* Close: cut the file at the last event, unmap, write the final stream.json
  * and move staged files.  Async-signal-safe (no malloc, no locks, ~1.5 KiB

@@ -55,10 +55,12 @@ static void test_slots(void)
 	struct oa_stream *b = oa_registry_acquire(sizeof(*b), 0);
 	struct oa_stream *c = oa_registry_acquire(sizeof(*c), 0);
 	long ps = sysconf(_SC_PAGESIZE);
-	ptrdiff_t stride = (ptrdiff_t)((sizeof(*a) + (size_t)ps - 1) / (size_t)ps * (size_t)ps);
+	ptrdiff_t stride = (ptrdiff_t)((sizeof(*a) + 63) / 64 * 64);
 	CHECK(a && b && c && ((uintptr_t)a % (uintptr_t)ps) == 0 && (char *)b - (char *)a == stride &&
 		      (char *)c - (char *)b == stride,
-	      "three new slots, page-aligned, one after the other (%p %p %p)", (void *)a, (void *)b, (void *)c);
+	      "three new slots, the first page-aligned, packed one after the other (%p %p %p)", (void *)a, (void *)b,
+	      (void *)c);
+	CHECK(sizeof(*a) <= 1280 && 3 * stride <= ps, "three slots share a page (a slot is %zu bytes)", sizeof(*a));
 	oa_registry_release(b);
 	oa_registry_release(a);
 	CHECK(oa_registry_acquire(sizeof(*a), 0) == a, "the last freed slot first");

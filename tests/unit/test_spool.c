@@ -73,7 +73,17 @@ static char *read_json(const char *dir, int tid)
 	return s;
 }
 
+/* As the agent opens a thread's stream: its directory made only if it
+ * needs files. */
 static void open_in(struct oa_stream *s, struct oa_spool *sp, const char *dir, int tid)
+{
+	struct oa_stream_cfg cfg = { .base = dir, .tid = tid, .meta = &meta, .spool = sp, .append = 1 };
+	memset(s, 0, sizeof(*s));
+	CHECK(oa_stream_open(s, &cfg) == 0, "open %d", tid);
+}
+
+/* With the directory given whole. */
+static void open_dir_in(struct oa_stream *s, struct oa_spool *sp, const char *dir, int tid)
 {
 	char sdir[600];
 	snprintf(sdir, sizeof(sdir), "%s/thread.%d", dir, tid);
@@ -328,20 +338,29 @@ int main(void)
 		emit_n(&s[i], 5 + i % 7);
 		CHECK(oa_stream_end(&s[i]) == 0, "end %d", i);
 	}
+	int made = 0;
+	for (int i = 0; i < N; i++)
+		made += s[i].path != NULL;
+	CHECK(made == 0, "no path made for a stream that stayed in its slot (%d made)", made);
 	CHECK(count_entries(dir, "thread.") == 0, "no thread file before the unpack");
 	CHECK(count_entries(dir, "spool.") == 2, "two spool files (%d)", count_entries(dir, "spool."));
 
 	/* One that outgrows its slot: files of its own at once, and goes on. */
 	struct oa_stream big;
 	open_in(&big, &sp, dir, 7);
+	CHECK(big.slot && !big.path && big.path_base == dir, "in a slot, its path not made");
 	emit_n(&big, 2000);
 	CHECK(big.slot == NULL, "left its slot");
+	char want_dir[600];
+	snprintf(want_dir, sizeof(want_dir), "%s/thread.7", dir);
+	CHECK(big.path && !big.path_base && !strcmp(big.path, want_dir), "its path made when it left (%s)",
+	      big.path ? big.path : "none");
 	CHECK(count_entries(dir, "thread.") == 1, "its files exist now");
 	CHECK(oa_stream_end(&big) == 0, "end big");
 
 	/* A tid used twice (recycled): the second stream appends. */
 	struct oa_stream again;
-	open_in(&again, &sp, dir, 100);
+	open_dir_in(&again, &sp, dir, 100);
 	emit_n(&again, 3);
 	CHECK(oa_stream_end(&again) == 0, "end again");
 
