@@ -38,6 +38,7 @@
 #include "handover.h"
 #include "version.h"
 #include "../common/arena.h"
+#include "../common/slab.h"
 #include "../common/env.h"
 
 OA_TLS struct oa_thread *oa_self;
@@ -442,11 +443,12 @@ static void end_stream(struct oa_thread *t, int in_signal)
 
 /* An alternate signal stack for each traced thread that has none: the
  * crash handler asks for one (SA_ONSTACK), and without it a stack overflow
- * kills the process before the handler can finish the streams.  One
- * mapping per registry slot, made when the slot is and kept as slots are
- * reused (its pages cost only once touched): two sigaltstack calls per
- * thread.  A stack the program set stays its own; a program that sets
- * one later replaces ours. */
+ * kills the process before the handler can finish the streams.  One per
+ * registry slot, taken when the slot is and kept as slots are reused (its
+ * pages cost only once touched), from chunks of 16 (common/slab.h: one
+ * mapping, not one per thread): two sigaltstack calls per thread.  A stack
+ * the program set stays its own; a program that sets one later replaces
+ * ours. */
 #define ALTSTACK_SIZE (64 * 1024)
 static OA_TLS void *my_altstack; /* this thread's alternate stack, while ours */
 /* The first slot's, in .lbss: most processes have one thread, and a
@@ -454,19 +456,15 @@ static OA_TLS void *my_altstack; /* this thread's alternate stack, while ours */
  * there, cost only once a handler runs on them). */
 static char first_altstack[ALTSTACK_SIZE] OA_LARGE_BSS __attribute__((aligned(64)));
 static _Atomic int first_altstack_taken;
+static struct oa_slab altstacks;
 
 static void altstack_on(struct oa_thread *t)
 {
 	if (!t->altstack && !atomic_load_explicit(&first_altstack_taken, memory_order_relaxed) &&
 	    !atomic_exchange(&first_altstack_taken, 1))
 		t->altstack = first_altstack;
-	if (!t->altstack) {
-		void *m = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
-		if (m == MAP_FAILED)
-			return;
-		t->altstack = m;
-	}
+	if (!t->altstack && !(t->altstack = oa_slab_take(&altstacks, ALTSTACK_SIZE, 4096, 16)))
+		return;
 	stack_t ss = { .ss_sp = t->altstack, .ss_size = ALTSTACK_SIZE, .ss_flags = 0 }, old;
 	if (sigaltstack(&ss, &old) != 0)
 		return; /* running on one now (a thread started in a handler) */
