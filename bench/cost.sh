@@ -19,10 +19,12 @@
 #     on one mutex), untraced and traced;
 #   - LOCKT (16) threads x 200000 lock/inc/unlock on one mutex
 #     (bench/sync_lock 0 16), untraced and traced.
-# Each traced row prints its ratio to the untraced one, for the wall time
-# and for the CPU time of the command and all its children (bench/runt):
-# on a small or shared machine the wall time of a short run follows the
-# scheduler as much as the work; the CPU column is the steadier one.  The
+# Each traced row prints its ratio to the untraced one, for the wall time,
+# the CPU time of the command and all its children, and their page faults
+# (bench/runt): on a small or shared machine the wall time of a short run
+# follows the scheduler as much as the work; the CPU column is steadier,
+# and the page faults do not move from run to run (on a VM a new page
+# costs 10-20 us: they are much of the agent's cost there).  The
 # machine is named on the first line: record many-core numbers apart.  It needs only
 # sh, seq, xargs and the built tree, so a machine without a package
 # registry runs it as it is (carry build/ and bench/).
@@ -45,7 +47,7 @@ np=$(nproc)
 cc=${CC:-cc}
 [ -f "$here/libempty.so" ] || printf 'void oa_bench_empty(void) {}\n' | $cc -shared -fPIC -O2 -x c -o "$here/libempty.so" - || exit 1
 [ -x "$here/threads" ] || $cc -O2 -D_GNU_SOURCE -o "$here/threads" "$here/threads.c" -lpthread || exit 1
-[ -x "$here/runt" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
+[ "$here/runt" -nt "$here/runt.c" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
 [ -x "$here/sync_lock" ] || $cc -O2 -D_GNU_SOURCE -o "$here/sync_lock" "$here/sync_lock.c" -lpthread || exit 1
 bash=$(command -v bash || true)
 res=$(mktemp -d)
@@ -129,17 +131,18 @@ if [ -n "$bash" ]; then
 		traced_after_delete bash.disk.del "$disk" "$bash" -c "$loop"
 	done
 fi
-med() { # NAME [COLUMN]: 1 wall, 2 CPU
+med() { # NAME [COLUMN]: 1 wall, 2 CPU, 3 page faults
 	sort -n -k"${2:-1}" "$res/$1" | awk -v c="${2:-1}" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
 }
 ratio() { echo "$1 $2" | awk '{ print $1 / $2 }'; }
 row() { # LABEL NAME BASE
-	m=$(med "$2") b=$(med "$3") mc=$(med "$2" 2) bc=$(med "$3" 2)
-	printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx\n' "$1" "$m" "$(ratio "$m" "$b")" "$mc" "$(ratio "$mc" "$bc")"
+	m=$(med "$2") b=$(med "$3") mc=$(med "$2" 2) bc=$(med "$3" 2) mf=$(med "$2" 3) bf=$(med "$3" 3)
+	printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx   faults %8d %6.2fx\n' "$1" "$m" "$(ratio "$m" "$b")" \
+		"$mc" "$(ratio "$mc" "$bc")" "$mf" "$(ratio "$mf" "$bf")"
 	if [ -f "$res/$2.vs" ]; then
-		m=$(med "$2.vs") mc=$(med "$2.vs" 2)
-		printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx\n' "    the same with $VS" "$m" "$(ratio "$m" "$b")" \
-			"$mc" "$(ratio "$mc" "$bc")"
+		m=$(med "$2.vs") mc=$(med "$2.vs" 2) mf=$(med "$2.vs" 3)
+		printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx   faults %8d %6.2fx\n' "    the same with $VS" "$m" \
+			"$(ratio "$m" "$b")" "$mc" "$(ratio "$mc" "$bc")" "$mf" "$(ratio "$mf" "$bf")"
 	fi
 }
 echo "== cost.sh on $(uname -n), $np cores, $(date +%F), median of $reps"

@@ -20,7 +20,7 @@ run="$top/build/bin/ovnirun"
 reps=${REPS:-5}
 cc=${CC:-cc}
 [ -x "$run" ] || { echo "build first: make" >&2; exit 1; }
-[ -x "$here/runt" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
+[ "$here/runt" -nt "$here/runt.c" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 np=$(nproc)

@@ -11,10 +11,11 @@ $cc -o "$WORK/gentrace" gentrace.c $W -ljansson || fail "gentrace does not build
 for p in create sync_lock threads runt forks; do
 	$cc -o "$WORK/$p" $p.c -lpthread || fail "$p does not build"
 done
-# runt: wall and CPU seconds of a command and its children, its status kept.
+# runt: wall and CPU seconds of a command and its children, and their page
+# faults, its status kept.
 out=$("$WORK/runt" sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done; exit 3')
 assert_eq "runt passes the status on" 3 "$?"
-echo "$out" | awk '{ exit !(NF == 2 && $1 > 0 && $2 > 0 && $2 <= $1 * 2 + 0.01) }' || fail "runt output: $out"
+echo "$out" | awk '{ exit !(NF == 3 && $1 > 0 && $2 > 0 && $2 <= $1 * 2 + 0.01 && $3 > 10) }' || fail "runt output: $out"
 out=$(BENCH_DIR="$WORK" "$WORK/emit" 20000) || fail "emit: $out"
 echo "$out" | grep -q "^emit, 0-byte payload .* ns" || fail "emit output: $out"
 "$WORK/gentrace" "$WORK/t" 20000 2 || fail "gentrace"
