@@ -88,6 +88,16 @@ static void *counted(void *arg)
 	return arg;
 }
 
+/* Attributes of a thread that runs at `policy` and `prio`, not its creator's. */
+static void sched_attr(pthread_attr_t *a, int policy, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	pthread_attr_init(a);
+	pthread_attr_setinheritsched(a, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(a, policy);
+	pthread_attr_setschedparam(a, &sp);
+}
+
 static void *burst(void *arg)
 {
 	long n = (long)arg;
@@ -97,11 +107,7 @@ static void *burst(void *arg)
 	/* The new threads run at the normal policy: under a real-time
 	 * creator (where allowed) none starts before its creator waits. */
 	pthread_attr_t a;
-	struct sched_param sp = { .sched_priority = 0 };
-	pthread_attr_init(&a);
-	pthread_attr_setinheritsched(&a, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&a, SCHED_OTHER);
-	pthread_attr_setschedparam(&a, &sp);
+	sched_attr(&a, SCHED_OTHER, 0);
 	for (long i = 0; i < n; i++)
 		if (pthread_create(&t[i], &a, counted, NULL) != 0)
 			exit(7);
@@ -257,11 +263,7 @@ int main(int argc, char **argv)
 		CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
 		sched_setaffinity(0, sizeof(one), &one);
 		pthread_attr_t rt;
-		struct sched_param sp = { .sched_priority = 1 };
-		pthread_attr_init(&rt);
-		pthread_attr_setinheritsched(&rt, PTHREAD_EXPLICIT_SCHED);
-		pthread_attr_setschedpolicy(&rt, SCHED_FIFO);
-		pthread_attr_setschedparam(&rt, &sp);
+		sched_attr(&rt, SCHED_FIFO, 1);
 		for (long i = 0; i < 4; i++)
 			if (pthread_create(&th[i], &rt, burst, (void *)(long)n) != 0 &&
 			    pthread_create(&th[i], NULL, burst, (void *)(long)n) != 0)
