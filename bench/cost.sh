@@ -18,7 +18,14 @@
 #   - bench/sync_lock (20M uncontended lock/unlock pairs, then 2 threads
 #     on one mutex), untraced and traced;
 #   - LOCKT (16) threads x 200000 lock/inc/unlock on one mutex
-#     (bench/sync_lock 0 16), untraced and traced.
+#     (bench/sync_lock 0 16), untraced and traced;
+#   - the format's floor (bench/floor): the directories and files the
+#     trace of the process loop (one process directory and one thread
+#     directory per command, on /dev/shm and on disk) and of the live
+#     threads (one thread directory each) are made of, written by one
+#     program in a loop with no tracer.  Its row is (untraced + floor) /
+#     untraced: the lowest ratio any tracer writing this format could reach
+#     here (it includes floor's own start, ~1-2 ms).
 # Each traced row prints its ratio to the untraced one, for the wall time,
 # the CPU time of the command and all its children, and their page faults
 # (bench/runt): on a small or shared machine the wall time of a short run
@@ -48,6 +55,7 @@ cc=${CC:-cc}
 [ -f "$here/libempty.so" ] || printf 'void oa_bench_empty(void) {}\n' | $cc -shared -fPIC -O2 -x c -o "$here/libempty.so" - || exit 1
 [ -x "$here/threads" ] || $cc -O2 -D_GNU_SOURCE -o "$here/threads" "$here/threads.c" -lpthread || exit 1
 [ "$here/runt" -nt "$here/runt.c" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
+[ -x "$here/floor" ] || $cc -O2 -o "$here/floor" "$here/floor.c" || exit 1
 [ -x "$here/sync_lock" ] || $cc -O2 -D_GNU_SOURCE -o "$here/sync_lock" "$here/sync_lock.c" -lpthread || exit 1
 bash=$(command -v bash || true)
 res=$(mktemp -d)
@@ -101,6 +109,17 @@ traced_after_delete() {
 	fi
 	mkdir -p "$keep" && mv "$w" "$keep/"
 }
+floor() { # NAME DIR procs|threads N: the format's files alone, in a fresh directory under DIR
+	name=$1 dir=$2
+	shift 2
+	w=$(mktemp -d "$dir/.oa-cost.XXXXXX")
+	t "$name" "$here/floor" "$w/trace" "$@"
+	if [ "$dir" = /dev/shm ]; then
+		rm -rf "$w"
+	else
+		mkdir -p "$keep" && mv "$w" "$keep/"
+	fi
+}
 for i in $(seq "$reps"); do
 	t loop.none sh -c "$loop"
 	t loop.empty env LD_PRELOAD="$here/libempty.so" sh -c "$loop"
@@ -124,6 +143,9 @@ for i in $(seq "$reps"); do
 	traced lock.shm /dev/shm "$here/sync_lock"
 	t lockt.none "$here/sync_lock" 0 "$lockt"
 	traced lockt.shm /dev/shm "$here/sync_lock" 0 "$lockt"
+	floor loop.floor.shm /dev/shm procs "$procs"
+	floor loop.floor.disk "$disk" procs "$procs"
+	floor live.floor /dev/shm threads "$live"
 done
 # Last, so that its deletions slow no other row down.
 if [ -n "$bash" ]; then
@@ -135,6 +157,12 @@ med() { # NAME [COLUMN]: 1 wall, 2 CPU, 3 page faults
 	sort -n -k"${2:-1}" "$res/$1" | awk -v c="${2:-1}" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'
 }
 ratio() { echo "$1 $2" | awk '{ print $1 / $2 }'; }
+sumratio() { echo "$1 $2" | awk '{ print ($1 + $2) / $2 }'; }
+floorrow() { # LABEL NAME BASE: NAME's cost added to BASE's
+	m=$(med "$2") b=$(med "$3") mc=$(med "$2" 2) bc=$(med "$3" 2) mf=$(med "$2" 3) bf=$(med "$3" 3)
+	printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx   faults %8d %6.2fx\n' "$1" "$m" "$(sumratio "$m" "$b")" \
+		"$mc" "$(sumratio "$mc" "$bc")" "$mf" "$(sumratio "$mf" "$bf")"
+}
 row() { # LABEL NAME BASE
 	m=$(med "$2") b=$(med "$3") mc=$(med "$2" 2) bc=$(med "$3" 2) mf=$(med "$2" 3) bf=$(med "$3" 3)
 	printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx   faults %8d %6.2fx\n' "$1" "$m" "$(ratio "$m" "$b")" \
@@ -151,6 +179,8 @@ row "  empty preloaded library" loop.empty loop.none
 row "  agent disabled (OVNI_DISABLE=1)" loop.disabled loop.none
 row "  traced, trace on /dev/shm" loop.shm loop.none
 row "  traced, trace on $disk ($(stat -f -c %T "$disk"))" loop.disk loop.none
+floorrow "  the format's floor: its files alone, on /dev/shm" loop.floor.shm loop.none
+floorrow "  the format's floor, on $disk" loop.floor.disk loop.none
 if [ -n "$bash" ]; then
 	row "the same loop in bash (fork + exec), untraced" bash.none bash.none
 	row "  traced, trace on /dev/shm" bash.shm bash.none
@@ -164,6 +194,7 @@ row "  traced, trace on $disk" thr.disk thr.none
 row "  traced, trace on /dev/shm" thr.shm thr.none
 row "$live threads started (all alive at once), then ended, untraced" live.none live.none
 row "  traced, trace on /dev/shm" live.shm live.none
+floorrow "  the format's floor: its files alone, on /dev/shm" live.floor live.none
 row "sync_lock (mutex, uncontended and 2 threads), untraced" lock.none lock.none
 row "  traced, trace on /dev/shm" lock.shm lock.none
 row "$lockt threads x 200000 lock/inc/unlock, one mutex, untraced" lockt.none lockt.none

@@ -8,7 +8,7 @@ cc="${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra -Werror"
 W=$(cd "$OA_TOP/bench" && echo ../common/*.c ../writer/*.c)
 $cc -o "$WORK/emit" emit.c $W -ljansson || fail "emit does not build"
 $cc -o "$WORK/gentrace" gentrace.c $W -ljansson || fail "gentrace does not build"
-for p in create sync_lock threads runt forks; do
+for p in create sync_lock threads runt forks floor; do
 	$cc -o "$WORK/$p" $p.c -lpthread || fail "$p does not build"
 done
 # runt: wall and CPU seconds of a command and its children, and their page
@@ -33,6 +33,15 @@ check_trace "$WORK/forks.t"
 assert_eq "forks: the parent and its 5 children" 6 "$(ls -d "$WORK"/forks.t/loom.*/proc.* | wc -l)"
 out=$("$WORK/threads" short 20) || fail "threads short"
 echo "$out" | grep -q "us per create+join (20 threads)" || fail "threads short output: $out"
+# floor: the format's files alone, laid out as a trace is.
+out=$("$WORK/floor" "$WORK/fl" procs 3) || fail "floor procs: $out"
+echo "$out" | grep -q "^[0-9.]* us per process stream (3)$" || fail "floor procs output: $out"
+assert_eq "floor: 3 process streams" 3 "$(ls "$WORK"/fl/loom.floor/proc.*/thread.*/stream.json | wc -l)"
+assert_eq "floor: a stream.obs as a traced /bin/true leaves" 144 "$(stat -c %s "$WORK/fl/loom.floor/proc.2/thread.2/stream.obs")"
+out=$("$WORK/floor" "$WORK/fl2" threads 5) || fail "floor threads: $out"
+echo "$out" | grep -q "^[0-9.]* us per thread stream (5)$" || fail "floor threads output: $out"
+assert_eq "floor: 5 thread streams in one process" 5 "$(ls "$WORK"/fl2/loom.floor/proc.1/thread.*/stream.obs | wc -l)"
+"$WORK/floor" "$WORK/fl2" threads 5 >/dev/null 2>&1 && fail "floor: wrote over an existing trace"
 sh -n procs.sh && sh -n threads.sh && sh -n cost.sh && sh -n real.sh || fail "bench scripts do not parse"
 # real.sh: one round of its shell workload, a row with both ratios.
 out=$(ONLY=dash REPS=1 sh real.sh 2>&1) || fail "real.sh: $out"
