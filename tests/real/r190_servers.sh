@@ -12,7 +12,7 @@ need python3
 # A trace directory every user of the run can walk to (an exec'd image of
 # another user reaches it by its path; see the README).
 TR=$(mktemp -d /tmp/oa-servers.XXXXXX) && chmod 755 "$TR" || fail "mktemp"
-trap 'rm -rf "$TR"' EXIT
+trap 'rm -rf "$TR" "$WORK"' EXIT # replaces lib.sh's: $WORK too
 port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 if command -v nginx >/dev/null && id www-data >/dev/null 2>&1; then

@@ -72,4 +72,10 @@ done
 # looked up when they are), errno kept with the HOOK_ERRNO_* helpers.
 bad=$( { grep -n 'dlsym(RTLD_NEXT' hooks/*.c hooks/libovni/*.c; grep -n 'int saved[a-z_]* = errno\|errno = saved' hooks/*.c hooks/*/*.c; } | grep -v 'hook_errno_')
 [ -z "$bad" ] || fail "a libc hook resolves or keeps errno by hand: $bad"
+# The suite leaves nothing behind: a case that sets an EXIT trap of its own
+# replaces lib.sh's, so its trap removes $WORK too.
+bad=$(grep -n "^[[:space:]]*trap .* EXIT" tests/run/*.sh tests/real/*.sh tests/truth/*.sh | grep -v 'WORK\|cleanup EXIT')
+[ -z "$bad" ] || fail "a test's EXIT trap leaves \$WORK behind: $bad"
+bad=$(grep -n "^cleanup()" -A8 tests/run/*.sh tests/real/*.sh | grep -c 'rm -rf "\$WORK"')
+assert_eq "cleanup() functions remove \$WORK" "$(grep -c "^cleanup()" tests/run/*.sh tests/real/*.sh | awk -F: '{ s += $2 } END { print s }')" "$bad"
 assert_ge "files checked" 60 "$(ls common/*.[ch] writer/*.[ch] preload/*.[ch] hooks/*.[ch] hooks/*/*.[ch] tools/*.[ch] tools/*/*.[ch] | wc -l)"

@@ -21,7 +21,7 @@ assert_eq "chroot: unfinished" 0 "$(grep -L '"finished": 1' $(find "$WORK/j" -na
 
 unshare -m true 2>/dev/null || skip "unshare -m is not allowed here"
 T=$(mktemp -d /tmp/oa-sandbox.XXXXXX) || fail mktemp
-trap 'rm -rf "$T"' EXIT
+trap 'rm -rf "$T" "$WORK"' EXIT # replaces lib.sh's: $WORK too
 # (The body uses only system programs: the tests may live under /tmp.)
 script='unshare -m sh -c "mount -t tmpfs none /tmp && sh -c \"echo inside\" && ls -A /tmp | wc -l"'
 want=$(sh -c "$script" 2>&1)
