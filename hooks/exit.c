@@ -9,7 +9,9 @@
  * at once (undefined in C, but real programs do it), the first one runs the
  * exit handlers and the others wait (bounded) until it has finished the
  * trace: otherwise one of them would reach exit_group() and kill the
- * process while the first is still writing.
+ * process while the first is still writing (its final stream.json is
+ * written before stream.obs is cut: a kill between them left a finished
+ * stream with zeros at its end, which no finisher looks at again).
  * abort() resets SIGABRT to the default inside glibc, out of our sight,
  * after the program's own SIGABRT handler returned: the sequence is done
  * here instead (unblock, raise, and then, before the default action, end
@@ -55,7 +57,11 @@ OA_EXPORT OA_EARLY_TEXT void _Exit(int status)
 OA_EXPORT OA_EARLY_TEXT void exit(int status)
 {
 	void (*real)(int) = HOOK_REAL(exit);
-	if (atomic_exchange(&exiting, 1) && agent_traced())
+	/* Another thread exits first: wait while it ends the streams.  Also
+	 * once it has stopped tracing (`ending`, not yet `ended`): a thread
+	 * it ended (claimed) that calls exit() late must not reach
+	 * exit_group() while the first is finishing the main stream. */
+	if (atomic_exchange(&exiting, 1) && (agent_traced() || oa_registry_ending()))
 		oa_registry_wait_ended();
 	real(status);
 	__builtin_unreachable();

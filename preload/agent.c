@@ -648,6 +648,10 @@ static void process_end(int in_signal, int for_exec)
 	if (!for_exec && end_noted_exit())
 		return;
 	agent_start_pending(in_signal);
+	/* Another thread is ending every stream (it stopped tracing first):
+	 * this one's _exit() must not kill the process under it. */
+	if (!atomic_load(&oa_traced_flag) && !oa_guard && oa_registry_ending())
+		oa_registry_wait_ended();
 	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return;
 	int saved = errno;
