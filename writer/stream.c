@@ -661,6 +661,34 @@ uint64_t oa_emit_jumbo_raw_at(struct oa_stream *s, const char *mcv, uint64_t clo
 	return emit_jumbo(s, mcv, clock, data, n, 1);
 }
 
+/* The staging directory's proc.P and loom.L above a staged stream that was
+ * moved out: removed when empty (the last thread of the process to end
+ * does it; a thread that starts later makes them again), so that a run
+ * staged with OVNI_TMPDIR leaves nothing there.  The path is cut in place
+ * and restored. */
+static void remove_stage_parents(char *path)
+{
+	char *cut[2] = { NULL, NULL };
+	for (int i = 0; i < 2; i++) {
+		char *slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			break;
+		*slash = '\0';
+		cut[i] = slash;
+		const char *name = strrchr(path, '/');
+		name = name ? name + 1 : path;
+		if (strncmp(name, i ? "loom." : "proc.", 5) != 0)
+			break;
+		const char *rel;
+		int d = oa_path_at(path, &rel);
+		if (unlinkat(d, rel, AT_REMOVEDIR) != 0)
+			break;
+	}
+	for (int i = 0; i < 2; i++)
+		if (cut[i])
+			*cut[i] = '/';
+}
+
 /* Cut stream.obs at len, write stream.json (finished), move staged files.
  * Signals are blocked by the caller. */
 static int finish_files(struct oa_stream *s, uint64_t len)
@@ -677,6 +705,7 @@ static int finish_files(struct oa_stream *s, uint64_t len)
 		const char *rel;
 		int d = oa_path_at(s->path, &rel);
 		unlinkat(d, rel, AT_REMOVEDIR);
+		remove_stage_parents(s->path);
 	}
 	return r;
 }

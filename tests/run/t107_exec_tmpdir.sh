@@ -20,3 +20,10 @@ mkdir "$WORK/stage"
 check_trace "$WORK/final"
 assert_eq "streams in the trace dir" 4 "$(streams "$WORK/final")"
 assert_eq "streams left in the stage dir" 0 "$(find "$WORK/stage" -name 'stream.*' | wc -l)"
+# Nothing is left in the stage dir: each process's proc.P and loom.L go
+# with its last stream (a run staged there again and again adds nothing).
+assert_eq "the stage dir is left empty" "" "$(ls -A "$WORK/stage")"
+"$OVNIRUN" -q -o "$WORK/final2" -t "$WORK/stage" sh -c "\"$PROG/threads\" join 2; /bin/true" >/dev/null || fail "tmpdir run 2"
+check_trace "$WORK/final2"
+assert_eq "streams of the second staged run" 5 "$(streams "$WORK/final2")"
+assert_eq "the stage dir is left empty after three processes" "" "$(ls -A "$WORK/stage")"
