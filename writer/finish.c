@@ -269,6 +269,14 @@ static ssize_t edit_meta(const char *s, size_t n, char *out, size_t cap, int64_t
 	char label[400], text[256];
 	const char *at2 = NULL; /* where the label goes, when inside mark 80 */
 	const char *ins1 = "\n  \"finished\": 1,", *ins2 = "";
+	/* An end killed before it set the "finished": 0 it wrote (stream.c
+	 * finish_files): that digit becomes 1 (it is before any insertion
+	 * point but ovni's start; in a JSON string, quotes are escaped). */
+	const char *pend = memmem(s, n, "\"finished\": 0", 13);
+	if (pend && pend < ovni)
+		pend = NULL;
+	if (pend)
+		ins1 = "";
 	char first[600];
 	if (how) {
 		size_t k = 0;
@@ -313,6 +321,8 @@ static ssize_t edit_meta(const char *s, size_t n, char *out, size_t cap, int64_t
 	memcpy(o, s + a, b - a), o += b - a;
 	memcpy(o, ins2, l2), o += l2;
 	memcpy(o, s + b, n - b), o += n - b;
+	if (pend)
+		out[(pend - s) + 12 + l1 + (at2 && at2 <= pend ? l2 : 0)] = '1';
 	return o - out;
 }
 

@@ -433,6 +433,8 @@ ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, 
 	return w.err ? -w.err : (ssize_t)w.n;
 }
 
+_Static_assert(OVNI_METADATA_VERSION == 3, "OA_META_FINISHED_AT counts one digit of version 3");
+
 static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished, const struct oa_label_list *own)
 {
 	jw_raw(w, "{\n \"version\": ");
@@ -441,7 +443,9 @@ static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished
 	jw_key(w, "  ", "part");
 	jw_str(w, "thread");
 	/* Early, where a parent that reaps the process looks for it. */
-	jw_raw(w, finished ? ",\n  \"finished\": 1,\n" : ",\n");
+	jw_raw(w, finished == OA_META_PENDING ? ",\n  \"finished\": 0,\n"
+		  : finished                  ? ",\n  \"finished\": 1,\n"
+					      : ",\n");
 	jw_key(w, "  ", "tid");
 	jw_int(w, tid);
 	jw_raw(w, ",\n");

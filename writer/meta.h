@@ -136,6 +136,15 @@ struct oa_label *oa_meta_label_alloc(void);
 int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type, int64_t value,
 			  const char *text);
 
+/* `finished` of oa_meta_write/render: 0 while the stream is open (no
+ * key), 1 ended ("finished": 1), OA_META_PENDING ended but its stream.obs
+ * not cut yet ("finished": 0, which the writer turns into 1 with a
+ * one-byte write at OA_META_FINISHED_AT once it is: a process killed in
+ * between is then finished by whoever sees it die, as one killed earlier). */
+#define OA_META_PENDING 2
+/* The offset of that digit: the text before it is fixed. */
+#define OA_META_FINISHED_AT (sizeof("{\n \"version\": 3,\n \"ovni\": {\n  \"part\": \"thread\",\n  \"finished\": ") - 1)
+
 /* Write the stream.json text of thread `tid` to fd: the process part, every
  * declared type, the global labels and those of `own`. Async-signal-safe.
  * Returns 0 or a negative errno. */

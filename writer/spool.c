@@ -427,9 +427,11 @@ static ssize_t json_with_tid(const char *like, size_t n, int tid, char *out, siz
 	const char *p = t + 7, *q = p;
 	while (q < like + n && ((*q >= '0' && *q <= '9') || *q == '-'))
 		q++;
-	/* "finished": 1, comes before "tid" (meta.c): left out, up to the
-	 * next key. */
+	/* "finished": 1, (or 0, an end cut short) comes before "tid"
+	 * (meta.c): left out, up to the next key. */
 	const char *f = find_key(like, (size_t)(t - like), "\"finished\": 1,");
+	if (!f)
+		f = find_key(like, (size_t)(t - like), "\"finished\": 0,");
 	size_t a = (size_t)((f ? f : t) - like);
 	char num[16];
 	int k = oa_snprintf(num, sizeof(num), "\"tid\": %d", tid);

@@ -51,17 +51,18 @@ static size_t page_size(void)
  * file: in place when the text fits in one page (padded with blanks to the
  * length of the text it replaces, so nothing of the old one is left after
  * it); else through a temporary file and a rename. */
-static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh);
+static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh, int *keep);
 
 static int write_meta(char *dir, struct oa_stream *s, int finished)
 {
-	return write_meta_in(dir, s, finished, 0);
+	return write_meta_in(dir, s, finished, 0, NULL);
 }
 
 /* fresh: dir was made just now, stream.json is new (no size to ask).
  * s->json_size: the size this stream last wrote it with (0: not known),
- * which spares asking again. */
-static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh)
+ * which spares asking again.  keep: where the descriptor of the file
+ * written is left open (when it returns 0), for commit_finished. */
+static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh, int *keep)
 {
 	if (!s->meta)
 		return 0;
@@ -91,9 +92,12 @@ static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh
 				w = pwrite(fd, buf, len, 0);
 			while (w < 0 && errno == EINTR);
 			r = w == (ssize_t)len ? 0 : w < 0 ? -errno : -EIO;
-			close(fd);
 			if (!r)
 				s->json_size = (uint32_t)len;
+			if (!r && keep)
+				*keep = fd;
+			else
+				close(fd);
 			return r;
 		}
 		close(fd);
@@ -112,11 +116,14 @@ static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh
 		return e;
 	}
 	int r = oa_meta_write(s->meta, fd, s->tid, finished, &s->labels);
-	close(fd);
 	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
 		r = -errno;
 	if (r)
 		unlinkat(dfd, "stream.json.tmp", 0);
+	if (!r && keep)
+		*keep = fd;
+	else
+		close(fd);
 	close(dfd);
 	return r;
 }
@@ -154,7 +161,7 @@ static int open_files(struct oa_stream *s, int append, int fresh)
 			goto fail;
 		start = OVNI_HEADER_SIZE;
 	}
-	if ((r = write_meta_in(s->path, s, 0, fresh)) != 0)
+	if ((r = write_meta_in(s->path, s, 0, fresh, NULL)) != 0)
 		goto fail;
 	/* Map the first window at the end of what is already there. */
 	s->map_off = start;
@@ -260,7 +267,7 @@ static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t 
 	if (!r && fstat(fd, &st) != 0)
 		r = -errno;
 	if (!r)
-		r = write_meta_in(s->path, s, finished, fresh);
+		r = write_meta_in(s->path, s, finished, fresh, NULL);
 	if (r) {
 		close(fd);
 		return r;
@@ -323,6 +330,7 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	s->live = 0;
 	s->meta_written = 0;
 	s->json_size = 0;
+	s->commit_fd1 = 0;
 	s->pend_clock = 0;
 	/* A fork child's slot may come from a thread of the parent that was
 	 * inside a flush at the fork: not this stream's. */
@@ -694,6 +702,16 @@ static void remove_stage_parents(char *path)
 static int finish_files(struct oa_stream *s, uint64_t len)
 {
 	int r = oa_dir_truncate(s->path, "stream.obs", (off_t)len);
+	if (s->commit_fd1) {
+		/* The final stream.json says "finished": 0 (oa_stream_end): 1 now
+		 * that stream.obs is whole. */
+		int fd = s->commit_fd1 - 1;
+		s->commit_fd1 = 0;
+		ssize_t w = r ? 1 : pwrite(fd, "1", 1, (off_t)OA_META_FINISHED_AT);
+		if (w != 1)
+			r = w < 0 ? -errno : -EIO;
+		close(fd);
+	}
 	int m = s->meta_written ? 0 : write_meta(s->path, s, 1);
 	if (!r)
 		r = m;
@@ -939,7 +957,13 @@ int oa_stream_end(struct oa_stream *s)
 			sigset_t old;
 			oa_sigblock(&old);
 			int xfsz = oa_xfsz_pending();
-			s->meta_written = write_meta(s->path, s, 1) == 0;
+			/* "finished" is set once stream.obs is cut to its length
+			 * (finish_files): a kill in between must not leave a
+			 * stream that says finished with zeros after its events. */
+			int fd = -1;
+			s->meta_written = write_meta_in(s->path, s, OA_META_PENDING, 0, &fd) == 0;
+			if (fd >= 0)
+				s->commit_fd1 = fd + 1;
 			if (!s->meta_written)
 				oa_xfsz_forget(xfsz);
 			oa_sigrestore(&old);
@@ -960,6 +984,9 @@ int oa_stream_end(struct oa_stream *s)
 void oa_stream_drop(struct oa_stream *s)
 {
 	atomic_store(&s->closed, 1);
+	if (s->commit_fd1) /* a fork child of a process ending this stream */
+		close(s->commit_fd1 - 1);
+	s->commit_fd1 = 0;
 	s->pend_clock = 0;
 	s->remapping = 0;
 	if (s->map && !s->slot)

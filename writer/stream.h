@@ -95,6 +95,7 @@ struct oa_stream {
 	int held;
 	int meta_written;   /* the final stream.json is written (oa_stream_end) */
 	uint32_t json_size; /* stream.json's size as this stream last wrote it, 0: not known */
+	int commit_fd1;     /* 1 + the descriptor of a final stream.json that waits for "finished" */
 	unsigned open_gen;  /* bumped at every (re)open */
 	/* Open paired states (oa_stream_track): the closing MCV of each,
 	 * innermost last; nclosers counts past the array when deeper. Written

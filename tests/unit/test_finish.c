@@ -100,13 +100,19 @@ static int64_t value(long pid)
 
 #define HEAD "{\n \"version\": 3,\n \"ovni\": {\n  \"part\": \"thread\",\n  \"tid\": %d,\n  \"pid\": 100,\n  \"loom\": \"L\""
 
-static void one_shape(const char *name, const char *marks)
+/* What the writer's end leaves when killed before it cut stream.obs: its
+ * final text, with "finished": 0 (stream.c). */
+#define HEAD_PENDING                                                                            \
+	"{\n \"version\": 3,\n \"ovni\": {\n  \"part\": \"thread\",\n  \"finished\": 0,\n  \"tid\": " \
+	"%d,\n  \"pid\": 100,\n  \"loom\": \"L\""
+
+static void one_shape_as(const char *name, const char *marks, int pending)
 {
 	char json[2048];
 	new_dir();
-	snprintf(json, sizeof(json), HEAD "%s\n }\n}\n", 100, marks);
+	snprintf(json, sizeof(json), pending ? HEAD_PENDING "%s\n }\n}\n" : HEAD "%s\n }\n}\n", 100, marks);
 	make_stream(100, json, 1);
-	snprintf(json, sizeof(json), HEAD "%s\n }\n}\n", 101, marks);
+	snprintf(json, sizeof(json), pending ? HEAD_PENDING "%s\n }\n}\n" : HEAD "%s\n }\n}\n", 101, marks);
 	make_stream(101, json, 1);
 	make_stream(102, "", 0); /* killed as it created its stream */
 	int r = oa_finish_process(dir, 100, "killed by signal SIGKILL; streams finished by its parent", value);
@@ -136,6 +142,31 @@ static void one_shape(const char *name, const char *marks)
 	CHECK(oa_finish_process(dir, 100, "again", value) == 0, "%s: second time", name);
 	events(100, ev, sizeof(ev));
 	CHECK(!strcmp(ev, "OHx OM[ OM= OM] OHe"), "%s: unchanged: %s", name, ev);
+	test_rmrf(dir);
+}
+
+static void one_shape(const char *name, const char *marks)
+{
+	one_shape_as(name, marks, 0);
+	/* "finished": 0 becomes 1, with no second "finished" key (the
+	 * reader keeps the last of two, the emulator's refuses them). */
+	char pname[128];
+	snprintf(pname, sizeof(pname), "%s, end cut short", name);
+	one_shape_as(pname, marks, 1);
+	new_dir();
+	char json[2048];
+	snprintf(json, sizeof(json), HEAD_PENDING "%s\n }\n}\n", 100, marks);
+	make_stream(100, json, 1);
+	CHECK(oa_finish_process(dir, 100, "x", value) == 1, "%s: finished", pname);
+	char path[700];
+	snprintf(path, sizeof(path), "%s/thread.100/stream.json", dir);
+	size_t len;
+	char *raw = (char *)test_read_file(path, &len), *text = raw ? strndup(raw, len) : NULL;
+	free(raw);
+	const char *f = text ? strstr(text, "\"finished\"") : NULL;
+	CHECK(f && !strncmp(f, "\"finished\": 1,", 14) && !strstr(f + 1, "\"finished\""),
+	      "%s: one \"finished\": 1: %s", pname, text ? text : "(none)");
+	free(text);
 	test_rmrf(dir);
 }
 

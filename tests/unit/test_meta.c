@@ -209,6 +209,16 @@ int main(void)
 	text = render(&m, 43, 1, &other);
 	root = json_loads(text, 0, &e);
 	CHECK(json_integer_value(get(root, "ovni.finished")) == 1, "finished is the number 1");
+	CHECK(text[OA_META_FINISHED_AT] == '1', "the digit at OA_META_FINISHED_AT");
+	free(text);
+	/* Pending (ended, stream.obs not cut yet): 0, where the writer then
+	 * puts the 1. */
+	text = render(&m, 43, OA_META_PENDING, &other);
+	json_decref(root);
+	root = json_loads(text, 0, &e);
+	CHECK(json_is_integer(get(root, "ovni.finished")) && json_integer_value(get(root, "ovni.finished")) == 0,
+	      "pending: finished is 0");
+	CHECK(text[OA_META_FINISHED_AT] == '0', "pending: the digit at OA_META_FINISHED_AT");
 	CHECK(json_integer_value(get(root, "ovni.rank")) == 1 && json_integer_value(get(root, "ovni.nranks")) == 4,
 	      "rank");
 	CHECK(!strcmp(json_string_value(get(root, "ovni.require.openmp")), "1.2.1"), "openmp required");

@@ -2,16 +2,40 @@
  * size (0, 2..16, jumbo up to 300 KB), OF[/OF] after each flush, clocks
  * that never decrease, exact file length, appending (exec), and a stream
  * that cannot grow (file size limit) still ends with OHe; stream.json
- * rewritten in place or through a temporary. */
+ * rewritten in place or through a temporary; "finished" set only once
+ * stream.obs is cut (a process killed in between is finished by others). */
 #include <dirent.h>
 #include <jansson.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
 #include "../../writer/stream.h"
 #include "../../writer/ev_omp.h"
+#include "../../writer/finish.h"
 #include "test.h"
+
+/* The writer's calls that cut a file (this program's own definitions come
+ * before the C library's): with die_at_cut set, the process dies there,
+ * as a SIGKILL at that point would leave it. */
+static volatile int die_at_cut;
+
+int ftruncate(int fd, off_t len)
+{
+	if (die_at_cut)
+		_exit(77);
+	return (int)syscall(SYS_ftruncate, fd, len);
+}
+
+int truncate(const char *path, off_t len)
+{
+	if (die_at_cut)
+		_exit(77);
+	return (int)syscall(SYS_truncate, path, len);
+}
 
 static struct oa_meta meta = { .pid = 1, .app_id = 1, .rank = -1, .nranks = -1, .loom = "L" };
 static int meta_phy[1] = { 0 };
@@ -532,6 +556,70 @@ static void test_meta_inplace(const char *dir)
 	CHECK(access(tmp, F_OK) != 0, "no temporary");
 }
 
+static int64_t how_value(long pid)
+{
+	(void)pid;
+	return 7;
+}
+
+/* A process killed as it ends a stream, after the final stream.json and
+ * before stream.obs is cut to its last event: the stream must not say
+ * finished (a finisher would skip it and leave the zeroed window after its
+ * events); the finisher then cuts it and marks it finished. */
+static void test_killed_at_end(const char *dir)
+{
+	char pdir[512], sdir[600], obs[700], json[700];
+	snprintf(pdir, sizeof(pdir), "%s/proc.9", dir);
+	snprintf(sdir, sizeof(sdir), "%s/thread.9", pdir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	snprintf(json, sizeof(json), "%s/stream.json", sdir);
+	CHECK(mkdir(pdir, 0755) == 0, "mkdir");
+	pid_t pid = fork();
+	if (pid == 0) {
+		struct oa_stream s = { 0 };
+		struct oa_stream_cfg cfg = { .dir = sdir, .tid = 9, .meta = &meta };
+		if (oa_stream_open(&s, &cfg) != 0)
+			_exit(1);
+		oa_emit(&s, "OHx", "\xff\xff\xff\xff", 4);
+		die_at_cut = 1;
+		oa_stream_end(&s);
+		_exit(2);
+	}
+	int st = 0;
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 77, "died at the cut (status %#x)",
+	      st);
+	struct stat sb;
+	CHECK(stat(obs, &sb) == 0 && sb.st_size > 8 + 16 + 3 * 12, "not cut (%lld bytes)", (long long)sb.st_size);
+	json_error_t err;
+	json_t *root = json_load_file(json, 0, &err);
+	json_t *f = json_object_get(json_object_get(root, "ovni"), "finished");
+	CHECK(root && json_is_integer(f) && json_integer_value(f) == 0, "\"finished\": 0 until the cut: %s",
+	      root ? "ok" : err.text);
+	json_decref(root);
+	CHECK(oa_finish_process(pdir, 9, "x", how_value) == 1, "finished by whoever sees it dead");
+	CHECK(stat(obs, &sb) == 0 && sb.st_size == 8 + 16 + 3 * 12, "cut after the OHe (%lld bytes)",
+	      (long long)sb.st_size);
+	char got[64];
+	tail_mcvs(obs, 4, got, sizeof(got));
+	CHECK(!strcmp(got, "OHx OF[ OF] OHe"), "events kept: %s", got);
+	root = json_load_file(json, 0, &err);
+	f = json_object_get(json_object_get(root, "ovni"), "finished");
+	CHECK(root && json_integer_value(f) == 1, "then finished: %s", root ? "ok" : err.text);
+	json_decref(root);
+
+	/* Not killed: "finished": 1, and no descriptor left open. */
+	int fds = count_fds();
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 9, .meta = &meta, .append = 1 };
+	CHECK(oa_stream_open(&s, &cfg) == 0, "reopen");
+	CHECK(oa_stream_end(&s) == 0, "end");
+	CHECK(count_fds() == fds, "no descriptor kept (%d before, %d after)", fds, count_fds());
+	root = json_load_file(json, 0, &err);
+	f = json_object_get(json_object_get(root, "ovni"), "finished");
+	CHECK(root && json_integer_value(f) == 1, "finished at the end: %s", root ? "ok" : err.text);
+	json_decref(root);
+}
+
 int main(void)
 {
 	char *dir = test_tmpdir("stream");
@@ -545,6 +633,7 @@ int main(void)
 	test_defer(dir);
 	test_wait_stamps(dir);
 	test_meta_inplace(dir);
+	test_killed_at_end(dir);
 	test_rmrf(dir);
 	free(dir);
 	TEST_DONE();
