@@ -482,9 +482,26 @@ static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, in
 			       len - OVNI_HEADER_SIZE);
 	if (r)
 		return r;
-	/* Its own stream.json: final (DONE), or as at its start (LIVE). */
-	if (s->json_len && s->json_len <= OA_SPOOL_JSON)
-		return write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, oa_spool_json(s), s->json_len);
+	/* Its own stream.json: final (DONE), or as at its start (LIVE).  A
+	 * LIVE slot may hold the final text already (its thread was killed
+	 * between rendering it and the DONE, maybe before its OHe): written
+	 * with "finished": 0, for the finisher that follows. */
+	if (s->json_len && s->json_len <= OA_SPOOL_JSON) {
+		const char *j = oa_spool_json(s);
+		size_t at = OA_META_FINISHED_AT;
+		if (!live || s->json_len <= at || j[at] != '1' || memcmp(j + at - 12, "\"finished\": ", 12) != 0)
+			return write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, j, s->json_len);
+		int fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (fd < 0)
+			return -errno;
+		r = oa_write_all(fd, j, at);
+		if (!r)
+			r = oa_write_all(fd, "0", 1);
+		if (!r)
+			r = oa_write_all(fd, j + at + 1, s->json_len - at - 1);
+		close(fd);
+		return r;
+	}
 	if (!like || atomic_exchange(&json_busy, 1))
 		return -EINVAL;
 	ssize_t n = json_with_tid(like, like_len, s->tid, json_buf, sizeof(json_buf));

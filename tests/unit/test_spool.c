@@ -400,6 +400,11 @@ int main(void)
 	/* Each LIVE slot holds its stream.json as at its start; one without
 	 * (an older agent's) gets the other thread's. */
 	l[2].slot->json_len = 0;
+	/* One killed in its end, after its final stream.json was rendered
+	 * there and before its OHe: written as not finished. */
+	ssize_t fj = oa_meta_render(&meta, oa_spool_json(l[1].slot), OA_SPOOL_JSON, 201, 1, &l[1].labels);
+	CHECK(fj > 0, "final text rendered");
+	l[1].slot->json_len = (uint32_t)fj;
 	/* what a fork child does with its parent's spool: nothing written */
 	struct oa_spool copy = sp;
 	oa_spool_forget(&copy);
@@ -420,7 +425,9 @@ int main(void)
 		j = read_json(dead, 200 + i);
 		char want[64];
 		snprintf(want, sizeof(want), "\"tid\": %d,", 200 + i);
-		CHECK(j && strstr(j, want) && !strstr(j, "finished") && strstr(j, i == 2 ? "\"pid\": 2" : "\"pid\": 1"),
+		CHECK(j && strstr(j, want) && (i == 1 ? !strstr(j, "\"finished\": 1") && strstr(j, "\"finished\": 0,")
+						      : !strstr(j, "finished")) &&
+			      strstr(j, i == 2 ? "\"pid\": 2" : "\"pid\": 1"),
 		      "live stream %d: %s stream.json, its tid, not finished: %s", i, i == 2 ? "the other's" : "its own",
 		      j ? j : "(none)");
 		free(j);
