@@ -1,5 +1,5 @@
 # ovnirun: exit status and signals of the program, trace directory naming,
-# refusal of static and set-uid programs with the reason.
+# static programs run untraced with the reason (their children traced).
 . "$(dirname "$0")/../lib.sh"
 cd "$WORK" || exit 1
 "$OVNIRUN" -q "$PROG/threads" exitcode 7 >/dev/null; assert_eq "exit status" 7 $?
@@ -12,15 +12,22 @@ grep -q "exists" "$WORK/err" || fail "no reason for refusing an existing directo
 sh -c "\"$OVNIRUN\" -q sh -c 'kill -TERM \$\$'"; assert_eq "killed by SIGTERM" $((128 + 15)) $?
 sh -c "\"$OVNIRUN\" -q sh -c 'kill -SEGV \$\$'" 2>/dev/null; assert_eq "killed by SIGSEGV" $((128 + 11)) $?
 "$OVNIRUN" -q /no/such/program 2>/dev/null; assert_eq "missing program" 127 $?
-# Static programs cannot load the agent.
-printf 'int main(void){return 0;}\n' >s.c
+# A static program cannot load the agent: it runs untraced, saying so, and
+# the dynamically linked programs it starts are traced.
+printf '#include <stdlib.h>\nint main(void){return system("sh -c \\"echo from child\\"") ? 3 : 5;}\n' >s.c
 if cc -static -o static s.c 2>/dev/null; then
-	"$OVNIRUN" ./static 2>"$WORK/err"; assert_eq "static refused" 126 $?
-	grep -q "statically linked" "$WORK/err" || fail "no reason for a static program"
+	out=$("$OVNIRUN" -o st ./static 2>"$WORK/err"); assert_eq "static program runs" 5 $?
+	assert_eq "static program's output" "from child" "$out"
+	grep -q "static runs untraced: it is statically linked.*programs it starts are traced" "$WORK/err" ||
+		fail "no reason for a static program: $(cat "$WORK/err")"
+	check_trace st
+	assert_ge "its children traced" 1 "$(ls -d st/loom.*/proc.* | wc -l)"
 fi
+# A set-uid program of one's own user is no secure exec: traced.
 cp "$PROG/threads" ./suid && chmod u+s ./suid
-"$OVNIRUN" ./suid join 1 2>"$WORK/err"; assert_eq "set-uid refused" 126 $?
-grep -q "set-uid" "$WORK/err" || fail "no reason for a set-uid program"
+"$OVNIRUN" -o su ./suid join 1 2>"$WORK/err" >/dev/null; assert_eq "own set-uid program" 0 $?
+grep -q "untraced" "$WORK/err" && fail "own set-uid program said untraced: $(cat "$WORK/err")"
+assert_eq "own set-uid program traced" 2 "$(ls -d su/loom.*/proc.*/thread.* | wc -l)"
 # The trace location is said on stderr.
 "$OVNIRUN" -o said "$PROG/threads" join 2 2>"$WORK/err" >/dev/null
 grep -q "ovnirun: trace in said (3 threads in 1 processes)" "$WORK/err" || fail "location: $(cat "$WORK/err")"

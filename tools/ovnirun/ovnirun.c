@@ -1,8 +1,8 @@
 /* ovnirun.c: run a program under libovni-auto.so.
  * Sets LD_PRELOAD (prepended to an existing one), OMP_TOOL_LIBRARIES and the
  * OVNI_* variables, runs the program, and ends with the program's own exit
- * status or signal.  Refuses programs the agent cannot enter (static or
- * set-uid/set-gid) and says why. */
+ * status or signal.  Runs programs the agent cannot enter (static, another
+ * user's set-uid/set-gid) untraced, and says why. */
 #include <elf.h>
 #include <errno.h>
 #include <ftw.h>
@@ -122,14 +122,20 @@ static int resolve_program(const char *prog, char *out, size_t size)
 	return -1;
 }
 
+static int untraced_suid;
+
 /* 0: dynamic ELF or a script; otherwise the reason it cannot be traced. */
 static const char *untraceable(const char *path)
 {
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return strerror(errno);
-	if (st.st_mode & (S_ISUID | S_ISGID))
+	/* The loader ignores LD_PRELOAD in a secure exec: a set-uid program
+	 * of another user (a set-uid-root one run by root is not one). */
+	if (((st.st_mode & S_ISUID) && st.st_uid != geteuid()) || ((st.st_mode & S_ISGID) && st.st_gid != getegid())) {
+		untraced_suid = 1;
 		return "it is set-uid or set-gid, and the dynamic loader ignores LD_PRELOAD for such programs";
+	}
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return strerror(errno);
@@ -374,11 +380,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ovnirun: %s: command not found or not executable\n", argv[optind]);
 		return 127;
 	}
+	/* A program the agent cannot enter still runs, as it would without
+	 * ovnirun (a static Go program or busybox that starts dynamically
+	 * linked ones: those are traced). */
 	const char *why = untraceable(prog);
-	if (why) {
-		fprintf(stderr, "ovnirun: cannot trace %s: %s\n", prog, why);
-		return 126;
-	}
+	if (why)
+		fprintf(stderr, "ovnirun: %s runs untraced: %s%s\n", prog, why,
+			untraced_suid ? " (and drops it for the programs it starts)"
+				      : "; the dynamically linked programs it starts are traced");
 
 	if (tmpdir) {
 		/* Checked now: every process would run untraced otherwise. */
