@@ -199,6 +199,8 @@ static struct oa_spool_slot *taken_as(uint8_t *map, unsigned i, int tid, uint8_t
 	struct oa_spool_slot *s = slot_at(map, i);
 	s->tid = tid;
 	s->idx = i;
+	s->spill_base = 0;
+	atomic_store_explicit(&s->spilling, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->seq, atomic_fetch_add_explicit(&header_of(map)->seq, 1, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 	*obs = oa_spool_obs(s);
@@ -294,6 +296,8 @@ static void release_at(uint8_t *map, unsigned i, size_t used)
 	slot->obs_len = 0;
 	slot->json_len = 0;
 	slot->tid = 0;
+	slot->spill_base = 0;
+	atomic_store_explicit(&slot->spilling, 0, memory_order_relaxed);
 	atomic_store_explicit(&slot->state, OA_SPOOL_FREE, memory_order_release);
 	if (i < OA_SPOOL_SLOTS)
 		atomic_fetch_or(&header_of(map)->freed[i / 64], (uint64_t)1 << (i % 64));
@@ -475,11 +479,29 @@ static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, in
 	if (made < 0)
 		return made;
 	int r;
-	if (made || redo) /* redo: an unpack cut short wrote part of it */
+	if (made || redo) { /* redo: an unpack cut short wrote part of it */
 		r = write_file(dir, "stream.obs", O_WRONLY | O_CREAT | O_TRUNC, obs, len);
-	else
-		r = write_file(dir, "stream.obs", O_WRONLY | O_CREAT | O_APPEND, obs + OVNI_HEADER_SIZE,
-			       len - OVNI_HEADER_SIZE);
+	} else {
+		/* After an earlier stream of a recycled tid; or, its thread
+		 * writing the slot out when it died (spill_base, spool.h),
+		 * after what was there before, what that wrote cut off. */
+		int fd = oa_dir_open(dir, "stream.obs", O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd < 0)
+			return -errno;
+		struct stat st;
+		r = fstat(fd, &st) != 0 ? -errno : 0;
+		uint64_t base = (uint64_t)st.st_size;
+		if (!r && atomic_load_explicit(&s->spilling, memory_order_acquire) && s->spill_base < base)
+			base = s->spill_base;
+		if (!r && base < OVNI_HEADER_SIZE)
+			base = 0; /* nothing whole there: the stream from its header */
+		if (!r && base != (uint64_t)st.st_size && ftruncate(fd, (off_t)base) != 0)
+			r = -errno;
+		if (!r)
+			r = base ? oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE)
+				 : oa_write_all(fd, obs, len);
+		close(fd);
+	}
 	if (r)
 		return r;
 	/* Its own stream.json: final (DONE), or as at its start (LIVE).  A

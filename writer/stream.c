@@ -258,6 +258,18 @@ static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t 
 		return -errno;
 	struct stat st;
 	int r = fstat(fd, &st) != 0 ? -errno : 0;
+	/* What stream.obs held before (an earlier stream of a recycled tid)
+	 * is noted in the slot while its copy is made (spool.h): a try that
+	 * failed is cut off here, one its process died in by whoever writes
+	 * the slot out. */
+	struct oa_spool_slot *slot = s->slot;
+	if (!r && atomic_load_explicit(&slot->spilling, memory_order_relaxed)) {
+		if (ftruncate(fd, (off_t)slot->spill_base) != 0 || fstat(fd, &st) != 0)
+			r = -errno;
+	} else if (!r) {
+		slot->spill_base = (uint64_t)st.st_size;
+		atomic_store_explicit(&slot->spilling, 1, memory_order_release);
+	}
 	if (!r && st.st_size >= (off_t)OVNI_HEADER_SIZE)
 		r = oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE);
 	else if (!r && (st.st_size == 0 || ftruncate(fd, 0) == 0))

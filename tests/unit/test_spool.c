@@ -320,6 +320,68 @@ static void test_reuse(const char *top)
 	CHECK(count_entries(w, "thread.") == 5, "5 streams (%d)", count_entries(w, "thread."));
 }
 
+/* A process killed while a thread wrote its slot out as files of its own
+ * (it outgrew the slot): after an earlier stream of its recycled tid, part
+ * of the slot already appended; and a thread killed right after it made
+ * its directory, before any file.  The slot is written once, after what
+ * was there before, and every stream starts with its header. */
+static void test_spill_cut(const char *top)
+{
+	char dir[600], obs[700];
+	snprintf(dir, sizeof(dir), "%s/spillcut", top);
+	mkdir(dir, 0755);
+	static struct oa_spool sp;
+	oa_spool_init(&sp, dir, 3, NULL);
+	struct oa_stream a;
+	open_in(&a, &sp, dir, 300);
+	emit_n(&a, 3);
+	CHECK(oa_stream_end(&a) == 0, "end");
+	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 1, "the earlier stream of tid 300 written");
+	char first[4], last[4];
+	int ordered;
+	int n0 = read_stream(dir, 300, first, last, &ordered);
+	snprintf(obs, sizeof(obs), "%s/thread.300/stream.obs", dir);
+	struct stat st;
+	CHECK(n0 > 3 && stat(obs, &st) == 0, "earlier stream (%d events)", n0);
+	uint64_t base = (uint64_t)st.st_size;
+
+	oa_spool_init(&sp, dir, 3, NULL);
+	struct oa_stream b, c;
+	open_in(&b, &sp, dir, 300);
+	emit_n(&b, 6);
+	open_in(&c, &sp, dir, 301);
+	emit_n(&c, 4);
+	/* What spill_slot had done when the process died: tid 300's slot
+	 * marked, half of it appended; tid 301's directory made. */
+	b.slot->spill_base = base;
+	atomic_store(&b.slot->spilling, 1);
+	size_t blen = oa_stream_size(&b);
+	int fd = open(obs, O_WRONLY | O_APPEND);
+	CHECK(fd >= 0 && write(fd, b.map + 8, (blen - 8) / 2) == (ssize_t)((blen - 8) / 2), "half appended");
+	if (fd >= 0)
+		close(fd);
+	char d301[700];
+	snprintf(d301, sizeof(d301), "%s/thread.301", dir);
+	CHECK(mkdir(d301, 0755) == 0, "thread.301 made, nothing in it");
+	const char like[] = "{\n \"version\": 3,\n \"ovni\": {\n  \"part\": \"thread\",\n  \"tid\": 2,\n  \"pid\": 3\n }\n}\n";
+	DIR *d = opendir(dir);
+	int got = -1;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (oa_spool_name(e->d_name))
+			got = oa_spool_unpack_file(dir, e->d_name, like, sizeof(like) - 1, 1);
+	if (d)
+		closedir(d);
+	CHECK(got == 2, "2 live streams written (%d)", got);
+	int n = read_stream(dir, 300, first, last, &ordered);
+	CHECK(n == n0 + 6 && ordered && stat(obs, &st) == 0 && (uint64_t)st.st_size == base + blen - 8,
+	      "tid 300: the earlier stream, then the slot once (%d events, %d before; %lld bytes, %llu + %zu)", n,
+	      n0, (long long)st.st_size, (unsigned long long)base, blen - 8);
+	n = read_stream(dir, 301, first, last, &ordered);
+	CHECK(n == 4 && !memcmp(first, "OHx", 3), "tid 301: a stream from its header (%d events)", n);
+	oa_stream_drop(&b);
+	oa_stream_drop(&c);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/oa-spool.XXXXXX";
@@ -458,6 +520,7 @@ int main(void)
 	      "a foreign file is left, with an error");
 	test_watcher(dir);
 	test_reuse(dir);
+	test_spill_cut(dir);
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");
