@@ -3,7 +3,8 @@
 # threads and marks the streams finished; the repaired trace is valid and
 # keeps every thread creation done before the kill.  Under ovnirun the same
 # is done when the run ends, with a mark that says how the process ended;
-# also when the kill lands in the middle of the process's own end.
+# also when the kill lands in the middle of the process's own end, or at a
+# random time into threads that come and go.
 . "$(dirname "$0")/../lib.sh"
 mkfifo "$WORK/fifo"
 OVNI_TRACEDIR="$WORK/tr" LD_PRELOAD="$LIBAGENT" "$PROG/crash" wait >"$WORK/fifo" 2>/dev/null &
@@ -70,3 +71,16 @@ for i in $(seq 1 60); do
 	rm -rf "$WORK/ke.$i"
 done
 [ $killed -ge 10 ] || fail "only $killed of 60 runs were killed: the kills missed the end"
+
+# SIGKILL at random times into a process whose threads come and go (spool
+# slots taken, outgrown, ended, written out by ovnirun's watcher) and which
+# has a child of its own still running: each trace valid, no stream written
+# twice or without its header (a kill while a thread copied its slot into
+# files of its own did both, ~1 run in 130 here).
+for i in $(seq 1 30); do
+	"$OVNIRUN" -q -o "$WORK/kc.$i" "$PROG/kill_chaos" $((2000 + i * 7919 % 60000)) $i >/dev/null 2>&1
+	"$OA" check -q "$WORK/kc.$i" >/dev/null 2>&1 ||
+		fail "kill_chaos $i: $("$OA" check "$WORK/kc.$i" 2>&1 | tail -3)"
+	assert_ge "kill_chaos $i: threads traced" 3 "$(ls -d "$WORK"/kc.$i/loom.*/proc.*/thread.* | wc -l)"
+	rm -rf "$WORK/kc.$i"
+done
