@@ -61,7 +61,7 @@ static int write_meta(char *dir, struct oa_stream *s, int finished)
 /* fresh: dir was made just now, stream.json is new (no size to ask).
  * s->json_size: the size this stream last wrote it with (0: not known),
  * which spares asking again.  keep: where the descriptor of the file
- * written is left open (when it returns 0), for commit_finished. */
+ * written is left open (when it returns 0), for finish_files. */
 static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh, int *keep)
 {
 	if (!s->meta)
