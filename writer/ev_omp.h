@@ -105,9 +105,9 @@ static OA_INLINE void ev_batch_put(struct ev_batch *b, const char *mcv, const vo
 	ev_batch_room(b, OVNI_EV_HEADER_SIZE + n);
 	if (unlikely(!b->p))
 		return;
-	oa_put_header(b->p, ovni_flags_for_payload(n), mcv, b->clock);
 	if (n)
 		memcpy(b->p + OVNI_EV_HEADER_SIZE, payload, n);
+	oa_put_header(b->p, ovni_flags_for_payload(n), mcv, b->clock);
 	b->p += OVNI_EV_HEADER_SIZE + n;
 }
 

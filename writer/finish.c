@@ -109,9 +109,9 @@ int oa_put_event(uint8_t *buf, size_t cap, size_t *len, const char *mcv, uint64_
 	if (*len + OVNI_EV_HEADER_SIZE + n > cap)
 		return -1;
 	uint8_t *p = buf + *len;
-	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
 	if (n)
 		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
+	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
 	*len += OVNI_EV_HEADER_SIZE + n;
 	return 0;
 }

@@ -578,9 +578,9 @@ static void write_pending(struct oa_stream *s, int at_end)
 		s->paused = 0;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		oa_put_header(p, ovni_flags_for_payload(12), "OM]", clock);
 		memcpy(p + OVNI_EV_HEADER_SIZE, &s->pend_value[i], 8);
 		memcpy(p + OVNI_EV_HEADER_SIZE + 8, &s->pend_type[i], 4);
+		oa_put_header(p, ovni_flags_for_payload(12), "OM]", clock);
 		p += OVNI_EV_HEADER_SIZE + 12;
 	}
 	oa_commit(s, p, clock, flushed, t0, t1);
@@ -603,9 +603,9 @@ uint64_t oa_emit_wait_begin(struct oa_stream *s, unsigned n, const int32_t *type
 		goto out;
 	uint8_t *p = s->pos;
 	for (unsigned i = 0; i < n; i++) {
-		oa_put_header(p, ovni_flags_for_payload(12), "OM[", clock);
 		memcpy(p + OVNI_EV_HEADER_SIZE, &value[i], 8);
 		memcpy(p + OVNI_EV_HEADER_SIZE + 8, &type[i], 4);
+		oa_put_header(p, ovni_flags_for_payload(12), "OM[", clock);
 		p += OVNI_EV_HEADER_SIZE + 12;
 	}
 	if (pause) {
@@ -660,9 +660,9 @@ static uint64_t emit_jumbo(struct oa_stream *s, const char *mcv, uint64_t clock,
 	if (oa_reserve(s, size, &t0, &t1, &flushed) != 0)
 		goto out;
 	uint8_t *p = s->pos;
-	oa_put_header(p, OVNI_JUMBO_FLAGS, mcv, clock);
 	memcpy(p + OVNI_EV_HEADER_SIZE, &n, 4);
 	memcpy(p + OVNI_EV_HEADER_SIZE + 4, data, n);
+	oa_put_header(p, OVNI_JUMBO_FLAGS, mcv, clock);
 	used = oa_commit(s, p + size, clock, flushed, t0, t1);
 	if (raw && s->last_clock < last)
 		s->last_clock = last;
@@ -840,8 +840,8 @@ int oa_stream_reopen(struct oa_stream *s)
 	memcpy(p, &cpu, 4);
 	memcpy(p + 4, &creator, 4);
 	memcpy(p + 8, &tag, 8);
-	oa_put_header(s->pos, ovni_flags_for_payload(16), "OHx", clock);
 	memcpy(s->pos + OVNI_EV_HEADER_SIZE, p, 16);
+	oa_put_header(s->pos, ovni_flags_for_payload(16), "OHx", clock);
 	s->pos += OVNI_EV_HEADER_SIZE + 16;
 	/* The states the end closed are open again for the owner (the first
 	 * window always has room for them). */
@@ -851,12 +851,10 @@ int oa_stream_reopen(struct oa_stream *s)
 		char mcv[4], close[4];
 		oa_mcv_unpack(c->open, mcv);
 		oa_mcv_unpack(c->close, close);
+		if (has_arg)
+			memcpy(s->pos + OVNI_EV_HEADER_SIZE, &c->arg, 4);
 		oa_put_header(s->pos, has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
-		s->pos += OVNI_EV_HEADER_SIZE;
-		if (has_arg) {
-			memcpy(s->pos, &c->arg, 4);
-			s->pos += 4;
-		}
+		s->pos += OVNI_EV_HEADER_SIZE + (has_arg ? 4 : 0);
 		oa_stream_opened(s, mcv, close, has_arg, c->arg);
 	}
 	s->last_clock = clock;
@@ -889,12 +887,10 @@ static size_t put_closers(struct oa_stream *s, uint8_t *p, uint64_t clock)
 		int has_arg = (c->open & OA_CLOSER_ARG) != 0;
 		char mcv[4];
 		oa_mcv_unpack(c->close, mcv);
+		if (has_arg)
+			memcpy(p + len + OVNI_EV_HEADER_SIZE, &c->arg, 4);
 		oa_put_header(p + len, has_arg ? ovni_flags_for_payload(4) : 0, mcv, clock);
-		len += OVNI_EV_HEADER_SIZE;
-		if (has_arg) {
-			memcpy(p + len, &c->arg, 4);
-			len += 4;
-		}
+		len += OVNI_EV_HEADER_SIZE + (has_arg ? 4 : 0);
 	}
 	s->nclosed_at_end = s->nclosers > OA_STREAM_MAX_CLOSERS ? OA_STREAM_MAX_CLOSERS : s->nclosers;
 	s->nclosers = 0;

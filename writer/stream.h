@@ -269,13 +269,21 @@ int oa_stream_sync_meta(struct oa_stream *s);
 /* Slow path: map the next window so that `need` more bytes fit. */
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1);
 
+/* An event's header at p, its payload already written after it: the clock
+ * first, then flags and MCV in one 4-byte store, last.  Readers take a
+ * zero MCV for the end of the events, so a process killed (SIGKILL) in
+ * the middle of an event leaves no event with its clock or payload still
+ * zero, which would read as a whole one. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "oa_put_header stores flags and MCV as one little-endian word"
+#endif
 static inline void oa_put_header(uint8_t *p, uint8_t flags, const char *mcv, uint64_t clock)
 {
-	p[0] = flags;
-	p[1] = (uint8_t)mcv[0];
-	p[2] = (uint8_t)mcv[1];
-	p[3] = (uint8_t)mcv[2];
 	memcpy(p + 4, &clock, 8);
+	uint32_t w = (uint32_t)flags | (uint32_t)(uint8_t)mcv[0] << 8 | (uint32_t)(uint8_t)mcv[1] << 16 |
+		     (uint32_t)(uint8_t)mcv[2] << 24;
+	atomic_signal_fence(memory_order_seq_cst); /* clock and payload stored before */
+	memcpy(p, &w, 4);
 }
 
 /* Write the deferred end of a wait now (owner, inside an emit bracket,
@@ -367,9 +375,9 @@ static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uin
 	if (unlikely(oa_reserve(s, size, &t0, &t1, &flushed) != 0))
 		return 0;
 	uint8_t *p = s->pos;
-	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
 	if (n)
 		memcpy(p + OVNI_EV_HEADER_SIZE, payload, n);
+	oa_put_header(p, ovni_flags_for_payload(n), mcv, clock);
 	uint64_t used = oa_commit(s, p + size, clock, flushed, t0, t1);
 	if (raw && s->last_clock < last)
 		s->last_clock = last; /* later events of the agent stay after it */

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 
 #include "../../writer/stream.h"
@@ -620,6 +621,62 @@ static void test_killed_at_end(const char *dir)
 	json_decref(root);
 }
 
+/* A process killed in the middle of an event (SIGKILL lands between two
+ * stores) must not leave what reads as a whole event: the MCV, which
+ * readers take for "an event starts here", is stored last.  A timer's
+ * signal lands inside emits many times; its handler looks at the event
+ * being written, after the last whole one: either its MCV is still zero,
+ * or its clock and payload are there. */
+static struct oa_stream *torn_s;
+static volatile long torn_inside, torn_seen;
+static void torn_check(int sig)
+{
+	(void)sig;
+	struct oa_stream *s = torn_s;
+	if (!(atomic_load_explicit(&s->emit_seq, memory_order_relaxed) & 1))
+		return;
+	torn_inside++;
+	const uint8_t *p = s->pos; /* the event being written starts here */
+	if (!p[1] && !p[2] && !p[3])
+		return;
+	uint64_t clock;
+	int32_t type;
+	memcpy(&clock, p + 4, 8);
+	memcpy(&type, p + 12 + 8, 4);
+	if (clock == 0 || (p[1] == 'O' && p[2] == 'M' && type == 0))
+		torn_seen++;
+}
+
+static void test_torn(const char *dir)
+{
+	char sdir[512];
+	snprintf(sdir, sizeof(sdir), "%s/thread.11", dir);
+	static struct oa_stream s;
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 11, .meta = &meta, .max_window = 1 << 20 };
+	CHECK(oa_stream_open(&s, &cfg) == 0, "open");
+	torn_s = &s;
+	struct sigaction sa = { 0 };
+	sa.sa_handler = torn_check;
+	sigaction(SIGALRM, &sa, NULL);
+	struct itimerval it = { { 0, 20 }, { 0, 20 } };
+	setitimer(ITIMER_REAL, &it, NULL);
+	int32_t type[1] = { 81 };
+	int64_t value[1] = { 6 };
+	for (long i = 0; i < 3000000 && torn_inside < 20000; i++) {
+		oa_emit_wait_begin(&s, 1, type, value, 0);
+		oa_stream_closed(&s, "OM]");
+		uint8_t pl[12];
+		memcpy(pl, value, 8);
+		memcpy(pl + 8, type, 4);
+		oa_emit(&s, "OM]", pl, 12);
+	}
+	struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &off, NULL);
+	CHECK(torn_inside > 100, "the signal landed inside emits (%ld times)", torn_inside);
+	CHECK(torn_seen == 0, "no event with its MCV but not its clock or payload (%ld seen)", torn_seen);
+	CHECK(oa_stream_end(&s) == 0, "end");
+}
+
 int main(void)
 {
 	char *dir = test_tmpdir("stream");
@@ -634,6 +691,7 @@ int main(void)
 	test_wait_stamps(dir);
 	test_meta_inplace(dir);
 	test_killed_at_end(dir);
+	test_torn(dir);
 	test_rmrf(dir);
 	free(dir);
 	TEST_DONE();
