@@ -5,9 +5,11 @@
 #include "compiler.h"
 
 #include "fdroom.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +112,27 @@ OA_EARLY_TEXT int oa_snprintf(char *buf, unsigned long size, const char *fmt, ..
 	return n;
 }
 
+/* Past a file size limit (`ulimit -f`; OpenSSH's sandboxed child sets 0)
+ * a write to a file fails with EFBIG and raises SIGXFSZ, whose default
+ * kills the program: our line to a stderr that is a file must not.  The
+ * signal waits while we write, and the one the write raised is taken
+ * back (not one that was pending already: the program's). */
+static void log_write(int fd, const void *p, size_t n)
+{
+	sigset_t one, old, pend;
+	sigemptyset(&one);
+	sigaddset(&one, SIGXFSZ);
+	int blocked = pthread_sigmask(SIG_BLOCK, &one, &old) == 0;
+	int was = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ) == 1;
+	ssize_t r = write(fd, p, n);
+	if (r < 0 && errno == EFBIG && blocked && !was) {
+		struct timespec zero = { 0, 0 };
+		oa_sys4(SYS_rt_sigtimedwait, (long)&one, 0, (long)&zero, _NSIG / 8);
+	}
+	if (blocked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 void oa_log(const char *fmt, ...)
 {
 	char buf[512];
@@ -123,10 +146,8 @@ void oa_log(const char *fmt, ...)
 	if (n == 0 || buf[n - 1] != '\n')
 		buf[n++] = '\n';
 	buf[n] = '\0'; /* the report below reads it as a string */
-	if (oa_log_fd >= 0) {
-		ssize_t r = write(oa_log_fd, buf, n);
-		(void)r;
-	}
+	if (oa_log_fd >= 0)
+		log_write(oa_log_fd, buf, n);
 	if (oa_log_report[0] && oa_fd_room()) {
 		/* One line, "PID message", appended in one write (the file is
 		 * ovnirun's; a message is rare: a problem or a debug line). */
@@ -136,8 +157,7 @@ void oa_log(const char *fmt, ...)
 			m = sizeof(line) - 1;
 		int fd = open(oa_log_report, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
-			ssize_t r = write(fd, line, m);
-			(void)r;
+			log_write(fd, line, m);
 			close(fd);
 		}
 	}

@@ -20,3 +20,14 @@ for lim in 4 16; do
 	assert_eq "ulimit -f $lim: status" "$ra" "$rb"
 	rm -rf "$WORK/f"
 done
+# The same limit with stderr a file already past it (OpenSSH's sandboxed
+# child sets the limit to 0): the agent's line about the trace it cannot
+# write fails with EFBIG, and its SIGXFSZ must not reach the program (it
+# killed it: status 153).
+for lim in 0 1; do
+	head -c 2048 /dev/zero >"$WORK/full.err"
+	b=$(sh -c "ulimit -f $lim; LD_PRELOAD=\"$LIBAGENT\" OVNI_TRACEDIR=/proc/none \"$PROG/threads\" join 4" 2>>"$WORK/full.err"); rb=$?
+	assert_eq "stderr past ulimit -f $lim: status" 0 "$rb"
+	assert_eq "stderr past ulimit -f $lim: stdout" "done join 4" "$b"
+	assert_eq "stderr past ulimit -f $lim: nothing written" 2048 "$(wc -c <"$WORK/full.err")"
+done
