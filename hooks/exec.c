@@ -30,6 +30,11 @@ extern char **environ;
 			char *const *envp = (env);                                                               \
 			return (call);                                                                           \
 		}                                                                                                \
+		if (oa_sealed) {                                                                                 \
+			char *off_[oa_childenv_count(env) + 2];                                                  \
+			char *const *envp = oa_childenv_sealed((env), off_);                                     \
+			return (call);                                                                           \
+		}                                                                                                \
 		if (!oa_real.execve)                                                                             \
 			oa_real_init();                                                                          \
 		int engaged_ = !oa_guard && agent_engaged();                                                     \

@@ -93,6 +93,12 @@ static inline void *hook_real_lookup(const char *sym)
  * progress loops yield and lock millions of times). */
 extern OA_TLS int oa_mpi_depth;
 
+/* signal.c: the fatal signals' dispositions given back to the program
+ * (our handlers out, the program's own in: how many there were), and taken
+ * again. */
+int hook_signals_release(void);
+void hook_signals_take(void);
+
 /* Should this call be traced? (agent running for the process, not re-entered) */
 static inline int hook_tracing(void)
 {

@@ -27,7 +27,7 @@ static void before_jump(struct __jmp_buf_tag *env)
 	 * window is abandoned (the jump restores the mask it saved, if any). */
 	oa_sigblock_depth = 0;
 #if defined(__x86_64__) && defined(__GLIBC__)
-	if (!oa_self)
+	if (!oa_self || oa_sealed)
 		return;
 	HOOK_ERRNO_SAVE();
 	uintptr_t guard, sp = (uintptr_t)env->__jmpbuf[6]; /* JB_RSP */

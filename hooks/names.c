@@ -30,7 +30,7 @@ static int64_t name_value(const char *name)
 OA_START_TEXT void names_set(const char *name)
 {
 	struct oa_thread *t = oa_self;
-	if (!t || !name || !*name || oa_emitting(&t->s))
+	if (!t || !name || !*name || oa_emitting(&t->s) || oa_sealed)
 		return;
 	HOOK_ERRNO_SAVE();
 	int64_t v = name_value(name);

@@ -114,6 +114,10 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 
 #define SPAWN(fn, pid, path, fa, attr, argv, envp)                                                                  \
 	do {                                                                                                        \
+		if (oa_sealed) {                                                                                    \
+			char *off_[oa_childenv_count(envp) + 2];                                                    \
+			return REAL(fn)(pid, path, fa, attr, argv, oa_childenv_sealed(envp, off_));                 \
+		}                                                                                                   \
 		if (!hook_tracing())                                                                                \
 			return REAL(fn)(pid, path, fa, attr, argv, envp);                                           \
 		char *out_[oa_childenv_count(envp) + OA_CHILDENV_EXTRA + 1];                                        \

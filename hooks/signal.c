@@ -261,17 +261,16 @@ static int sample_sigaction(int sig, const struct sigaction *act, struct sigacti
 	return 0;
 }
 
-__attribute__((constructor(102))) static void signal_init(void)
+/* Our handler in place of every fatal signal the program leaves at its
+ * default.  One call per signal, not a query and an install: ours goes in
+ * and the old disposition comes back; where that was not the default (an
+ * ignored signal inherited across exec, a handler of an earlier
+ * constructor or of the program), it is put back.  Signals wait meanwhile, so
+ * none meets our handler where the program ignores it (a signal pending
+ * when its action becomes SIG_IGN again is discarded, as it would have
+ * been). */
+static void take_fatal_signals(void)
 {
-	if (oa_off || !agent_active() || !HOOK_REAL(sigaction))
-		return;
-	oa_sample_set_deliver(sample_deliver);
-	/* One call per signal, not a query and an install: ours goes in and
-	 * the old disposition comes back; where that was not the default (an
-	 * ignored signal inherited across exec, a handler of an earlier
-	 * constructor), it is put back.  Signals wait meanwhile, so none meets
-	 * our handler where the program ignores it (a signal pending when its
-	 * action becomes SIG_IGN again is discarded, as it would have been). */
 	sigset_t all, mask;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &mask);
@@ -301,6 +300,46 @@ __attribute__((constructor(102))) static void signal_init(void)
 		}
 	}
 	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+}
+
+__attribute__((constructor(102))) static void signal_init(void)
+{
+	if (oa_off || !agent_active() || !HOOK_REAL(sigaction))
+		return;
+	oa_sample_set_deliver(sample_deliver);
+	take_fatal_signals();
+}
+
+int hook_signals_release(void)
+{
+	int n = 0;
+	for (int sig = 1; sig < NSIG; sig++)
+		n += atomic_load(&ours[sig]) || atomic_load(&reset[sig]);
+	if (!n)
+		return 0;
+	sigset_t all, mask;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &mask);
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (atomic_load(&ours[sig])) {
+			struct sigaction dfl = view[sig];
+			dfl.sa_handler = SIG_DFL;
+			dfl.sa_flags &= ~SA_SIGINFO;
+			if (HOOK_REAL(sigaction)(sig, &dfl, NULL) == 0)
+				atomic_store(&ours[sig], 0);
+		} else if (atomic_load(&reset[sig])) {
+			if (HOOK_REAL(sigaction)(sig, &view[sig], NULL) == 0)
+				atomic_store(&reset[sig], 0);
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	return n;
+}
+
+void hook_signals_take(void)
+{
+	if (HOOK_REAL(sigaction))
+		take_fatal_signals();
 }
 
 /* The disposition as the program set it; our bookkeeping is checked

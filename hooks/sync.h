@@ -31,7 +31,7 @@ struct oa_thread *sync_self_late(void);
 static inline struct oa_thread *sync_self(void)
 {
 	struct oa_thread *t = oa_self ? oa_self : sync_self_late();
-	if (!t || oa_guard || oa_mpi_depth || oa_emitting(&t->s))
+	if (!t || oa_guard || oa_mpi_depth || oa_emitting(&t->s) || oa_sealed)
 		return NULL;
 	return t;
 }

@@ -89,6 +89,7 @@ long long oa_value_pid(void)
 }
 
 int oa_off OA_EARLY_DATA;
+_Atomic int oa_sealed OA_EARLY_DATA;
 int oa_pid OA_EARLY_DATA;
 
 /* A fork child that has not started its stream yet (see "A fork child
@@ -109,6 +110,24 @@ OA_EARLY_TEXT int agent_engaged(void)
 	return atomic_load_explicit(&oa_traced_flag, memory_order_relaxed)
 		       ? !oa_registry_ending()
 		       : atomic_load_explicit(&oa_pending_flag, memory_order_relaxed);
+}
+
+/* ---- A process that confines itself (hooks/seccomp.c) ----
+ * Only flags change here: no system call, so the caller can undo it. */
+void agent_seal(struct agent_seal *was)
+{
+	was->traced = atomic_exchange(&oa_traced_flag, 0);
+	was->pending = atomic_exchange(&oa_pending_flag, 0);
+	atomic_store(&oa_stream_frozen, 1);
+	atomic_store(&oa_sealed, 1);
+}
+
+void agent_unseal(const struct agent_seal *was)
+{
+	atomic_store(&oa_sealed, 0);
+	atomic_store(&oa_stream_frozen, 0);
+	atomic_store(&oa_pending_flag, was->pending);
+	atomic_store(&oa_traced_flag, was->traced);
 }
 
 uint64_t agent_next_tag(void)
@@ -606,6 +625,10 @@ void agent_thread_end(void)
 	struct oa_thread *t = oa_self;
 	if (!t)
 		return;
+	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed)) {
+		oa_self = NULL; /* its stream is left to the finisher */
+		return;
+	}
 	int saved = errno;
 	sigset_t old;
 	oa_sigblock(&old); /* a SIGTERM now waits until the stream is finished */
@@ -645,6 +668,8 @@ void agent_process_end(int in_signal)
 
 static void process_end(int in_signal, int for_exec)
 {
+	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed))
+		return;
 	if (!for_exec && end_noted_exit())
 		return;
 	agent_start_pending(in_signal);
@@ -697,7 +722,7 @@ static void process_end(int in_signal, int for_exec)
 
 void agent_process_finish(int in_signal, int sig)
 {
-	if (agent_foreign())
+	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed) || agent_foreign())
 		return;
 	agent_process_end(in_signal);
 	oa_col_process_done(sig ? OA_COLLECT_SIGNAL : OA_COLLECT_EXIT, sig);
@@ -1271,6 +1296,8 @@ OA_EARLY_TEXT void agent_fork_child(void)
 	for (int i = 0; i < nhandlers(); i++)
 		if (fork_handlers[i].child)
 			fork_handlers[i].child();
+	if (oa_sealed) /* nothing more, as in the parent (agent_seal) */
+		return;
 	struct oa_thread *parent_thread = oa_self;
 	/* A parent that had not started (it forked through _Fork, which runs
 	 * no prepare handler) is this child's creator all the same: its only

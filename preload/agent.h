@@ -53,6 +53,21 @@ long long oa_value_pid(void);
  * main runs unwrapped and execs pass straight through (start.c, exec.c). */
 extern int oa_off;
 
+/* The program confines itself with a seccomp filter (hooks/seccomp.c),
+ * which may forbid any system call the agent would make from then on: the
+ * process is sealed.  Nothing more is recorded and the agent makes no
+ * system call of its own in it or in its fork children: their streams stay
+ * as they are, for whoever finishes the process (its parent, ovnirun,
+ * `ovni-auto repair`), and the programs it execs or spawns start with the
+ * agent disabled (OVNI_DISABLE=1).  agent_seal() changes flags only (no
+ * system call); agent_unseal() puts them back when the filter was refused. */
+extern _Atomic int oa_sealed;
+struct agent_seal {
+	int traced, pending;
+};
+void agent_seal(struct agent_seal *was);
+void agent_unseal(const struct agent_seal *was);
+
 /* The process is traced and not ending.  A pending fork child (below)
  * starts its stream here: the caller is about to record something. */
 int agent_active(void);

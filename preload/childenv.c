@@ -95,6 +95,18 @@ OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])
 	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
 }
 
+char *const *oa_childenv_sealed(char *const envp[], char **out)
+{
+	static char off[] = "OVNI_DISABLE=1";
+	size_t n = 0;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!oa_env_prefix(envp[i], off, 13))
+			out[n++] = envp[i];
+	out[n++] = off;
+	out[n] = NULL;
+	return out;
+}
+
 OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, char *own2)
 {
 	if (!libpath[0])

@@ -23,6 +23,11 @@ size_t oa_childenv_text_size(char *const envp[]);
  * missing or added. */
 char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, char *own2);
 
+/* The environment of a program started by a sealed process (agent.h): envp
+ * with OVNI_DISABLE=1 in place of any OVNI_DISABLE, in out[] (at least
+ * count(envp) + 2 entries).  Returns out. */
+char *const *oa_childenv_sealed(char *const envp[], char **out);
+
 /* Room for the `own` string of oa_childenv (agent_nspid_env). */
 #define OA_CHILDENV_OWN 80
 

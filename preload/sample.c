@@ -140,7 +140,8 @@ void oa_sample_stop(const char *why)
 		if (st == OA_SLOT_OPEN || st == OA_SLOT_OPENING || st == OA_SLOT_CLOSING)
 			delete_timer(oa_thread_of(s));
 	}
-	oa_log("the program uses signal %d (%s): sampling stops in process %d", signo, why, (int)getpid());
+	if (why)
+		oa_log("the program uses signal %d (%s): sampling stops in process %d", signo, why, (int)getpid());
 	struct oa_thread *t = oa_self;
 	if (t && !oa_emitting(&t->s))
 		ev_ovni_mark_set(&t->s, OA_MARK_PROC, OA_PROC_SAMPLING_STOPPED);

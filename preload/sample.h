@@ -12,8 +12,8 @@ void oa_sample_init(void);
 void oa_sample_thread_start(struct oa_thread *t);
 void oa_sample_thread_stop(struct oa_thread *t);
 /* The program took the sampling signal (`why`: how): every timer is
- * deleted, one line on stderr, a mark on the calling thread.  Once;
- * async-signal-safe. */
+ * deleted, one line on stderr (none when why is NULL), a mark on the
+ * calling thread.  Once; async-signal-safe. */
 void oa_sample_stop(const char *why);
 /* The handler installed for the sampling signal (by signal.c, which keeps
  * the program's view of the disposition): a sample of ours is recorded (or

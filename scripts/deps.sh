@@ -16,6 +16,9 @@ pkgs="$pkgs golang-go parallel"
 # Servers that change user (issue 30): nginx (workers as www-data), PostgreSQL
 # (runuser -u postgres), getfacl to look at the ACL the agent grants.
 pkgs="$pkgs nginx-light postgresql acl util-linux bubblewrap"
+# A server whose child confines itself with a seccomp filter: OpenSSH's
+# pre-authentication child (sshd, logged into with ssh and a key).
+pkgs="$pkgs openssh-server openssh-client"
 # The viewer's page is tested in a real browser (issue 34): headless Chromium.
 pkgs="$pkgs chromium"
 missing=""

@@ -415,9 +415,15 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	return 0;
 }
 
+_Atomic int oa_stream_frozen;
+
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1)
 {
 	*t0 = oa_clock_now();
+	if (atomic_load_explicit(&oa_stream_frozen, memory_order_relaxed)) {
+		errno = EPERM;
+		return -EPERM;
+	}
 	/* Near the descriptor limit the agent steps aside: the stream ends
 	 * here rather than take a slot the program may be about to need. */
 	if (!oa_fd_room()) {
@@ -869,7 +875,7 @@ void oa_stream_fail(struct oa_stream *s)
 	int e = errno;
 	s->failed = 1;
 	atomic_store(&s->closed, 1);
-	if (!atomic_exchange(&said, 1))
+	if (!atomic_load(&oa_stream_frozen) && !atomic_exchange(&said, 1))
 		oa_log("cannot extend the stream of thread %d in %s (error %d): its trace ends here", s->tid, where(s),
 		       e);
 }

@@ -266,6 +266,11 @@ int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const stru
  * ending). 0 or a negative errno. */
 int oa_stream_sync_meta(struct oa_stream *s);
 
+/* Set: no stream maps another window (the process may no longer make the
+ * system calls that takes: agent.h, "sealed"); an event that does not fit
+ * in its stream's window ends that stream, silently. */
+extern _Atomic int oa_stream_frozen;
+
 /* Slow path: map the next window so that `need` more bytes fit. */
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1);
 

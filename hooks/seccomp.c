@@ -1,0 +1,161 @@
+/* seccomp.c: a program that confines itself.
+ * Interposes: prctl, syscall.
+ *
+ * A seccomp filter (prctl(PR_SET_SECCOMP), or the seccomp system call, which
+ * libseccomp makes through syscall()) lets the program make only the system
+ * calls it allows from then on, and kills it (or fails the call) at any
+ * other: OpenSSH's pre-authentication child, sandboxes, services under
+ * systemd's SystemCallFilter.  What the agent does later (a window mapped
+ * for the next events, the stream's files at the end, a fork child's
+ * directory) is not on the program's list, so under the agent the program
+ * died of SIGSYS where it would have run.  Before the filter goes in, the
+ * agent records that it does, says once on stderr that the process runs
+ * untraced from here, gives the fatal signals back to the program (their
+ * handler would have to make system calls), stops sampling, sets
+ * OVNI_DISABLE=1 for the programs the process starts (they run under the
+ * filter too) and seals the process (agent.h): no more events, no system
+ * call of the agent, streams left for whoever finishes the process.  A
+ * filter the kernel refuses undoes all but the sampling.  A probe (no
+ * filter given), a query and a filter installed by a raw system call
+ * instruction (not through libc) are left alone. */
+#include <linux/seccomp.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include "../common/env.h"
+#include "../common/log.h"
+#include "../preload/sample.h"
+#include "../writer/stream.h"
+#include "hooks.h"
+
+#define REALS(X)                                          \
+	X(int, prctl, "prctl", (int, unsigned long, ...)) \
+	X(long, syscall, "syscall", (long, ...))
+HOOK_REALS(REALS)
+
+static int said;
+
+struct confine {
+	struct agent_seal was;
+	int engaged;
+	int released; /* fatal signals given back */
+	int had_off;  /* OVNI_DISABLE was set already (a disabled agent never gets here) */
+	char old_off[64];
+};
+
+/* Before the filter: everything that still needs a system call. */
+static void confine_begin(struct confine *c)
+{
+	/* Not a raw clone's child (bwrap's): the state it sees is its
+	 * parent's, and so are the streams. */
+	c->engaged = !oa_guard && agent_engaged() && !agent_foreign();
+	if (c->engaged) {
+		/* A fork child not started yet starts now: its fork is kept. */
+		agent_start_pending(0);
+		struct oa_thread *t = agent_active() ? oa_self : NULL;
+		if (t) {
+			agent_proc_event("seccomp filter: untraced from here");
+			/* Its labels so far (that one's too): a finisher has
+			 * only what stream.json says. */
+			oa_guard++;
+			oa_stream_sync_meta(&t->s);
+			oa_guard--;
+		}
+		oa_sample_stop(NULL);
+	}
+	/* Whoever's they are (a raw clone's child has its parent's). */
+	c->released = hook_signals_release();
+	if (!said) {
+		said = 1;
+		oa_log("process %d confines itself with a seccomp filter, which may forbid what the agent does: "
+		       "neither it nor the programs it starts are traced from here",
+		       (int)getpid());
+	}
+	const char *v = oa_env(OA_ENV_DISABLE);
+	c->had_off = v != NULL;
+	if (v) {
+		size_t n = strlen(v);
+		if (n >= sizeof(c->old_off))
+			n = sizeof(c->old_off) - 1;
+		memcpy(c->old_off, v, n);
+		c->old_off[n] = '\0';
+	}
+	oa_env_set(OA_ENV_DISABLE, "1");
+	agent_seal(&c->was);
+}
+
+/* After it: nothing, or, when the kernel refused it, tracing goes on. */
+static void confine_end(struct confine *c, int refused, int err)
+{
+	if (!refused)
+		return;
+	agent_unseal(&c->was);
+	if (c->had_off)
+		oa_env_set(OA_ENV_DISABLE, c->old_off);
+	else
+		oa_env_unset(OA_ENV_DISABLE);
+	if (c->released)
+		hook_signals_take();
+	if (c->engaged) {
+		if (agent_active())
+			agent_proc_event("seccomp filter refused: traced again");
+		oa_log("process %d: the seccomp filter was refused (%s): it is traced again", (int)getpid(),
+		       strerror(err));
+		said = 0; /* a later one is said again */
+	}
+}
+
+/* Does this call install a filter (or the strict mode)? */
+static int installs(unsigned long mode, const void *prog)
+{
+	return mode == SECCOMP_MODE_STRICT || (mode == SECCOMP_MODE_FILTER && prog);
+}
+
+OA_EXPORT int prctl(int option, ...)
+{
+	va_list ap;
+	va_start(ap, option);
+	unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long), c = va_arg(ap, unsigned long),
+		      d = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (option != PR_SET_SECCOMP || oa_off || oa_sealed || !installs(a, (const void *)b))
+		return REAL(prctl)(option, a, b, c, d);
+	struct confine cf;
+	HOOK_ERRNO_SAVE();
+	confine_begin(&cf);
+	HOOK_ERRNO_RESTORE();
+	int r = REAL(prctl)(option, a, b, c, d);
+	int e = errno;
+	confine_end(&cf, r != 0, e);
+	errno = e;
+	return r;
+}
+
+OA_EXPORT long syscall(long nr, ...)
+{
+	/* Six arguments read, whether given or not (registers, and the
+	 * caller's stack for the sixth, on the ABIs we build for), as libc's
+	 * own syscall() passes them to the kernel. */
+	va_list ap;
+	va_start(ap, nr);
+	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long), d = va_arg(ap, long),
+	     e = va_arg(ap, long), f = va_arg(ap, long);
+	va_end(ap);
+	if (__builtin_expect(nr != SYS_seccomp, 1) || oa_off || oa_sealed ||
+	    !((a == SECCOMP_SET_MODE_STRICT) || (a == SECCOMP_SET_MODE_FILTER && c)))
+		return REAL(syscall)(nr, a, b, c, d, e, f);
+	struct confine cf;
+	HOOK_ERRNO_SAVE();
+	confine_begin(&cf);
+	HOOK_ERRNO_RESTORE();
+	long r = REAL(syscall)(nr, a, b, c, d, e, f);
+	int err = errno;
+	/* A listener's descriptor is a success; with TSYNC alone, a thread id
+	 * is the thread that could not take the filter (none took it). */
+	confine_end(&cf, r < 0 || (r > 0 && (b & SECCOMP_FILTER_FLAG_TSYNC) && !(b & SECCOMP_FILTER_FLAG_NEW_LISTENER)),
+		    err);
+	errno = err;
+	return r;
+}
