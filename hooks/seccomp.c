@@ -48,9 +48,14 @@ struct confine {
 /* Before the filter: everything that still needs a system call. */
 static void confine_begin(struct confine *c)
 {
-	/* Not a raw clone's child (bwrap's): the state it sees is its
-	 * parent's, and so are the streams. */
-	c->engaged = !oa_guard && agent_engaged() && !agent_foreign();
+	/* Said where something is lost: a process traced (or its raw clone's
+	 * child, bwrap's, whose programs would be), not one that runs
+	 * untraced anyway (Chromium's sandboxed processes, which cannot reach
+	 * the trace). */
+	int say = !oa_guard && agent_engaged();
+	/* Not that raw clone's child: the state it sees is its parent's, and
+	 * so are the streams. */
+	c->engaged = say && !agent_foreign();
 	if (c->engaged) {
 		/* A fork child not started yet starts now: its fork is kept. */
 		agent_start_pending(0);
@@ -67,7 +72,7 @@ static void confine_begin(struct confine *c)
 	}
 	/* Whoever's they are (a raw clone's child has its parent's). */
 	c->released = hook_signals_release();
-	if (!said) {
+	if (say && !said) {
 		said = 1;
 		oa_log("process %d confines itself with a seccomp filter, which may forbid what the agent does: "
 		       "neither it nor the programs it starts are traced from here",
