@@ -766,10 +766,13 @@ void agent_user_change(uid_t euid)
 	int r = oa_owner_give(procdir, euid, (gid_t)-1);
 	if (staged)
 		oa_owner_give(stagedir, euid, (gid_t)-1);
-	/* Its children create their directories in the loom's. */
+	/* Its children create their directories in the loom's, and the
+	 * looms of the PID namespaces they make (a rootless container:
+	 * unshare -U -r -p, podman) in the trace directory. */
 	char dir[4600];
 	oa_snprintf(dir, sizeof(dir), "%s/loom.%s", oa_cfg.tracedir, oa_cfg.loom);
 	int g = oa_owner_grant(dir, euid);
+	oa_owner_grant(oa_cfg.tracedir, euid);
 	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/.cpus", oa_cfg.tracedir, oa_cfg.loom);
 	oa_owner_grant(dir, euid);
 	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/.values", oa_cfg.tracedir, oa_cfg.loom);

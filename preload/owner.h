@@ -4,7 +4,8 @@
  * process directories.  While it is still privileged, its own directory and
  * files go to the new user, and the new user (that user only: nothing
  * becomes writable by users the program never became) is granted write
- * access to the loom directory with a POSIX ACL entry. */
+ * access to the loom directory and to the trace directory (the looms of
+ * the PID namespaces its children make) with a POSIX ACL entry. */
 #ifndef OA_OWNER_H
 #define OA_OWNER_H
 

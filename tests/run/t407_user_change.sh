@@ -24,3 +24,28 @@ if command -v getfacl >/dev/null; then
 	getfacl -p "$loom" 2>/dev/null | grep -q "^user:nobody:rwx" || fail "no ACL entry for the new user: $(getfacl -p "$loom")"
 	getfacl -p "$loom" 2>/dev/null | grep -q "^other::r-x" || fail "others gained rights: $(getfacl -p "$loom")"
 fi
+
+# A rootless container started by a process that became another user
+# (runuser -u nobody -- unshare -U -r -p -f): its processes are in a PID
+# namespace of their own, whose loom (LOOM.pidns<inode>) is made next to
+# the run's.  Before, the trace directory was root's alone, and they ran
+# untraced ("Permission denied"); now the user was granted the trace
+# directory too, and they are traced.
+T=$(mktemp -d /tmp/oa-userns.XXXXXX) && chmod 755 "$T" || fail mktemp
+trap 'rm -rf "$T" "$WORK"' EXIT # replaces lib.sh's: $WORK too
+job='echo $$; (sleep 0.1; echo child) & wait'
+if runuser -u nobody -- unshare -U -r -p -f true 2>/dev/null; then
+	want=$(runuser -u nobody -- unshare -U -r -p -f sh -c "$job" 2>&1)
+	got=$("$OVNIRUN" -q -o "$T/c" runuser -u nobody -- unshare -U -r -p -f sh -c "$job" 2>"$T/c.err"); st=$?
+	assert_eq "rootless: status" 0 "$st"
+	assert_eq "rootless: output" "$want" "$got"
+	assert_eq "rootless: messages" "" "$(cat "$T/c.err")"
+	check_trace "$T/c"
+	assert_eq "rootless: processes in the namespace's loom" 3 "$(ls -d "$T"/c/loom.*.pidns*/proc.* | wc -l)"
+	if command -v getfacl >/dev/null; then
+		getfacl -p "$T/c" 2>/dev/null | grep -q "^user:nobody:rwx" || fail "no ACL entry on the trace directory"
+		getfacl -p "$T/c" 2>/dev/null | grep -q "^other::r-x" || fail "others gained rights: $(getfacl -p "$T/c")"
+	fi
+else
+	info "user namespaces are not allowed here: the rootless case skipped"
+fi
