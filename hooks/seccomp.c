@@ -1,5 +1,7 @@
-/* seccomp.c: a program that confines itself.
+/* seccomp.c: a program that confines itself (and names a thread).
  * Interposes: prctl, syscall.
+ * prctl(PR_SET_NAME) names the calling thread, as pthread_setname_np does
+ * (names.c); the rest is about seccomp.
  *
  * A seccomp filter (prctl(PR_SET_SECCOMP), or the seccomp system call, which
  * libseccomp makes through syscall()) lets the program make only the system
@@ -29,6 +31,7 @@
 #include "../preload/sample.h"
 #include "../writer/stream.h"
 #include "hooks.h"
+#include "names.h"
 
 #define REALS(X)                                          \
 	X(int, prctl, "prctl", (int, unsigned long, ...)) \
@@ -125,6 +128,19 @@ OA_EXPORT int prctl(int option, ...)
 	unsigned long a = va_arg(ap, unsigned long), b = va_arg(ap, unsigned long), c = va_arg(ap, unsigned long),
 		      d = va_arg(ap, unsigned long);
 	va_end(ap);
+	if (option == PR_SET_NAME && !oa_off) {
+		/* A thread name, as pthread_setname_np's (names.c). */
+		int r = REAL(prctl)(option, a, b, c, d);
+		if (r == 0 && a && hook_tracing()) {
+			HOOK_ERRNO_SAVE();
+			char name[16];
+			memcpy(name, (const char *)a, sizeof(name) - 1); /* what the kernel read */
+			name[sizeof(name) - 1] = '\0';
+			names_set(name);
+			HOOK_ERRNO_RESTORE();
+		}
+		return r;
+	}
 	if (option != PR_SET_SECCOMP || oa_off || oa_sealed || !installs(a, (const void *)b))
 		return REAL(prctl)(option, a, b, c, d);
 	struct confine cf;

@@ -5,6 +5,7 @@
  *                    clock (the clock/timed variants) all) */
 #include <errno.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sched.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -100,6 +101,7 @@ static void *poster(void *arg)
 static void *napper(void *arg)
 {
 	pthread_setname_np(pthread_self(), "napper-42");
+	prctl(PR_SET_NAME, "napper-prctl", 0, 0, 0);
 	usleep(50000);
 	return arg;
 }

@@ -69,12 +69,13 @@ assert_ge "paused ns during the 100 ms sleep" 100000000 "$paused"
 grep -A3 '"label": "sleep"' "$WORK/j.json" | grep -o '"ns": [0-9]*' | awk '{ if ($2 < 100000000) exit 1 }' ||
 	fail "less than 100 ms in the sleep state"
 
-# Thread names: the program, each start routine, and pthread_setname_np.
+# Thread names: the program, each start routine, pthread_setname_np and
+# prctl(PR_SET_NAME).
 names=$(cat $(find "$WORK/j" -name stream.json) | tr -d '\n ')
-for n in '"sync"' '"napper"' '"napper-42"'; do
+for n in '"sync"' '"napper"' '"napper-42"' '"napper-prctl"'; do
 	echo "$names" | grep -q ":$n" || fail "thread name label $n"
 done
-assert_ge "thread name marks" 3 "$(awk '$2 == "OM=" && $5 == "type=84"' "$WORK/dj" | wc -l)"
+assert_ge "thread name marks" 4 "$(awk '$2 == "OM=" && $5 == "type=84"' "$WORK/dj" | wc -l)"
 
 # Call sites (ovnirun -s): waits and thread creations carry the calling
 # function on channel 82, named from the program's symbols.
