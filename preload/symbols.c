@@ -9,7 +9,12 @@
  * One table per loaded object, sorted by address, built the first time an
  * address of that object is looked up; one small open-addressing cache of
  * address -> (name, start).  A spin lock (not a pthread mutex: the agent may
- * interpose those) serialises lookups; they are rare after warm-up. */
+ * interpose those) serialises lookups; they are rare after warm-up.
+ * The tables live in mappings of the agent's own, not in the program's heap:
+ * a lookup runs on the thread it names, often one that never called malloc,
+ * and its first malloc would set up an arena of the heap for it (64 MiB of
+ * address space reserved, a few pages written: more than the thread itself
+ * under a tight `ulimit -v`). */
 #include "../common/compiler.h"
 #include "symbols.h"
 
@@ -63,23 +68,82 @@ static void spin_unlock(void)
 	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
-static int by_start(const void *a, const void *b)
+/* Bytes from the agent's own mappings (256 KiB at a time, more for a large
+ * request), never given back; NULL when mmap fails.  Under the lock. */
+static char *mem_at;
+static size_t mem_left;
+
+static void *mem_take(size_t n)
 {
-	const struct sym *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
+	n = (n + 15) & ~(size_t)15;
+	if (n > mem_left) {
+		size_t chunk = n > (256u << 10) ? (n + 4095) & ~(size_t)4095 : (256u << 10);
+		void *p = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		mem_at = p;
+		mem_left = chunk;
+	}
+	void *r = mem_at;
+	mem_at += n;
+	mem_left -= n;
+	return r;
+}
+
+static char *mem_strdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *c = mem_take(n);
+	if (c)
+		memcpy(c, s, n);
+	return c;
+}
+
+/* An object's symbols sorted by start, in place (heap sort: glibc's qsort
+ * takes a malloc'ed buffer for a large array). */
+static void sift(struct sym *a, size_t i, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && a[c + 1].start > a[c].start)
+			c++;
+		if (a[c].start <= a[i].start)
+			return;
+		struct sym t = a[i];
+		a[i] = a[c];
+		a[c] = t;
+		i = c;
+	}
+}
+
+static void sort_syms(struct sym *a, size_t n)
+{
+	for (size_t k = n / 2; k-- > 0;)
+		sift(a, k, n);
+	for (size_t e = n; e-- > 1;) {
+		struct sym t = a[0];
+		a[0] = a[e];
+		a[e] = t;
+		sift(a, 0, e);
+	}
 }
 
 static int add_sym(struct object *o, size_t *cap, uintptr_t start, uintptr_t size, const char *name)
 {
 	if (o->nsyms == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 256;
-		struct sym *ns = realloc(o->syms, ncap * sizeof(*ns));
-		if (!ns)
+		/* A mapping of its own, grown (and moved) by mremap. */
+		size_t ncap = *cap ? *cap * 2 : 512;
+		void *ns = *cap ? mremap(o->syms, *cap * sizeof(*o->syms), ncap * sizeof(*o->syms), MREMAP_MAYMOVE)
+				: mmap(NULL, ncap * sizeof(*o->syms), PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (ns == MAP_FAILED)
 			return -1;
 		o->syms = ns;
 		*cap = ncap;
 	}
-	char *copy = strdup(name);
+	char *copy = mem_strdup(name);
 	if (!copy)
 		return -1;
 	o->syms[o->nsyms++] = (struct sym){ o->base + start, o->base + start + size, copy };
@@ -142,7 +206,7 @@ static void load_object(struct object *o)
 	}
 	munmap(img, len);
 	if (o->nsyms)
-		qsort(o->syms, o->nsyms, sizeof(*o->syms), by_start);
+		sort_syms(o->syms, o->nsyms);
 }
 
 struct find {
@@ -222,15 +286,14 @@ static struct object *object_of(uintptr_t addr)
 	for (struct object *o = objects; o; o = o->next)
 		if (o->base == f.base && !strcmp(o->path, f.path))
 			return o;
-	struct object *o = calloc(1, sizeof(*o));
+	struct object *o = mem_take(sizeof(*o));
 	if (!o)
 		return NULL;
+	memset(o, 0, sizeof(*o));
 	o->base = f.base;
-	o->path = strdup(f.path);
-	if (!o->path) {
-		free(o);
-		return NULL;
-	}
+	o->path = mem_strdup(f.path);
+	if (!o->path)
+		return NULL; /* the object's bytes are lost: mmap failed anyway */
 	load_object(o);
 	o->next = objects;
 	objects = o;
@@ -266,7 +329,9 @@ static void resolve(uintptr_t addr, struct entry *e)
 	const char *base = strrchr(o->path, '/');
 	char buf[512];
 	snprintf(buf, sizeof(buf), "%s+0x%lx", base ? base + 1 : o->path, (unsigned long)(addr - o->base));
-	e->name = strdup(buf);
+	e->name = mem_strdup(buf);
+	if (!e->name)
+		e->name = "??";
 }
 
 static struct entry *lookup(uintptr_t addr)
