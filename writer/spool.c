@@ -463,8 +463,7 @@ static char json_buf[(1 << 18) + 4096] OA_LARGE_BSS;
 
 /* One slot's stream into procdir/thread.T (appended to an earlier image's
  * stream of the same tid, as the agent does). */
-static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, int redo, const char *like,
-		      size_t like_len)
+static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, const char *like, size_t like_len)
 {
 	const uint8_t *obs = oa_spool_obs(s);
 	size_t len = live ? live_length(obs) : s->obs_len;
@@ -478,30 +477,33 @@ static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, in
 	int made = oa_mkdir_p(dir);
 	if (made < 0)
 		return made;
-	int r;
-	if (made || redo) { /* redo: an unpack cut short wrote part of it */
-		r = write_file(dir, "stream.obs", O_WRONLY | O_CREAT | O_TRUNC, obs, len);
-	} else {
-		/* After an earlier stream of a recycled tid; or, its thread
-		 * writing the slot out when it died (spill_base, spool.h),
-		 * after what was there before, what that wrote cut off. */
-		int fd = oa_dir_open(dir, "stream.obs", O_WRONLY | O_CREAT | O_APPEND, 0644);
-		if (fd < 0)
-			return -errno;
-		struct stat st;
-		r = fstat(fd, &st) != 0 ? -errno : 0;
-		uint64_t base = (uint64_t)st.st_size;
-		if (!r && atomic_load_explicit(&s->spilling, memory_order_acquire) && s->spill_base < base)
-			base = s->spill_base;
-		if (!r && base < OVNI_HEADER_SIZE)
-			base = 0; /* nothing whole there: the stream from its header */
-		if (!r && base != (uint64_t)st.st_size && ftruncate(fd, (off_t)base) != 0)
-			r = -errno;
-		if (!r)
-			r = base ? oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE)
-				 : oa_write_all(fd, obs, len);
-		close(fd);
+	/* After an earlier stream of a recycled tid (or nothing: a new file).
+	 * Its length before this write is noted in the slot first
+	 * (spill_base, as the thread's own spill does, spool.h): whoever
+	 * writes the slot again after a death half way (a BUSY or WATCHED
+	 * slot: redo) cuts back to it, keeping that earlier stream and
+	 * writing the slot's once.  A slot found noted so (its thread or an
+	 * unpack died writing it) is cut back the same way. */
+	int fd = oa_dir_open(dir, "stream.obs", O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = fstat(fd, &st) != 0 ? -errno : 0;
+	uint64_t base = (uint64_t)st.st_size;
+	if (!r && atomic_load_explicit(&s->spilling, memory_order_acquire) && s->spill_base < base)
+		base = s->spill_base;
+	if (!r && base < OVNI_HEADER_SIZE)
+		base = 0; /* nothing whole there: the stream from its header */
+	if (!r && !atomic_load_explicit(&s->spilling, memory_order_acquire)) {
+		s->spill_base = base;
+		atomic_store_explicit(&s->spilling, 1, memory_order_release);
 	}
+	if (!r && base != (uint64_t)st.st_size && ftruncate(fd, (off_t)base) != 0)
+		r = -errno;
+	if (!r)
+		r = base ? oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE)
+			 : oa_write_all(fd, obs, len);
+	close(fd);
 	if (r)
 		return r;
 	/* Its own stream.json: final (DONE), or as at its start (LIVE).  A
@@ -513,7 +515,7 @@ static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, in
 		size_t at = OA_META_FINISHED_AT;
 		if (!live || s->json_len <= at || j[at] != '1' || memcmp(j + at - 12, "\"finished\": ", 12) != 0)
 			return write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, j, s->json_len);
-		int fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd < 0)
 			return -errno;
 		r = oa_write_all(fd, j, at);
@@ -582,7 +584,7 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
 			goto again;
 		int redo = st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED;
 		int live = st == OA_SPOOL_LIVE || (redo && !s->obs_len);
-		int r = write_slot(procdir, s, live, redo, like, like_len);
+		int r = write_slot(procdir, s, live, like, like_len);
 		if (r < 0) {
 			err = r;
 			/* Kept for a later try (repair). */
@@ -727,7 +729,7 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 		uint32_t st = OA_SPOOL_DONE;
 		if (atomic_load(&s->state) == OA_SPOOL_DONE &&
 		    atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_WATCHED)) {
-			int r = write_slot(procdir, s, 0, 0, NULL, 0);
+			int r = write_slot(procdir, s, 0, NULL, 0);
 			st = OA_SPOOL_WATCHED;
 			/* Released only if nobody took it over meanwhile (repair
 			 * takes a WATCHED slot over when no watcher is left);

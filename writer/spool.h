@@ -65,12 +65,15 @@ struct oa_spool_slot {
 	uint32_t idx; /* its index in the file (set when taken) */
 	uint64_t obs_len;
 	_Atomic uint64_t seq; /* the order it was taken in, in its file (from 1) */
-	/* Its thread is writing it out as files of its own (it outgrew the
-	 * slot, or its stream.json does not fit): stream.obs was spill_base
-	 * bytes long before (0: new), and may hold part or all of the slot
-	 * after.  Whoever writes a slot found so (its process died in
-	 * between, or the thread tries again after a failure) cuts it back
-	 * to spill_base first: nothing twice, no stream without its header. */
+	/* Someone is writing it out to thread.T/stream.obs: its thread (it
+	 * outgrew the slot, or its stream.json does not fit) or an unpack
+	 * (the agent's, the watcher's, a finisher's).  The file was
+	 * spill_base bytes long before (0: new; more: an earlier stream of a
+	 * recycled tid), and may hold part or all of the slot after.
+	 * Whoever writes a slot found so (its writer died in between, or
+	 * tries again after a failure) cuts it back to spill_base first:
+	 * nothing twice, nothing of the earlier stream lost, no stream
+	 * without its header. */
 	uint64_t spill_base;
 	_Atomic uint32_t spilling;
 	uint8_t reserved[OA_SPOOL_SLOT_HEADER - 44];

@@ -382,6 +382,86 @@ static void test_spill_cut(const char *top)
 	oa_stream_drop(&c);
 }
 
+/* An unpack that died half way (the slot left BUSY, as the agent's own
+ * unpack marks it): writing it again keeps the earlier stream of a
+ * recycled tid in its stream.obs (it was started over with O_TRUNC, and
+ * that stream lost) and writes the slot's once. */
+static void test_redo_keeps(const char *top)
+{
+	char dir[600], obs[700];
+	snprintf(dir, sizeof(dir), "%s/redo", top);
+	mkdir(dir, 0755);
+	static struct oa_spool sp;
+	oa_spool_init(&sp, dir, 4, NULL);
+	struct oa_stream a;
+	open_in(&a, &sp, dir, 400);
+	emit_n(&a, 3);
+	CHECK(oa_stream_end(&a) == 0, "end");
+	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 1, "the earlier stream of tid 400 written");
+	char first[4], last[4];
+	int ordered;
+	int n0 = read_stream(dir, 400, first, last, &ordered);
+	snprintf(obs, sizeof(obs), "%s/thread.400/stream.obs", dir);
+	struct stat st;
+	CHECK(n0 > 3 && stat(obs, &st) == 0, "earlier stream (%d events)", n0);
+	uint64_t base = (uint64_t)st.st_size;
+
+	oa_spool_init(&sp, dir, 4, NULL);
+	struct oa_stream b, c, e;
+	open_in(&b, &sp, dir, 400);
+	emit_n(&b, 5);
+	struct oa_spool_slot *bs = b.slot;
+	CHECK(oa_stream_end(&b) == 0, "end b");
+	size_t blen = bs ? bs->obs_len : 0; /* its events and the end's OF[ OF] OHe */
+	open_in(&c, &sp, dir, 400);
+	emit_n(&c, 2);
+	struct oa_spool_slot *cs = c.slot;
+	CHECK(oa_stream_end(&c) == 0, "end c");
+	open_in(&e, &sp, dir, 401);
+	emit_n(&e, 4);
+	struct oa_spool_slot *es = e.slot;
+	CHECK(oa_stream_end(&e) == 0, "end e");
+	size_t elen = es ? es->obs_len : 0;
+	CHECK(bs && cs && es && bs->seq < cs->seq, "three slots, b's taken first");
+	/* What an unpack had done when it died: b's slot noted and half of it
+	 * appended; c's slot taken (BUSY) and nothing written; tid 401's
+	 * file made and half its stream written. */
+	atomic_store(&bs->state, OA_SPOOL_BUSY);
+	bs->spill_base = base;
+	atomic_store(&bs->spilling, 1);
+	int fd = open(obs, O_WRONLY | O_APPEND);
+	CHECK(fd >= 0 && write(fd, oa_spool_obs(bs) + 8, (blen - 8) / 2) == (ssize_t)((blen - 8) / 2), "half of b");
+	if (fd >= 0)
+		close(fd);
+	atomic_store(&cs->state, OA_SPOOL_BUSY);
+	char d401[700], o401[720];
+	snprintf(d401, sizeof(d401), "%s/thread.401", dir);
+	snprintf(o401, sizeof(o401), "%s/stream.obs", d401);
+	CHECK(mkdir(d401, 0755) == 0, "thread.401 made");
+	atomic_store(&es->state, OA_SPOOL_BUSY);
+	es->spill_base = 0;
+	atomic_store(&es->spilling, 1);
+	fd = open(o401, O_WRONLY | O_CREAT, 0644);
+	CHECK(fd >= 0 && write(fd, oa_spool_obs(es), elen / 2) == (ssize_t)(elen / 2), "half of tid 401");
+	if (fd >= 0)
+		close(fd);
+	DIR *d = opendir(dir);
+	int got = -1;
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (oa_spool_name(de->d_name))
+			got = oa_spool_unpack_file(dir, de->d_name, NULL, 0, 1);
+	if (d)
+		closedir(d);
+	CHECK(got == 3, "3 streams written (%d)", got);
+	int n = read_stream(dir, 400, first, last, &ordered);
+	/* Each end adds OF[ OF] OHe. */
+	CHECK(n == n0 + (5 + 3) + (2 + 3) && ordered,
+	      "tid 400: the earlier stream, then b and c once each (%d events, %d before)", n, n0);
+	n = read_stream(dir, 401, first, last, &ordered);
+	CHECK(n == 4 + 3 && !memcmp(first, "OHx", 3) && stat(o401, &st) == 0 && (size_t)st.st_size == elen,
+	      "tid 401: its stream once, from its header (%d events, %lld bytes)", n, (long long)st.st_size);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/oa-spool.XXXXXX";
@@ -521,6 +601,7 @@ int main(void)
 	test_watcher(dir);
 	test_reuse(dir);
 	test_spill_cut(dir);
+	test_redo_keeps(dir);
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");
