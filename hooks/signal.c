@@ -64,16 +64,40 @@ static inline void set_flag(_Atomic unsigned char *f, unsigned char v)
 		atomic_store(f, v);
 }
 
+/* libc's sigaction adds a flag and its restorer to every action it gives
+ * the kernel (on x86_64), which a query then returns: a view the program
+ * set carries SA_RESTORER as a mark, replaced at a query by what the
+ * kernel holds for our stand-in, set by the same libc (view_out). */
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
 /* view[sig] = *act, where it differs in what the kernel keeps (the
- * handler, flags, restorer and the kernel's 8 bytes of sa_mask; libc
- * leaves the rest of a returned sa_mask as it was). */
+ * handler, flags and the kernel's 8 bytes of sa_mask; libc leaves the rest
+ * of a returned sa_mask as it was).  act's sa_restorer is not read: a
+ * program leaves it unset (valgrind's memcheck counted each read as an
+ * error of the program's). */
 OA_EARLY_TEXT static void set_view(int sig, const struct sigaction *act)
 {
 	struct sigaction *v = &view[sig];
-	if (v->sa_handler == act->sa_handler && v->sa_flags == act->sa_flags && v->sa_restorer == act->sa_restorer &&
-	    !memcmp(&v->sa_mask, &act->sa_mask, 8))
+	int flags = act->sa_flags | SA_RESTORER;
+	if (v->sa_handler == act->sa_handler && v->sa_flags == flags && !memcmp(&v->sa_mask, &act->sa_mask, 8))
 		return;
-	*v = *act;
+	v->sa_handler = act->sa_handler;
+	v->sa_flags = flags;
+	memcpy(&v->sa_mask, &act->sa_mask, sizeof(v->sa_mask));
+	v->sa_restorer = NULL;
+}
+
+/* What a query returns for view v, the kernel holding cur: libc's flag and
+ * restorer as cur has them, where the program set v. */
+OA_EARLY_TEXT static void view_out(struct sigaction *out, const struct sigaction *v, const struct sigaction *cur)
+{
+	*out = *v;
+	if (v->sa_flags & SA_RESTORER) {
+		out->sa_flags = (v->sa_flags & ~SA_RESTORER) | (cur->sa_flags & SA_RESTORER);
+		out->sa_restorer = cur->sa_restorer;
+	}
 }
 
 OA_EARLY_TEXT static int is_sample(int sig)
@@ -351,13 +375,13 @@ OA_EARLY_TEXT static int prog_query(int sig, struct sigaction *out)
 	if (r != 0)
 		return r;
 	if (atomic_load(&ours[sig]) && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_fatal) {
-		*out = view[sig];
+		view_out(out, &view[sig], &cur);
 		out->sa_handler = SIG_DFL;
 		out->sa_flags &= ~SA_SIGINFO;
 		return 0;
 	}
 	if (atomic_load(&reset[sig]) && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_reset) {
-		*out = view[sig];
+		view_out(out, &view[sig], &cur);
 		return 0;
 	}
 	set_flag(&ours[sig], 0);

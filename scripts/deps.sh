@@ -19,6 +19,9 @@ pkgs="$pkgs nginx-light postgresql acl util-linux bubblewrap"
 # A server whose child confines itself with a seccomp filter: OpenSSH's
 # pre-authentication child (sshd, logged into with ssh and a key).
 pkgs="$pkgs openssh-server openssh-client"
+# valgrind's memcheck over a traced program (t700): the agent reads nothing
+# the program left unset.
+pkgs="$pkgs valgrind"
 # The viewer's page is tested in a real browser (issue 34): headless Chromium.
 pkgs="$pkgs chromium"
 missing=""
