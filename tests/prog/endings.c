@@ -8,6 +8,10 @@
  *   rtsig        killed by SIGRTMIN+2 (fatal by default)
  *   prof         killed by SIGPROF
  *   kill9        SIGKILL to itself
+ *   daemon2 FILE a daemon that forks twice: the program returns at once;
+ *                its child forks the daemon 300 ms later and leaves; the
+ *                daemon runs 150 ms without a recorded event (a fork child
+ *                that has written nothing), then writes FILE and ends
  * Prints one line first, flushed. */
 #include <pthread.h>
 #include <signal.h>
@@ -15,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static void *idle(void *p)
@@ -48,7 +53,24 @@ int main(int argc, char **argv)
 		syscall(SYS_exit_group, 3);
 	else if (!strcmp(how, "quick_exit"))
 		quick_exit(4);
-	else if (!strcmp(how, "daemon")) {
+	else if (!strcmp(how, "daemon2")) {
+		if (fork() != 0)
+			return 0;
+		struct timespec d = { 0, 300 * 1000 * 1000 };
+		nanosleep(&d, NULL);
+		setsid();
+		if (fork() != 0)
+			_exit(0);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do /* busy: no call the agent records */
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+		while ((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 150000000L);
+		FILE *f = argc > 2 ? fopen(argv[2], "w") : NULL;
+		if (f)
+			fclose(f);
+		_exit(0);
+	} else if (!strcmp(how, "daemon")) {
 		if (daemon(1, 1) == 0)
 			_exit(0); /* the daemon (a child) ends at once */
 	} else if (!strcmp(how, "abort_ret")) {

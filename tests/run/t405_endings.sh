@@ -54,7 +54,21 @@ if __name__ == "__main__":
 	assert_eq "python pool output" 2500 "$out"
 	"$OA" check -q "$WORK/py.$i" >/dev/null 2>&1 || fail "python pool $i: unfinished when ovnirun returned: $("$OA" check "$WORK/py.$i" 2>&1 | head -3)"
 done
-# A process left running (a daemon) is named, and not touched.
-OVNI_END_WAIT_MS=500 "$OVNIRUN" -o "$WORK/bg" sh -c "sleep 5 & echo started" >"$WORK/bg.out" 2>"$WORK/bg.err"
-grep -q "1 process of the run still running" "$WORK/bg.err" || fail "the running sleep is not named: $(cat "$WORK/bg.err")"
-grep -q "pid [0-9]* (sleep)" "$WORK/bg.err" || fail "no pid and name: $(cat "$WORK/bg.err")"
+# A process left running (a daemon) is named, and not touched; with -q too
+# (the trace is not whole until it ends).
+for q in "" -q; do
+	OVNI_END_WAIT_MS=500 "$OVNIRUN" $q -o "$WORK/bg$q" sh -c "sleep 5 & echo started" >"$WORK/bg.out" 2>"$WORK/bg.err"
+	grep -q "1 process of the run still running" "$WORK/bg.err" || fail "the running sleep is not named ($q): $(cat "$WORK/bg.err")"
+	grep -q "pid [0-9]* (sleep)" "$WORK/bg.err" || fail "no pid and name ($q): $(cat "$WORK/bg.err")"
+done
+# A daemon that forks twice, the second fork after the program ended and
+# before the daemon records anything: ovnirun waits for it (it returned
+# before, its trace unfinished, in 5 runs of 8 of a daemon closing its
+# descriptors).
+for i in 1 2 3; do
+	rm -f "$WORK/d2"
+	"$OVNIRUN" -q -o "$WORK/d2.$i" "$PROG/endings" daemon2 "$WORK/d2" >/dev/null 2>"$WORK/d2.err" || fail "daemon2 status"
+	[ -f "$WORK/d2" ] || fail "daemon2 $i: ovnirun returned before the daemon ended"
+	"$OA" check -q "$WORK/d2.$i" >/dev/null 2>&1 || fail "daemon2 $i: trace unfinished: $("$OA" check "$WORK/d2.$i" 2>&1 | head -3)"
+	assert_eq "daemon2 $i: processes" 3 "$(ls -d "$WORK/d2.$i"/loom.*/proc.* | wc -l)"
+done

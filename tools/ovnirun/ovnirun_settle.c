@@ -513,6 +513,23 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 						procs[i].dir);
 			}
 		}
+		if (!running && !failed && now_ms() - t0 < (uint64_t)wait_ms) {
+			/* A daemon forks twice: its first child may fork the
+			 * second after the first look, and end, while the
+			 * second, a fork child that has written nothing yet,
+			 * has no directory.  One more look before the end. */
+			static pid_t more[MAX_PROCS];
+			int m = members(root, more, MAX_PROCS);
+			for (int j = 0; j < m && nlate < MAX_PROCS; j++) {
+				int known = 0;
+				for (int k = 0; k < nlate && !known; k++)
+					known = late[k] == more[j];
+				if (!known && !zombie(more[j])) {
+					late[nlate++] = more[j];
+					running++;
+				}
+			}
+		}
 		if (!running || failed || now_ms() - t0 >= (uint64_t)wait_ms)
 			break;
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
@@ -529,7 +546,8 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 		fprintf(stderr,
 			"ovnirun: `ovni-auto repair --looms` could not move the processes without an MPI "
 			"rank out of the looms of the ranks\n");
-	if (running && !quiet) {
+	/* Said even with -q: the trace is not whole until they end. */
+	if (running) {
 		int n = scan(dir, procs, MAX_PROCS, root), shown = 0;
 		fprintf(stderr,
 			"ovnirun: %d process%s of the run still running (their streams finish when they end):\n",
