@@ -24,58 +24,61 @@ extern char **environ;
  * one will be traced (OVNI_FORKED), and starts only if the exec fails. */
 #define EXEC_WRAP(what, argv, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, argv, env, call)
 /* The same for a path relative to dirfd (execveat), checked from there. */
-#define EXEC_WRAP_AT(dirfd, flags, what, argv, env, call)                                                        \
-	do {                                                                                                     \
-		if (oa_off) {                                                                                    \
-			char *const *envp = (env);                                                               \
-			return (call);                                                                           \
-		}                                                                                                \
-		if (oa_sealed) {                                                                                 \
-			char *off_[oa_childenv_count(env) + 2];                                                  \
-			char *const *envp = oa_childenv_sealed((env), off_);                                     \
-			return (call);                                                                           \
-		}                                                                                                \
-		if (!oa_real.execve)                                                                             \
-			oa_real_init();                                                                          \
-		int engaged_ = !oa_guard && agent_engaged();                                                     \
-		if (!may_exec(dirfd, what, flags)) {                                                             \
-			char *const *envp = (env);                                                               \
-			int r_ = (call);                                                                         \
-			int e_ = errno;                                                                          \
-			if (engaged_)                                                                            \
-				agent_exec_refused(what, e_);                                                    \
-			errno = e_;                                                                              \
-			return r_;                                                                               \
-		}                                                                                                \
-		if (engaged_)                                                                                    \
-			agent_exec_attempt(what);                                                                \
-		char *const *env_ = (env);                                                                       \
-		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];                                     \
-		char text_[oa_childenv_text_size(env_)];                                                         \
-		char own_[OA_CHILDENV_OWN];                                                                      \
-		char fork_[OA_HANDOVER_PATH + 160];                                                              \
-		int handover_ = engaged_ && (dirfd) == AT_FDCWD &&                                               \
-				agent_exec_handover(what, argv, env_, fork_, sizeof(fork_));                     \
-		char *const *envp = engaged_ ? oa_childenv(env_, out_, text_,                                    \
-							   agent_nspid_env(own_, sizeof(own_), 0) ? own_ : NULL, \
-							   handover_ ? fork_ : NULL)                             \
-					     : env_;                                                             \
-		if (handover_) {                                                                                 \
-			int r_ = (call);                                                                         \
-			int e_ = errno;                                                                          \
-			agent_exec_handover_failed();                                                            \
-			exec_event("exec failed", what, e_);                                                     \
-			errno = e_;                                                                              \
-			return r_;                                                                               \
-		}                                                                                                \
-		exec_event("exec", what, 0);                                                                     \
-		int traced = agent_exec_begin();                                                                 \
-		int r = (call);                                                                                  \
-		int e = errno;                                                                                   \
-		agent_exec_failed(traced);                                                                       \
-		exec_event("exec failed", what, e);                                                              \
-		errno = e;                                                                                       \
-		return r;                                                                                        \
+#define EXEC_WRAP_AT(dirfd, flags, what, argv, env, call)                                                          \
+	do {                                                                                                       \
+		if (oa_off) {                                                                                      \
+			char *const *envp = (env);                                                                 \
+			return (call);                                                                             \
+		}                                                                                                  \
+		if (oa_sealed) {                                                                                   \
+			char *off_[oa_childenv_count(env) + 2];                                                    \
+			char *const *envp = oa_childenv_sealed((env), off_);                                       \
+			return (call);                                                                             \
+		}                                                                                                  \
+		if (!oa_real.execve)                                                                               \
+			oa_real_init();                                                                            \
+		int engaged_ = !oa_guard && agent_engaged();                                                       \
+		if (!may_exec(dirfd, what, flags)) {                                                               \
+			char *const *envp = (env);                                                                 \
+			int r_ = (call);                                                                           \
+			int e_ = errno;                                                                            \
+			if (engaged_)                                                                              \
+				agent_exec_refused(what, e_);                                                      \
+			errno = e_;                                                                                \
+			return r_;                                                                                 \
+		}                                                                                                  \
+		if (engaged_)                                                                                      \
+			agent_exec_attempt(what);                                                                  \
+		char *const *env_ = (env);                                                                         \
+		char *out_[oa_childenv_count(env_) + OA_CHILDENV_EXTRA + 1];                                       \
+		char text_[oa_childenv_text_size(env_)];                                                           \
+		char own_[OA_CHILDENV_OWN];                                                                        \
+		char fork_[OA_HANDOVER_PATH + 160];                                                                \
+		int handover_ = engaged_ && (dirfd) == AT_FDCWD &&                                                 \
+				agent_exec_handover(what, argv, env_, fork_, sizeof(fork_));                       \
+		/* A handover checked that the new program reaches the agent. */                                   \
+		int reach_ = !engaged_ || handover_ || oa_childenv_lib_reachable();                                \
+		char *const *envp = !reach_    ? oa_childenv_without_agent(env_, out_, text_)                      \
+				    : engaged_ ? oa_childenv(env_, out_, text_,                                    \
+							     agent_nspid_env(own_, sizeof(own_), 0) ? own_ : NULL, \
+							     handover_ ? fork_ : NULL)                             \
+					       : env_;                                                             \
+		if (handover_) {                                                                                   \
+			int r_ = (call);                                                                           \
+			int e_ = errno;                                                                            \
+			agent_exec_handover_failed();                                                              \
+			exec_event("exec failed", what, e_);                                                       \
+			errno = e_;                                                                                \
+			return r_;                                                                                 \
+		}                                                                                                  \
+		exec_event("exec", what, 0);                                                                       \
+		int traced = agent_exec_begin();                                                                   \
+		int r = (call);                                                                                    \
+		int e = errno;                                                                                     \
+		agent_exec_failed(traced);                                                                         \
+		exec_event("exec failed", what, e);                                                                \
+		errno = e;                                                                                         \
+		return r;                                                                                          \
 	} while (0)
 
 /* Shells try execve() on every PATH directory: a target that plainly cannot

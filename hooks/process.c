@@ -112,26 +112,28 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	return pid;
 }
 
-#define SPAWN(fn, pid, path, fa, attr, argv, envp)                                                                  \
-	do {                                                                                                        \
-		if (oa_sealed) {                                                                                    \
-			char *off_[oa_childenv_count(envp) + 2];                                                    \
-			return REAL(fn)(pid, path, fa, attr, argv, oa_childenv_sealed(envp, off_));                 \
-		}                                                                                                   \
-		if (!hook_tracing())                                                                                \
-			return REAL(fn)(pid, path, fa, attr, argv, envp);                                           \
-		char *out_[oa_childenv_count(envp) + OA_CHILDENV_EXTRA + 1];                                        \
-		char text_[oa_childenv_text_size(envp)];                                                            \
-		char own_[OA_CHILDENV_OWN];                                                                         \
-		char *const *env_ =                                                                                 \
-			oa_childenv(envp, out_, text_, agent_nspid_env(own_, sizeof(own_), 1) ? own_ : NULL, NULL); \
-		pid_t child_ = 0;                                                                                   \
-		int r_ = REAL(fn)(&child_, path, fa, attr, argv, env_);                                             \
-		if (pid)                                                                                            \
-			*pid = child_;                                                                              \
-		if (r_ == 0)                                                                                        \
-			record_child("spawn", path, child_);                                                        \
-		return r_;                                                                                          \
+#define SPAWN(fn, pid, path, fa, attr, argv, envp)                                                                     \
+	do {                                                                                                           \
+		if (oa_sealed) {                                                                                       \
+			char *off_[oa_childenv_count(envp) + 2];                                                       \
+			return REAL(fn)(pid, path, fa, attr, argv, oa_childenv_sealed(envp, off_));                    \
+		}                                                                                                      \
+		if (!hook_tracing())                                                                                   \
+			return REAL(fn)(pid, path, fa, attr, argv, envp);                                              \
+		char *out_[oa_childenv_count(envp) + OA_CHILDENV_EXTRA + 1];                                           \
+		char text_[oa_childenv_text_size(envp)];                                                               \
+		char own_[OA_CHILDENV_OWN];                                                                            \
+		char *const *env_ = !oa_childenv_lib_reachable()                                                       \
+					    ? oa_childenv_without_agent(envp, out_, text_)                             \
+					    : oa_childenv(envp, out_, text_,                                           \
+							  agent_nspid_env(own_, sizeof(own_), 1) ? own_ : NULL, NULL); \
+		pid_t child_ = 0;                                                                                      \
+		int r_ = REAL(fn)(&child_, path, fa, attr, argv, env_);                                                \
+		if (pid)                                                                                               \
+			*pid = child_;                                                                                 \
+		if (r_ == 0)                                                                                           \
+			record_child("spawn", path, child_);                                                           \
+		return r_;                                                                                             \
 	} while (0)
 
 OA_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,

@@ -4,6 +4,7 @@
 #include "real.h"
 #include "../common/arena.h"
 #include "../common/env.h"
+#include "../common/log.h"
 #include "../common/sys.h"
 
 #include <fcntl.h>
@@ -93,6 +94,49 @@ OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])
 {
 	const char *preload = find(envp, ld_preload, 10);
 	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
+}
+
+char *const *oa_childenv_without_agent(char *const envp[], char **out, char *text)
+{
+	static int said;
+	if (!libpath[0])
+		return envp; /* not known: nothing to take out */
+	if (!said) {
+		said = 1;
+		oa_log("the agent (%s) cannot be reached from here (a chroot, a sandbox's own file system): "
+		       "the programs process %d starts run untraced",
+		       libpath, (int)getpid());
+	}
+	size_t n = 0, ll = strlen(libpath);
+	for (size_t i = 0; envp && envp[i]; i++) {
+		if (!ll || !oa_env_prefix(envp[i], ld_preload, 11)) {
+			out[n++] = envp[i];
+			continue;
+		}
+		/* The list without our entries (separated by ':' or ' ', as
+		 * the loader reads it). */
+		char *p = stpcpy(text, ld_preload);
+		const char *v = envp[i] + 11;
+		int any = 0;
+		while (*v) {
+			size_t k = strcspn(v, ": ");
+			if (k && !(k == ll && !memcmp(v, libpath, ll))) {
+				if (any)
+					*p++ = ':';
+				memcpy(p, v, k);
+				p += k;
+				any = 1;
+			}
+			v += k;
+			if (*v)
+				v++;
+		}
+		*p = '\0';
+		if (any)
+			out[n++] = text;
+	}
+	out[n] = NULL;
+	return out;
 }
 
 char *const *oa_childenv_sealed(char *const envp[], char **out)

@@ -23,6 +23,14 @@ size_t oa_childenv_text_size(char *const envp[]);
  * missing or added. */
 char *const *oa_childenv(char *const envp[], char **out, char *text, char *own, char *own2);
 
+/* The environment of a program that cannot load the agent (its file is not
+ * reachable from here: a chroot, a sandbox's own file system, where the
+ * loader would print an error for every program started): envp with the
+ * agent's file taken out of LD_PRELOAD (the variable dropped if nothing is
+ * left), in out[] (at least count(envp) + 1 entries) and text (at least
+ * oa_childenv_text_size(envp) bytes).  Returns out. */
+char *const *oa_childenv_without_agent(char *const envp[], char **out, char *text);
+
 /* The environment of a program started by a sealed process (agent.h): envp
  * with OVNI_DISABLE=1 in place of any OVNI_DISABLE, in out[] (at least
  * count(envp) + 2 entries).  Returns out. */

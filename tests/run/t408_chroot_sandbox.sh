@@ -39,6 +39,19 @@ if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev true 2>/dev/nul
 	assert_eq "bwrap: output (the sandbox's /tmp stays empty)" "$want" "$got"
 	grep -q "is not the run's trace directory here" "$T/bw.err" || fail "bwrap: the loss is not said: $(cat "$T/bw.err")"
 	check_trace "$T/bw"
+	# The agent itself out of the sandbox's reach (it lies under /tmp too):
+	# the programs started inside get an LD_PRELOAD without it, so the
+	# loader prints no "cannot be preloaded" error for each of them (it
+	# did, one line per program), and the agent says it once.
+	mkdir -p "$T/b" && cp -r "$OA_TOP/build/bin" "$OA_TOP/build/lib" "$T/b/" || fail "copy"
+	script='bwrap --ro-bind / / --tmpfs /tmp --dev /dev --proc /proc --unshare-pid sh -c "env | grep -c LD_PRELOAD; sh -c \"echo inside\"; id -u"'
+	want=$(sh -c "$script" 2>&1)
+	got=$("$T/b/bin/ovnirun" -q -o "$T/bw2" sh -c "$script" 2>"$T/bw2.err"); st=$?
+	assert_eq "bwrap, agent hidden: status" 0 "$st"
+	assert_eq "bwrap, agent hidden: output" "$want" "$got"
+	grep -q "ld.so" "$T/bw2.err" && fail "bwrap, agent hidden: the loader complained: $(cat "$T/bw2.err")"
+	assert_eq "bwrap, agent hidden: said" 1 "$(grep -c "cannot be reached from here" "$T/bw2.err")"
+	check_trace "$T/bw2"
 else
 	info "bubblewrap not installed or not allowed: its case skipped (scripts/deps.sh installs it)"
 fi
