@@ -683,6 +683,7 @@ static void process_end(int in_signal, int for_exec)
 	sigset_t old;
 	oa_sigblock(&old); /* finishing is atomic with respect to SIGTERM, SIGINT... */
 	oa_guard++;
+	oa_files_ending(1); /* a program at its descriptor limit: a few more for the files */
 	struct oa_thread *self = oa_self;
 	oa_procev_flush_refused(self);
 	main_left = NULL;
@@ -714,6 +715,7 @@ static void process_end(int in_signal, int for_exec)
 	}
 	if (last && (!spooled || for_exec))
 		end_stream(last, in_signal);
+	oa_files_ending(0);
 	oa_registry_done();
 	oa_guard--;
 	oa_sigrestore(&old);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -72,11 +73,47 @@ int oa_mkdir_at(const char *path, mode_t mode)
 	return mkdirat(d, rel, mode);
 }
 
+static int ending;
+static int raised;
+static struct rlimit before;
+
+void oa_files_ending(int on)
+{
+	if (!on && raised) {
+		setrlimit(RLIMIT_NOFILE, &before);
+		raised = 0;
+	}
+	ending = on;
+}
+
+/* Room for a few more descriptors, once per end.  1 when given. */
+static int more_room(void)
+{
+	struct rlimit r;
+	if (!ending || raised || getrlimit(RLIMIT_NOFILE, &r) != 0 || r.rlim_cur == RLIM_INFINITY)
+		return 0;
+	before = r;
+	r.rlim_cur += 4;
+	if (r.rlim_max != RLIM_INFINITY && r.rlim_cur > r.rlim_max)
+		r.rlim_max = r.rlim_cur; /* allowed to a privileged process only */
+	if (setrlimit(RLIMIT_NOFILE, &r) != 0)
+		return 0;
+	raised = 1;
+	return 1;
+}
+
 int oa_open_at(const char *path, int flags, mode_t mode)
 {
 	const char *rel;
 	int d = oa_path_at(path, &rel);
-	return openat(d, rel, flags, mode);
+	int fd = openat(d, rel, flags, mode);
+	if (fd < 0 && errno == EMFILE) {
+		if (more_room())
+			fd = openat(d, rel, flags, mode);
+		else
+			errno = EMFILE;
+	}
+	return fd;
 }
 
 int oa_unlink_at(const char *path)

@@ -234,6 +234,15 @@ int oa_stream_close(struct oa_stream *s);
 /* Forget the stream without writing anything (inherited across fork). */
 void oa_stream_drop(struct oa_stream *s);
 
+/* The process is ending (exit, a fatal signal, an exec: its streams are
+ * being finished): from on=1 until on=0, an open of the writer that fails
+ * for want of a descriptor (the program holds all that RLIMIT_NOFILE
+ * allows) raises the soft limit by a few, where the hard limit or the
+ * process's privileges allow, and tries again; on=0 puts the limit back.
+ * The program, leaving, needs no more descriptors; the trace's files do.
+ * Async-signal-safe. */
+void oa_files_ending(int on);
+
 /* From now on, resolve the paths below `root` (the trace's directory) from
  * a descriptor to it opened now: the process is about to become a user
  * who may not be able to walk the absolute path.  The one descriptor the

@@ -2,7 +2,9 @@
  * its table, keeps one slot free, then opens and closes a file in a loop
  * on one thread while the main thread creates and joins threads.  No open
  * may fail with EMFILE (none does untraced).  argv[1] "tiny": a limit of
- * 8, threads created and joined, a file opened after each. */
+ * 8, threads created and joined, a file opened after each.  argv[1]
+ * "full": a soft limit of 32 (the hard one kept), every slot taken, a
+ * thread created and joined, and the program ends with its table full. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -34,6 +36,24 @@ static void *nothing(void *p) { return p; }
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "full")) {
+		struct rlimit r;
+		getrlimit(RLIMIT_NOFILE, &r);
+		r.rlim_cur = 32;
+		if (r.rlim_max != RLIM_INFINITY && r.rlim_max <= 32)
+			return 1;
+		if (setrlimit(RLIMIT_NOFILE, &r) != 0)
+			return 1;
+		int n = 0;
+		while (open("/dev/null", O_RDONLY) >= 0)
+			n++;
+		pthread_t w;
+		int e = pthread_create(&w, NULL, nothing, NULL);
+		if (!e)
+			pthread_join(w, NULL);
+		printf("full: %d opened, thread %d\n", n, e);
+		return 0;
+	}
 	int tiny = argc > 1 && !strcmp(argv[1], "tiny");
 	struct rlimit rl;
 	getrlimit(RLIMIT_NOFILE, &rl);

@@ -128,6 +128,17 @@ item "18 the program takes the sample signal" 1 1 "c18a|0|-S 500" "c18b|0|-S 500
 item "19 cancelled waits"                   "$REPEAT20" 2 "c19|0|"
 item "20 the last free descriptor"          "$REPEAT20" 2 "c20a|0|" "c20b|0|"
 
+# 20: a program that ends with its descriptor table full (soft limit under
+# the hard one) finishes its own stream, labels and all: at its end the
+# agent raises the soft limit for its files (it could not, and ovnirun
+# finished the stream without its labels).
+"$OVNIRUN" -q -o "$WORK/c20f" $PROG/adv20_fd_limit full >"$WORK/c20f.out" 2>"$WORK/c20f.err" ||
+	{ echo "-- FAIL 20 full: status"; nfail=$((nfail + 1)); }
+grep -q "could not finish" "$WORK/c20f.err" && { echo "-- FAIL 20 full: $(cat "$WORK/c20f.err")"; nfail=$((nfail + 1)); }
+j=$(cat "$WORK"/c20f/loom.*/proc.*/thread.*/stream.json | tr -d '\n ')
+{ grep -q '"adv20_fd_limit"' <<<"$j" && grep -q '"exitstatus0"' <<<"$j" && ! grep -q 'finishedbyovnirun' <<<"$j"; } ||
+	{ echo "-- FAIL 20 full: the program's own end not written: $j" | head -c 600; nfail=$((nfail + 1)); }
+
 # 15: the vfork child's _exit/exec is not on the parent's stream.
 for fn in c15a c15b; do
 	T="$WORK/$fn.0"
