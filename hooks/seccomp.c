@@ -6,8 +6,8 @@
  * A seccomp filter (prctl(PR_SET_SECCOMP), or the seccomp system call, which
  * libseccomp makes through syscall()) lets the program make only the system
  * calls it allows from then on, and kills it (or fails the call) at any
- * other: OpenSSH's pre-authentication child, sandboxes, services under
- * systemd's SystemCallFilter.  What the agent does later (a window mapped
+ * other: OpenSSH's pre-authentication child, sandboxes (bubblewrap's
+ * --seccomp, which then execs the program).  What the agent does later (a window mapped
  * for the next events, the stream's files at the end, a fork child's
  * directory) is not on the program's list, so under the agent the program
  * died of SIGSYS where it would have run.  Before the filter goes in, the
@@ -133,9 +133,15 @@ OA_EXPORT int prctl(int option, ...)
 		int r = REAL(prctl)(option, a, b, c, d);
 		if (r == 0 && a && hook_tracing()) {
 			HOOK_ERRNO_SAVE();
+			/* What the kernel read: up to 15 bytes, to the first NUL
+			 * (never past it: the string may end a page). */
 			char name[16];
-			memcpy(name, (const char *)a, sizeof(name) - 1); /* what the kernel read */
-			name[sizeof(name) - 1] = '\0';
+			const char *from = (const char *)a;
+			size_t n = 0;
+			while (n < sizeof(name) - 1 && from[n])
+				n++;
+			memcpy(name, from, n);
+			name[n] = '\0';
 			names_set(name);
 			HOOK_ERRNO_RESTORE();
 		}
