@@ -320,6 +320,42 @@ static void test_reuse(const char *top)
 	CHECK(count_entries(w, "thread.") == 5, "5 streams (%d)", count_entries(w, "thread."));
 }
 
+/* A spool of process pid in dir whose tid has an earlier stream in its
+ * thread.tid/stream.obs (path in obs), written out already: its events in
+ * *n0, its size returned; the spool is started again, empty. */
+static uint64_t earlier_stream(struct oa_spool *sp, const char *dir, int pid, int tid, char *obs, size_t obs_size,
+			       int *n0)
+{
+	oa_spool_init(sp, dir, pid, NULL);
+	struct oa_stream a;
+	open_in(&a, sp, dir, tid);
+	emit_n(&a, 3);
+	CHECK(oa_stream_end(&a) == 0, "end");
+	CHECK(oa_spool_unpack(sp, 0, NULL, 0) == 1, "the earlier stream of tid %d written", tid);
+	char first[4], last[4];
+	int ordered;
+	*n0 = read_stream(dir, tid, first, last, &ordered);
+	snprintf(obs, obs_size, "%s/thread.%d/stream.obs", dir, tid);
+	struct stat st;
+	CHECK(*n0 > 3 && stat(obs, &st) == 0, "earlier stream (%d events)", *n0);
+	oa_spool_init(sp, dir, pid, NULL);
+	return (uint64_t)st.st_size;
+}
+
+/* oa_spool_unpack_file on every spool file of dir, as a finisher; the
+ * streams written (of the last file), or -1 when there was none. */
+static int unpack_files(const char *dir, const char *like, size_t like_len)
+{
+	DIR *d = opendir(dir);
+	int got = -1;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (oa_spool_name(e->d_name))
+			got = oa_spool_unpack_file(dir, e->d_name, like, like_len, 1);
+	if (d)
+		closedir(d);
+	return got;
+}
+
 /* A process killed while a thread wrote its slot out as files of its own
  * (it outgrew the slot): after an earlier stream of its recycled tid, part
  * of the slot already appended; and a thread killed right after it made
@@ -331,21 +367,11 @@ static void test_spill_cut(const char *top)
 	snprintf(dir, sizeof(dir), "%s/spillcut", top);
 	mkdir(dir, 0755);
 	static struct oa_spool sp;
-	oa_spool_init(&sp, dir, 3, NULL);
-	struct oa_stream a;
-	open_in(&a, &sp, dir, 300);
-	emit_n(&a, 3);
-	CHECK(oa_stream_end(&a) == 0, "end");
-	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 1, "the earlier stream of tid 300 written");
+	int n0;
+	uint64_t base = earlier_stream(&sp, dir, 3, 300, obs, sizeof(obs), &n0);
 	char first[4], last[4];
 	int ordered;
-	int n0 = read_stream(dir, 300, first, last, &ordered);
-	snprintf(obs, sizeof(obs), "%s/thread.300/stream.obs", dir);
 	struct stat st;
-	CHECK(n0 > 3 && stat(obs, &st) == 0, "earlier stream (%d events)", n0);
-	uint64_t base = (uint64_t)st.st_size;
-
-	oa_spool_init(&sp, dir, 3, NULL);
 	struct oa_stream b, c;
 	open_in(&b, &sp, dir, 300);
 	emit_n(&b, 6);
@@ -364,13 +390,7 @@ static void test_spill_cut(const char *top)
 	snprintf(d301, sizeof(d301), "%s/thread.301", dir);
 	CHECK(mkdir(d301, 0755) == 0, "thread.301 made, nothing in it");
 	const char like[] = "{\n \"version\": 3,\n \"ovni\": {\n  \"part\": \"thread\",\n  \"tid\": 2,\n  \"pid\": 3\n }\n}\n";
-	DIR *d = opendir(dir);
-	int got = -1;
-	for (struct dirent *e; d && (e = readdir(d));)
-		if (oa_spool_name(e->d_name))
-			got = oa_spool_unpack_file(dir, e->d_name, like, sizeof(like) - 1, 1);
-	if (d)
-		closedir(d);
+	int got = unpack_files(dir, like, sizeof(like) - 1);
 	CHECK(got == 2, "2 live streams written (%d)", got);
 	int n = read_stream(dir, 300, first, last, &ordered);
 	CHECK(n == n0 + 6 && ordered && stat(obs, &st) == 0 && (uint64_t)st.st_size == base + blen - 8,
@@ -392,21 +412,11 @@ static void test_redo_keeps(const char *top)
 	snprintf(dir, sizeof(dir), "%s/redo", top);
 	mkdir(dir, 0755);
 	static struct oa_spool sp;
-	oa_spool_init(&sp, dir, 4, NULL);
-	struct oa_stream a;
-	open_in(&a, &sp, dir, 400);
-	emit_n(&a, 3);
-	CHECK(oa_stream_end(&a) == 0, "end");
-	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 1, "the earlier stream of tid 400 written");
+	int n0;
+	uint64_t base = earlier_stream(&sp, dir, 4, 400, obs, sizeof(obs), &n0);
 	char first[4], last[4];
 	int ordered;
-	int n0 = read_stream(dir, 400, first, last, &ordered);
-	snprintf(obs, sizeof(obs), "%s/thread.400/stream.obs", dir);
 	struct stat st;
-	CHECK(n0 > 3 && stat(obs, &st) == 0, "earlier stream (%d events)", n0);
-	uint64_t base = (uint64_t)st.st_size;
-
-	oa_spool_init(&sp, dir, 4, NULL);
 	struct oa_stream b, c, e;
 	open_in(&b, &sp, dir, 400);
 	emit_n(&b, 5);
@@ -445,13 +455,7 @@ static void test_redo_keeps(const char *top)
 	CHECK(fd >= 0 && write(fd, oa_spool_obs(es), elen / 2) == (ssize_t)(elen / 2), "half of tid 401");
 	if (fd >= 0)
 		close(fd);
-	DIR *d = opendir(dir);
-	int got = -1;
-	for (struct dirent *de; d && (de = readdir(d));)
-		if (oa_spool_name(de->d_name))
-			got = oa_spool_unpack_file(dir, de->d_name, NULL, 0, 1);
-	if (d)
-		closedir(d);
+	int got = unpack_files(dir, NULL, 0);
 	CHECK(got == 3, "3 streams written (%d)", got);
 	int n = read_stream(dir, 400, first, last, &ordered);
 	/* Each end adds OF[ OF] OHe. */
