@@ -1,5 +1,6 @@
 /* pthread.c: thread lifecycle.
- * Interposes: pthread_create, pthread_setaffinity_np, sched_setaffinity.
+ * Interposes: pthread_create, pthread_setaffinity_np, sched_setaffinity
+ * (libgomp binding the initial thread for libomp: not made, see below).
  * A created thread starts in a trampoline that opens its stream (OHx with the
  * tag of the creator's OHC) before the user's start routine runs; its stream
  * ends from a thread-specific-data destructor, which runs however the thread
@@ -12,6 +13,7 @@
 
 #include "../writer/ev_ovni.h"
 #include "../preload/callsite.h"
+#include "../preload/symbols.h"
 #include "../writer/ovni_fmt.h"
 #include "hooks.h"
 #include "names.h"
@@ -95,8 +97,35 @@ OA_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	return r;
 }
 
+/* libgomp's constructor binds the initial thread to the first of its places
+ * when OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY is set.  Where LLVM
+ * libomp serves the program's OpenMP instead (ovnirun moves GCC programs to
+ * it; libgomp stays loaded, as the program needs it), libgomp never runs a
+ * team and that binding only narrowed what libomp then takes for the
+ * machine: one CPU, so one thread where the program untraced has one per
+ * CPU.  Such a call from libgomp is not made.  Each libgomp function is
+ * found as the program binds it (the first definition after the agent). */
+static int gomp_shadowed_bind(uintptr_t caller)
+{
+	static uintptr_t gomp_only, parallel; /* once: objects loaded at start stay */
+	static int looked;
+	if (!looked) {
+		void *g = oa_real_lookup("GOMP_PLUGIN_malloc", NULL), *p = oa_real_lookup("GOMP_parallel", "GOMP_4.0");
+		gomp_only = g && g != (void *)-1 ? (uintptr_t)g : 0;
+		parallel = p && p != (void *)-1 ? (uintptr_t)p : 0;
+		looked = 1;
+	}
+	uintptr_t lo, hi;
+	if (!gomp_only || !parallel || oa_sym_object_range(caller, &lo, &hi) != 0)
+		return 0;
+	/* The caller is libgomp, whose GOMP_parallel the program does not call. */
+	return gomp_only >= lo && gomp_only < hi && !(parallel >= lo && parallel < hi);
+}
+
 OA_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
 {
+	if (gomp_shadowed_bind((uintptr_t)__builtin_return_address(0)))
+		return 0;
 	int r = HOOK_REAL(pthread_setaffinity_np)(th, size, set);
 	if (r == 0 && hook_tracing()) {
 		HOOK_ERRNO_SAVE();

@@ -1,0 +1,27 @@
+# A gcc-compiled OpenMP program moved to LLVM libomp by ovnirun behaves as
+# untraced where the two runtimes would not agree:
+# - OMP_PROC_BIND, OMP_PLACES or GOMP_CPU_AFFINITY: libgomp, still loaded,
+#   binds the initial thread to its first place in its constructor, and
+#   libomp then took that one CPU for the machine (one thread where the
+#   program has one per CPU).  The agent does not make that binding.
+. "$(dirname "$0")/../lib.sh"
+P="$PROG/omp_gcc_bind"
+[ -x "$P" ] || skip "no $P"
+ls /usr/lib/x86_64-linux-gnu/libomp.so.5 /usr/lib/llvm-*/lib/libomp.so.5 >/dev/null 2>&1 || skip "LLVM libomp not installed"
+ncpu=$(nproc)
+[ "$ncpu" -ge 2 ] || skip "one CPU: a narrowed binding looks the same"
+
+i=0
+for e in OMP_PROC_BIND=true OMP_PROC_BIND=close OMP_PROC_BIND=spread OMP_PLACES=cores OMP_PLACES=threads \
+	GOMP_CPU_AFFINITY=0-$((ncpu - 1)); do
+	i=$((i + 1))
+	want=$(env "$e" "$P" | head -n 1)
+	assert_eq "$e untraced" "threads $ncpu procs $ncpu" "$want"
+	env "$e" "$OVNIRUN" -o "$WORK/b$i" "$P" >"$WORK/b$i.out" 2>"$WORK/b$i.err" ||
+		{ cat "$WORK/b$i.err"; fail "$e: exit status $?"; }
+	grep -q "running it on LLVM libomp" "$WORK/b$i.err" || { cat "$WORK/b$i.err"; fail "$e: no swap"; }
+	assert_eq "$e traced" "$want" "$(head -n 1 "$WORK/b$i.out")"
+	check_trace "$WORK/b$i"
+	# The team is traced: every thread of it began an implicit task.
+	assert_eq "$e implicit tasks" "$ncpu" "$(dump "$WORK/b$i" | awk '$2 == "PMu" { n++ } END { print n + 0 }')"
+done
