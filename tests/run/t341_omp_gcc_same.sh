@@ -4,6 +4,10 @@
 #   binds the initial thread to its first place in its constructor, and
 #   libomp then took that one CPU for the machine (one thread where the
 #   program has one per CPU).  The agent does not make that binding.
+# - host teams (GOMP_teams_reg), an import libomp 14 does not define
+#   (omp_fulfill_event@OMP_5.0.1, t340), an OMP_NUM_THREADS libgomp ignores
+#   (libomp aborts on "abc"), OMP_DISPLAY_AFFINITY (libomp prints its own
+#   lines on stdout): ovnirun keeps libgomp and says why.
 . "$(dirname "$0")/../lib.sh"
 P="$PROG/omp_gcc_bind"
 [ -x "$P" ] || skip "no $P"
@@ -25,3 +29,18 @@ for e in OMP_PROC_BIND=true OMP_PROC_BIND=close OMP_PROC_BIND=spread OMP_PLACES=
 	# The team is traced: every thread of it began an implicit task.
 	assert_eq "$e implicit tasks" "$ncpu" "$(dump "$WORK/b$i" | awk '$2 == "PMu" { n++ } END { print n + 0 }')"
 done
+
+# Kept on libgomp, each with its reason; output as untraced.
+# keep NAME REASON VAR=VALUE PROG
+keep() {
+	name=$1 why=$2 e=$3 p=$4
+	want=$(env "$e" "$p" 2>/dev/null)
+	env "$e" "$OVNIRUN" -o "$WORK/$name" "$p" >"$WORK/$name.out" 2>"$WORK/$name.err" ||
+		{ cat "$WORK/$name.err"; fail "$name: exit status $?"; }
+	grep -q "uses GCC's libgomp.*$why.*keeping libgomp" "$WORK/$name.err" || { cat "$WORK/$name.err"; fail "$name: no reason"; }
+	assert_eq "$name output" "$want" "$(cat "$WORK/$name.out")"
+	check_trace "$WORK/$name"
+}
+keep teams "host teams (GOMP_teams_reg)" OA_T341=1 "$PROG/omp_gcc_teams"
+keep badnum 'OMP_NUM_THREADS="abc", which libgomp ignores' OMP_NUM_THREADS=abc "$P"
+keep display "OMP_DISPLAY_AFFINITY=true" OMP_DISPLAY_AFFINITY=true "$P"

@@ -2,26 +2,35 @@
  * ovnirun_omp.h).  libgomp is found by reading DT_NEEDED entries of the
  * program and, recursively, of the libraries it needs (resolved through
  * DT_RPATH/DT_RUNPATH with $ORIGIN, LD_LIBRARY_PATH and the usual system
- * directories, as the loader would find most of them). */
+ * directories, as the loader would find most of them).  What those objects
+ * import from libgomp (name@version, from their version needs) is checked
+ * against what libomp defines: a reference libomp cannot serve would bind
+ * to libgomp's function, which knows nothing of libomp's threads. */
 #include "ovnirun_omp.h"
 
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define MAX_VISITED 64
+#define MAX_IMPORTS 512
 
 struct scan {
 	char visited[MAX_VISITED][PATH_MAX];
 	int nvisited;
 	int found;
-	int fulfill; /* a scanned object imports omp_fulfill_event */
 	int libovni; /* one needs libovni.so (its calls land in the agent) */
+	/* What the objects import from libgomp: "name@version" each. */
+	char imports[MAX_IMPORTS][96];
+	int nimports;
 };
 
 static const char *const sys_dirs[] = {
@@ -54,6 +63,191 @@ static off_t va_to_off(const Elf64_Phdr *ph, int n, Elf64_Addr va)
 	return -1;
 }
 
+/* ---- Symbol versions, from the section headers ----
+ * The dynamic symbols with their version indexes (.gnu.version), and the
+ * names of the versions an object needs (.gnu.version_r) or defines
+ * (.gnu.version_d).  An object without section headers is not read. */
+struct dynsyms {
+	Elf64_Sym *sym;
+	uint16_t *ver;
+	size_t n;
+	char *str;
+	size_t strsz;
+	const char *vername[256]; /* by version index; NULL: none */
+	void *vdata;              /* the version section, which vername points into */
+	size_t vsize;
+};
+
+static void *read_section(int fd, const Elf64_Shdr *sh, size_t max)
+{
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0 || sh->sh_size > max)
+		return NULL;
+	char *p = malloc(sh->sh_size + 1);
+	if (p && read_at(fd, p, sh->sh_size, (off_t)sh->sh_offset) != 0) {
+		free(p);
+		return NULL;
+	}
+	if (p)
+		p[sh->sh_size] = '\0';
+	return p;
+}
+
+static void dynsyms_free(struct dynsyms *d)
+{
+	free(d->sym);
+	free(d->ver);
+	free(d->str);
+	free(d->vdata);
+	memset(d, 0, sizeof(*d));
+}
+
+/* Read the version names `want` (SHT_GNU_verneed or SHT_GNU_verdef); for
+ * verneed, only those needed from an object whose name starts with `from`.
+ * Then the symbols, unless no version was kept.  0 when read. */
+static int dynsyms_read(int fd, const Elf64_Ehdr *eh, Elf64_Word want, const char *from, struct dynsyms *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shnum > 4096)
+		return -1;
+	Elf64_Shdr *sh = malloc(sizeof(Elf64_Shdr) * eh->e_shnum);
+	if (!sh || read_at(fd, sh, sizeof(Elf64_Shdr) * eh->e_shnum, (off_t)eh->e_shoff) != 0) {
+		free(sh);
+		return -1;
+	}
+	const Elf64_Shdr *sym = NULL, *ver = NULL, *vsec = NULL;
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type == SHT_DYNSYM && sh[i].sh_link < eh->e_shnum)
+			sym = &sh[i];
+		else if (sh[i].sh_type == SHT_GNU_versym)
+			ver = &sh[i];
+		else if (sh[i].sh_type == want)
+			vsec = &sh[i];
+	}
+	int kept = 0;
+	if (!sym || !ver || !vsec || sym->sh_entsize != sizeof(Elf64_Sym))
+		goto out;
+	d->str = read_section(fd, &sh[sym->sh_link], 64u << 20);
+	d->strsz = d->str ? sh[sym->sh_link].sh_size : 0;
+	d->vdata = read_section(fd, vsec, 1u << 20);
+	d->vsize = d->vdata ? vsec->sh_size : 0;
+	if (!d->str || !d->vdata)
+		goto out;
+	/* Both kinds are chains of records (vn_next/vd_next), each with a
+	 * chain of names (vna_next/vda_next); an index out of range or a
+	 * record past the end stops the walk. */
+	size_t off = 0;
+	for (unsigned k = 0; k < vsec->sh_info && off + sizeof(Elf64_Verdef) <= d->vsize; k++) {
+		const char *base = (const char *)d->vdata + off;
+		if (want == SHT_GNU_verneed) {
+			const Elf64_Verneed *vn = (const void *)base;
+			int mine = vn->vn_file < d->strsz && !strncmp(d->str + vn->vn_file, from, strlen(from));
+			size_t a = off + vn->vn_aux;
+			for (unsigned j = 0; j < vn->vn_cnt && a + sizeof(Elf64_Vernaux) <= d->vsize; j++) {
+				const Elf64_Vernaux *x = (const void *)((const char *)d->vdata + a);
+				unsigned idx = x->vna_other & 0x7fff;
+				if (mine && idx < 256 && x->vna_name < d->strsz) {
+					d->vername[idx] = d->str + x->vna_name;
+					kept = 1;
+				}
+				if (!x->vna_next)
+					break;
+				a += x->vna_next;
+			}
+			if (!vn->vn_next)
+				break;
+			off += vn->vn_next;
+		} else {
+			const Elf64_Verdef *vd = (const void *)base;
+			size_t a = off + vd->vd_aux;
+			if (vd->vd_ndx < 256 && a + sizeof(Elf64_Verdaux) <= d->vsize) {
+				const Elf64_Verdaux *x = (const void *)((const char *)d->vdata + a);
+				if (x->vda_name < d->strsz) {
+					d->vername[vd->vd_ndx] = d->str + x->vda_name;
+					kept = 1;
+				}
+			}
+			if (!vd->vd_next)
+				break;
+			off += vd->vd_next;
+		}
+	}
+	if (!kept)
+		goto out;
+	d->n = sym->sh_size / sizeof(Elf64_Sym);
+	if (ver->sh_size < d->n * sizeof(uint16_t) || d->n > (1u << 22))
+		goto out;
+	d->sym = read_section(fd, sym, d->n * sizeof(Elf64_Sym));
+	d->ver = read_section(fd, ver, d->n * sizeof(uint16_t) + 64);
+	if (!d->sym || !d->ver)
+		goto out;
+	free(sh);
+	return 0;
+out:
+	free(sh);
+	dynsyms_free(d);
+	return -1;
+}
+
+/* The undefined symbols an object binds to libgomp's versions, kept once. */
+static void collect_imports(struct scan *sc, int fd, const Elf64_Ehdr *eh)
+{
+	struct dynsyms d;
+	if (dynsyms_read(fd, eh, SHT_GNU_verneed, "libgomp.so", &d) != 0)
+		return;
+	for (size_t i = 1; i < d.n && sc->nimports < MAX_IMPORTS; i++) {
+		const char *v = d.vername[d.ver[i] & 0x7fff];
+		if (d.sym[i].st_shndx != SHN_UNDEF || !v || d.sym[i].st_name >= d.strsz)
+			continue;
+		char ref[96];
+		snprintf(ref, sizeof(ref), "%s@%s", d.str + d.sym[i].st_name, v);
+		int seen = 0;
+		for (int k = 0; k < sc->nimports && !seen; k++)
+			seen = !strcmp(sc->imports[k], ref);
+		if (!seen)
+			snprintf(sc->imports[sc->nimports++], sizeof(sc->imports[0]), "%s", ref);
+	}
+	dynsyms_free(&d);
+}
+
+/* The first of the scan's imports that the object at `path` does not
+ * define with that version (as the loader matches a versioned reference),
+ * copied to `out`; 0 when it defines them all, -1 when it cannot be read. */
+static int first_undefined(const struct scan *sc, const char *path, char *out, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf64_Ehdr eh;
+	struct dynsyms d;
+	int r = -1;
+	if (read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || dynsyms_read(fd, &eh, SHT_GNU_verdef, NULL, &d) != 0)
+		goto out;
+	r = 0;
+	for (int k = 0; k < sc->nimports && !r; k++) {
+		const char *at = strrchr(sc->imports[k], '@');
+		size_t len = (size_t)(at - sc->imports[k]);
+		int ok = 0;
+		for (size_t i = 1; i < d.n && !ok; i++) {
+			const Elf64_Sym *s = &d.sym[i];
+			if (s->st_shndx == SHN_UNDEF || s->st_name >= d.strsz ||
+			    strncmp(d.str + s->st_name, sc->imports[k], len) || d.str[s->st_name + len])
+				continue;
+			unsigned idx = d.ver[i] & 0x7fff;
+			/* VER_NDX_LOCAL/GLOBAL: unversioned, any reference matches. */
+			ok = idx < 2 || (d.vername[idx] && !strcmp(d.vername[idx], at + 1));
+		}
+		if (!ok) {
+			snprintf(out, size, "%s", sc->imports[k]);
+			r = 1;
+		}
+	}
+	dynsyms_free(&d);
+out:
+	close(fd);
+	return r;
+}
+
 static void scan_file(struct scan *sc, const char *path, int depth);
 
 /* Look for `name` in a ':'-separated list of directories ($ORIGIN = origin). */
@@ -80,7 +274,7 @@ static int try_dirs(struct scan *sc, const char *list, const char *origin, const
 static void scan_needed(struct scan *sc, const char *name, const char *rpath, const char *origin, int depth)
 {
 	if (!strncmp(name, "libgomp.so", 10)) {
-		sc->found = 1;
+		sc->found = 1; /* libgomp itself is not read */
 		return;
 	}
 	if (!strncmp(name, "libovni.so", 10)) {
@@ -102,7 +296,7 @@ static void scan_needed(struct scan *sc, const char *name, const char *rpath, co
 
 static void scan_file(struct scan *sc, const char *path, int depth)
 {
-	if (sc->found || sc->nvisited >= MAX_VISITED)
+	if (sc->nvisited >= MAX_VISITED)
 		return;
 	for (int i = 0; i < sc->nvisited; i++)
 		if (!strcmp(sc->visited[i], path))
@@ -144,8 +338,6 @@ static void scan_file(struct scan *sc, const char *path, int depth)
 	char *strs = stroff >= 0 && strsz && strsz < (1u << 24) ? malloc(strsz + 1) : NULL;
 	if (strs && read_at(fd, strs, strsz, stroff) == 0) {
 		strs[strsz] = '\0';
-		if (memmem(strs, strsz, "omp_fulfill_event", 17))
-			sc->fulfill = 1;
 		char origin[PATH_MAX];
 		snprintf(origin, sizeof(origin), "%s", path);
 		char *slash = strrchr(origin, '/');
@@ -154,9 +346,14 @@ static void scan_file(struct scan *sc, const char *path, int depth)
 		else
 			snprintf(origin, sizeof(origin), ".");
 		const char *rp = rpath < strsz ? strs + rpath : NULL;
-		for (size_t i = 0; i < ndyn && d[i].d_tag != DT_NULL && !sc->found; i++)
-			if (d[i].d_tag == DT_NEEDED && d[i].d_un.d_val < strsz)
+		int gomp = 0;
+		for (size_t i = 0; i < ndyn && d[i].d_tag != DT_NULL; i++)
+			if (d[i].d_tag == DT_NEEDED && d[i].d_un.d_val < strsz) {
+				gomp |= !strncmp(strs + d[i].d_un.d_val, "libgomp.so", 10);
 				scan_needed(sc, strs + d[i].d_un.d_val, rp, origin, depth + 1);
+			}
+		if (gomp)
+			collect_imports(sc, fd, &eh);
 	}
 	free(strs);
 	free(d);
@@ -164,19 +361,22 @@ out:
 	close(fd);
 }
 
-int omp_needs_libgomp(const char *path, int *uses_detach, int *uses_libovni)
+/* One of the scan's imports starts with `prefix`. */
+static int scan_imports(const struct scan *sc, const char *prefix)
+{
+	for (int k = 0; k < sc->nimports; k++)
+		if (!strncmp(sc->imports[k], prefix, strlen(prefix)))
+			return 1;
+	return 0;
+}
+
+/* Scan `path` and what it needs; NULL when it cannot be. */
+static struct scan *scan_program(const char *path)
 {
 	struct scan *sc = calloc(1, sizeof(*sc));
-	if (!sc)
-		return 0;
-	scan_file(sc, path, 0);
-	int found = sc->found;
-	if (uses_detach)
-		*uses_detach = sc->fulfill;
-	if (uses_libovni)
-		*uses_libovni = sc->libovni;
-	free(sc);
-	return found;
+	if (sc)
+		scan_file(sc, path, 0);
+	return sc;
 }
 
 static int find_libomp(char *out, size_t size)
@@ -218,36 +418,154 @@ static void env_list_add(const char *var, const char *first, const char *last)
 	free(v);
 }
 
+/* ---- Values libgomp ignores and libomp does not ----
+ * libgomp warns about a value it cannot parse and runs as if the variable
+ * were unset; libomp 14 reads the same values differently: OMP_NUM_THREADS
+ * "abc", "-1" or "2x" abort it at the first parallel region (an assertion),
+ * "0" or an OMP_THREAD_LIMIT of 0 give one thread, an OMP_STACKSIZE with a
+ * T suffix or past 2^64 bytes is used (threads fail to start: abort).  With such a value the program keeps libgomp. */
+static const char *skip_spaces(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r' || *p == '\f' || *p == '\v')
+		p++;
+	return p;
+}
+
+/* A positive number, as libgomp reads one (spaces around; no sign, no 0);
+ * *end gets what follows it. */
+static int gomp_positive(const char *p, const char **end)
+{
+	p = skip_spaces(p);
+	if (*p < '0' || *p > '9')
+		return 0;
+	errno = 0;
+	char *e;
+	unsigned long long v = strtoull(p, &e, 10);
+	if (errno || v == 0 || v > LONG_MAX)
+		return 0;
+	*end = skip_spaces(e);
+	return 1;
+}
+
+static int gomp_accepts(const char *var, const char *val)
+{
+	const char *end;
+	if (!strcmp(var, "OMP_NUM_THREADS")) {
+		for (;;) {
+			if (!gomp_positive(val, &end))
+				return 0;
+			if (*end != ',')
+				return *end == '\0';
+			val = end + 1;
+		}
+	}
+	if (!strcmp(var, "OMP_THREAD_LIMIT"))
+		return gomp_positive(val, &end) && *end == '\0';
+	/* OMP_STACKSIZE: a size in KiB, or with a B, K, M or G suffix. */
+	const char *p = skip_spaces(val);
+	if (*p < '0' || *p > '9')
+		return 1; /* both ignore it: no difference */
+	errno = 0;
+	char *e;
+	unsigned long long v = strtoull(p, &e, 10);
+	int shift = 10;
+	e = (char *)skip_spaces(e);
+	switch (*e) {
+	case 'b':
+	case 'B':
+		shift = 0;
+		e++;
+		break;
+	case 'k':
+	case 'K': e++; break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		e++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		e++;
+		break;
+	default: break;
+	}
+	/* Another suffix (libomp reads T, P, E...) or too large: libgomp
+	 * ignores it, libomp does not. */
+	return *skip_spaces(e) == '\0' && !errno && ((v << shift) >> shift) == v;
+}
+
+/* Why libomp would change what the program prints or does, from the
+ * OpenMP variables (into `why`), or 0. */
+static int env_differs(char *why, size_t size)
+{
+	static const char *const vars[] = { "OMP_NUM_THREADS", "OMP_THREAD_LIMIT", "OMP_STACKSIZE" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v && !gomp_accepts(vars[i], v)) {
+			snprintf(why, size, "%s=\"%.40s\", which libgomp ignores and LLVM libomp does not", vars[i], v);
+			return 1;
+		}
+	}
+	/* The runtime's own report at start or at each thread's start:
+	 * libgomp's on stderr, libomp's in another form (the affinity lines
+	 * on stdout), and libgomp's settings printed too, though unused. */
+	static const char *const shows[] = { "OMP_DISPLAY_ENV", "OMP_DISPLAY_AFFINITY" };
+	for (size_t i = 0; i < sizeof(shows) / sizeof(shows[0]); i++) {
+		const char *v = getenv(shows[i]);
+		if (v && (!strcasecmp(skip_spaces(v), "true") || !strncasecmp(skip_spaces(v), "true ", 5) ||
+			  !strncasecmp(skip_spaces(v), "verbose", 7))) {
+			snprintf(why, size, "%s=%.20s, whose report LLVM libomp prints its own way", shows[i], v);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int quiet)
 {
 	env_list_add("OMP_TOOL_LIBRARIES", agent_lib, NULL);
-	int detach = 0, libovni = 0, gomp = omp_needs_libgomp(prog, &detach, &libovni);
-	if (libovni && !quiet)
+	struct scan *sc = scan_program(prog);
+	if (!sc)
+		return 0;
+	if (sc->libovni && !quiet)
 		fprintf(stderr,
 			"ovnirun: %s uses libovni: its libovni calls are served by the agent, its events "
 			"merged into the agent's streams (man 7 ovni-auto-libovni)\n",
 			prog);
-	if (!gomp)
-		return 0;
-	if (allow_swap && detach) {
-		/* libomp 14 lacks omp_fulfill_event@OMP_5.0.1: the call would
-		 * bind to libgomp's and crash on libomp's tasks. */
+	int swapped = 0;
+	char libomp[PATH_MAX], why[160] = "";
+	if (!sc->found)
+		goto out;
+	int have = allow_swap && find_libomp(libomp, sizeof(libomp)) == 0;
+	char missing[96];
+	if (have && env_differs(why, sizeof(why)))
+		;
+	else if (have && first_undefined(sc, libomp, missing, sizeof(missing)) == 1)
+		/* e.g. omp_fulfill_event@OMP_5.0.1 (detached tasks) in libomp
+		 * 14: the call would go to libgomp's, which crashes on a task
+		 * of libomp's. */
+		snprintf(why, sizeof(why), "%s, which LLVM libomp (%s) does not have", missing, libomp);
+	else if (have && scan_imports(sc, "GOMP_teams_reg@"))
+		/* Host teams: libomp forms fewer teams, or fewer threads in
+		 * each, than libgomp on the same machine (two teams of one
+		 * thread for num_teams(3) on 2 CPUs; libgomp: three of two). */
+		snprintf(why, sizeof(why), "host teams (GOMP_teams_reg), which LLVM libomp sizes otherwise");
+	if (why[0]) {
 		if (!quiet)
 			fprintf(stderr,
-				"ovnirun: %s uses GCC's libgomp, which has no OMPT interface, and detached "
-				"tasks (omp_fulfill_event), which LLVM libomp cannot run for GCC code: "
-				"keeping libgomp, OpenMP is not traced\n",
-				prog);
-		return 0;
+				"ovnirun: %s uses GCC's libgomp, which has no OMPT interface, and %s: keeping "
+				"libgomp, OpenMP is not traced\n",
+				prog, why);
+		goto out;
 	}
-	char libomp[PATH_MAX];
-	if (!allow_swap || find_libomp(libomp, sizeof(libomp)) != 0) {
+	if (!have) {
 		if (!quiet)
 			fprintf(stderr,
 				"ovnirun: %s uses GCC's libgomp, which has no OMPT interface: its OpenMP "
 				"constructs and tasks are not traced%s\n",
 				prog, allow_swap ? " (install LLVM libomp to trace them)" : "");
-		return 0;
+		goto out;
 	}
 	env_list_add("LD_PRELOAD", NULL, libomp);
 	if (!quiet)
@@ -255,5 +573,8 @@ int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int q
 			"ovnirun: %s uses GCC's libgomp, which has no OMPT interface: running it on LLVM "
 			"libomp (%s) to trace OpenMP; --no-libomp keeps libgomp\n",
 			prog, libomp);
-	return 1;
+	swapped = 1;
+out:
+	free(sc);
+	return swapped;
 }

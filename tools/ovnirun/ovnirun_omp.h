@@ -10,15 +10,11 @@
  * needs) needs libgomp.so.1: with allow_swap and an LLVM libomp.so.5
  * installed ($OVNI_LIBOMP, else the usual directories), appends it to
  * LD_PRELOAD so that the GOMP_* entry points bind to libomp; says what it
- * did on stderr unless quiet.  Programs that import omp_fulfill_event keep
- * libgomp (libomp 14 does not export that symbol version).  Returns 1 when it swapped, 0 otherwise. */
+ * did on stderr unless quiet.  The program keeps libgomp when it imports
+ * from libgomp a name@version that libomp does not define (libomp 14 has
+ * no omp_fulfill_event@OMP_5.0.1, no GOMP_teams4), or when an OpenMP
+ * variable has a value that libgomp ignores and libomp reads otherwise
+ * (OMP_NUM_THREADS=abc).  Returns 1 when it swapped, 0 otherwise. */
 int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int quiet);
-
-/* Nonzero when the ELF program `path`, or a shared library it needs, needs
- * libgomp.so.1 (scripts and unreadable files: 0). *uses_detach (when not
- * NULL) tells whether one of the objects read imports omp_fulfill_event,
- * *uses_libovni whether one needs libovni.so (when libgomp was not found
- * first). */
-int omp_needs_libgomp(const char *path, int *uses_detach, int *uses_libovni);
 
 #endif
