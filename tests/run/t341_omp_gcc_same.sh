@@ -22,7 +22,7 @@ for e in OMP_PROC_BIND=true OMP_PROC_BIND=close OMP_PROC_BIND=spread OMP_PLACES=
 	want=$(env "$e" "$P" | head -n 1)
 	assert_eq "$e untraced" "threads $ncpu procs $ncpu" "$want"
 	env "$e" "$OVNIRUN" -o "$WORK/b$i" "$P" >"$WORK/b$i.out" 2>"$WORK/b$i.err" ||
-		{ cat "$WORK/b$i.err"; fail "$e: exit status $?"; }
+		{ rc=$?; cat "$WORK/b$i.err"; fail "$e: exit status $rc"; }
 	grep -q "running it on LLVM libomp" "$WORK/b$i.err" || { cat "$WORK/b$i.err"; fail "$e: no swap"; }
 	assert_eq "$e traced" "$want" "$(head -n 1 "$WORK/b$i.out")"
 	check_trace "$WORK/b$i"
@@ -36,7 +36,7 @@ keep() {
 	name=$1 why=$2 e=$3 p=$4
 	want=$(env "$e" "$p" 2>/dev/null)
 	env "$e" "$OVNIRUN" -o "$WORK/$name" "$p" >"$WORK/$name.out" 2>"$WORK/$name.err" ||
-		{ cat "$WORK/$name.err"; fail "$name: exit status $?"; }
+		{ rc=$?; cat "$WORK/$name.err"; fail "$name: exit status $rc"; }
 	grep -q "uses GCC's libgomp.*$why.*keeping libgomp" "$WORK/$name.err" || { cat "$WORK/$name.err"; fail "$name: no reason"; }
 	assert_eq "$name output" "$want" "$(cat "$WORK/$name.out")"
 	check_trace "$WORK/$name"
