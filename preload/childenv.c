@@ -20,8 +20,14 @@ extern char **environ;
  * made absolute in libpath_buf.  "" when unknown. */
 static const char *libpath = "";
 static char libpath_buf[PATH_MAX] OA_LARGE_BSS;
-static char *saved[OA_CHILDENV_EXTRA - 2]; /* "OVNI_X=value" copies */
+static char *saved[OA_CHILDENV_EXTRA - 5]; /* "OVNI_X=value" copies */
 static int nsaved;
+/* The process started with verify_asan_link_order=0 in ASAN_OPTIONS
+ * (ovnirun puts it there): a program built with AddressSanitizer (gcc's,
+ * libasan.so) stops at its start when another object comes before its
+ * runtime, as the agent does, unless told not to check.  Children keep it,
+ * as they keep the agent. */
+static int keep_asan;
 
 static int own_var(const char *e, enum oa_env v)
 {
@@ -47,6 +53,8 @@ OA_START_TEXT void oa_childenv_init(void)
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
 		if (oa_env_prefix(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
 			saved[nsaved++] = oa_arena_strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
+	const char *asan = getenv("ASAN_OPTIONS");
+	keep_asan = asan && strstr(asan, "verify_asan_link_order=0") != NULL;
 }
 
 OA_EARLY_TEXT size_t oa_childenv_count(char *const envp[])
@@ -62,6 +70,9 @@ OA_EARLY_TEXT size_t oa_childenv_count(char *const envp[])
  * of libc) that the child faults in again after the fork (~2.5 us each);
  * a fork child of a shell runs this for every command. */
 static char ld_preload[] OA_EARLY_DATA = "LD_PRELOAD=";
+static char asan_options[] OA_EARLY_DATA = "ASAN_OPTIONS=";
+static char asan_flag[] OA_EARLY_DATA = "verify_asan_link_order";
+static char asan_only[] OA_EARLY_DATA = "ASAN_OPTIONS=verify_asan_link_order=0";
 
 /* The length of s up to '=' (s has one). */
 static OA_EARLY_TEXT size_t name_len(const char *s)
@@ -92,8 +103,9 @@ OA_EARLY_TEXT int oa_childenv_lib_reachable(void)
 
 OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])
 {
-	const char *preload = find(envp, ld_preload, 10);
-	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1;
+	const char *preload = find(envp, ld_preload, 10), *asan = find(envp, asan_options, 12);
+	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1 + sizeof(asan_only) +
+	       (asan ? strlen(asan) + 1 : 0);
 }
 
 char *const *oa_childenv_without_agent(char *const envp[], char **out, char *text)
@@ -160,7 +172,11 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 		own2 = NULL;
 	}
 	const char *preload = find(envp, ld_preload, 10);
-	int missing = !has_agent(preload) || own;
+	const char *asan = keep_asan ? find(envp, asan_options, 12) : NULL;
+	/* An ASAN_OPTIONS of the program's own without the flag: the flag is
+	 * added to it; none at all: the flag alone. */
+	int fix_asan = keep_asan && (!asan || !oa_str_has(asan, asan_flag));
+	int missing = !has_agent(preload) || own || fix_asan;
 	size_t ownlen = own ? name_len(own) : 0;
 	size_t own2len = own2 ? name_len(own2) : 0;
 	for (int i = 0; !missing && i < nsaved; i++) {
@@ -179,16 +195,27 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 			continue; /* the caller's, below */
 		if (own2 && oa_env_prefix(envp[i], own2, own2len + 1))
 			continue;
+		if (fix_asan && oa_env_prefix(envp[i], asan_options, 13))
+			continue; /* below */
 		out[n++] = envp[i];
 	}
+	/* text holds oa_childenv_text_size(envp) bytes: all of it fits. */
 	if (!has_agent(preload)) {
-		/* text holds oa_childenv_text_size(envp) bytes: all of it fits. */
 		char *p = stpcpy(stpcpy(text, ld_preload), libpath);
 		if (preload && *preload) {
 			*p++ = ':';
-			stpcpy(p, preload);
+			p = stpcpy(p, preload);
 		}
 		out[n++] = text;
+		text = p + 1;
+	}
+	if (fix_asan && asan && *asan) {
+		char *p = stpcpy(stpcpy(text, asan_options), asan);
+		*p++ = ':';
+		stpcpy(p, asan_only + 13);
+		out[n++] = text;
+	} else if (fix_asan) {
+		out[n++] = asan_only;
 	}
 	for (int i = 0; i < nsaved; i++) {
 		size_t len = name_len(saved[i]);

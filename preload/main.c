@@ -2,6 +2,7 @@
  * the process (and its main thread), the destructor ends every stream after
  * the program's own exit handlers have run. */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "agent.h"
 #include "config.h"
@@ -41,6 +42,19 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 	/* Before anything of the agent runs: every import of ours bound now,
 	 * as -z now would, so no agent path meets the loader's resolver. */
 	oa_real_scope(1);
+	if (oa_real_program_defines("__msan_init")) {
+		/* MemorySanitizer takes every byte written by code it did not
+		 * build (the agent's, and libc's on the agent's behalf: an
+		 * environment string) for uninitialised, and stops the program
+		 * at the first one the agent passes to a function it watches.
+		 * The agent stays out, as a disabled one. */
+		oa_log("process %d is built with MemorySanitizer, which stops at the agent's uninstrumented code: "
+		       "not traced",
+		       (int)getpid());
+		oa_real_scope(0);
+		oa_off = 1;
+		return;
+	}
 	int left = 0, bound = oa_real_bind(&left);
 	oa_real_init();
 	/* The trace clock calls the vDSO itself (writer/clock.h). */

@@ -268,6 +268,14 @@ OA_START_TEXT void oa_real_scope(int on)
 	}
 }
 
+OA_START_TEXT int oa_real_program_defines(const char *name)
+{
+	if (atomic_load(&scope_valid) != 1 || scope.n < 1)
+		return 0;
+	void *p = scope_find(&scope, 0, 1, name, NULL, 0);
+	return p && p != (void *)-1;
+}
+
 OA_START_TEXT int oa_real_scope_lasts(void)
 {
 	/* We are among the objects loaded at start (not dlopen'ed after

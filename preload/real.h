@@ -53,6 +53,9 @@ const char *oa_real_self_name(void);
  * says whether they can: then a hook may look up its real functions at its
  * first call, without the loader's lock). */
 void oa_real_scope(int on);
+/* The program itself (not a library) defines `name`: from the copy of the
+ * scope, while the constructors run (0 otherwise). */
+int oa_real_program_defines(const char *name);
 int oa_real_scope_lasts(void);
 /* Bind every PLT slot of the agent now, as the loader's -z now would (the
  * object is linked lazily so that a disabled agent binds none; real.c).

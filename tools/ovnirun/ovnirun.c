@@ -346,6 +346,22 @@ static void restore_signals(void)
 		sigaction(handled[i], &inherited[i], NULL);
 }
 
+/* A program built with gcc's AddressSanitizer (libasan.so) stops at its
+ * start ("ASan runtime does not come first in initial library list") when
+ * an object is loaded before its runtime, as the agent is: its check is
+ * turned off for the run (kept in ASAN_OPTIONS; the agent keeps it in the
+ * environments of the programs started, childenv.c).  A setting of the
+ * user's own for the check is left as it is. */
+static void asan_setup_env(void)
+{
+	const char *old = getenv("ASAN_OPTIONS");
+	if (old && strstr(old, "verify_asan_link_order"))
+		return;
+	char v[4096];
+	snprintf(v, sizeof(v), "%s%sverify_asan_link_order=0", old && *old ? old : "", old && *old ? ":" : "");
+	setenv("ASAN_OPTIONS", v, 1);
+}
+
 int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
@@ -458,6 +474,7 @@ int main(int argc, char **argv)
 		char *preload = malloc(len);
 		snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
 		setenv("LD_PRELOAD", preload, 1);
+		asan_setup_env();
 		omp_setup_env(prog, lib, libomp, quiet);
 		setenv("OVNI_TRACEDIR", absdir, 1);
 		/* A run of its own (ovnirun inside a traced run): its first
