@@ -107,19 +107,23 @@ OA_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
  * found as the program binds it (the first definition after the agent). */
 static int gomp_shadowed_bind(uintptr_t caller)
 {
-	static uintptr_t gomp_only, parallel; /* once: objects loaded at start stay */
-	static int looked;
-	if (!looked) {
+	/* Looked up once (objects loaded at start stay); threads that race
+	 * here find the same two addresses. */
+	static _Atomic uintptr_t gomp_only, parallel;
+	static _Atomic int looked;
+	if (!atomic_load_explicit(&looked, memory_order_acquire)) {
 		void *g = oa_real_lookup("GOMP_PLUGIN_malloc", NULL), *p = oa_real_lookup("GOMP_parallel", "GOMP_4.0");
-		gomp_only = g && g != (void *)-1 ? (uintptr_t)g : 0;
-		parallel = p && p != (void *)-1 ? (uintptr_t)p : 0;
-		looked = 1;
+		atomic_store_explicit(&gomp_only, g && g != (void *)-1 ? (uintptr_t)g : 0, memory_order_relaxed);
+		atomic_store_explicit(&parallel, p && p != (void *)-1 ? (uintptr_t)p : 0, memory_order_relaxed);
+		atomic_store_explicit(&looked, 1, memory_order_release);
 	}
+	uintptr_t gomp = atomic_load_explicit(&gomp_only, memory_order_relaxed),
+		  par = atomic_load_explicit(&parallel, memory_order_relaxed);
 	uintptr_t lo, hi;
-	if (!gomp_only || !parallel || oa_sym_object_range(caller, &lo, &hi) != 0)
+	if (!gomp || !par || oa_sym_object_range(caller, &lo, &hi) != 0)
 		return 0;
 	/* The caller is libgomp, whose GOMP_parallel the program does not call. */
-	return gomp_only >= lo && gomp_only < hi && !(parallel >= lo && parallel < hi);
+	return gomp >= lo && gomp < hi && !(par >= lo && par < hi);
 }
 
 OA_EXPORT int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set)
