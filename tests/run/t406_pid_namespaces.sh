@@ -53,3 +53,28 @@ assert_eq "gone: output" "$want" "$got"
 check_trace "$WORK/gone"
 n=$(grep -rl '"ended without notice (its PID namespace is gone); streams finished by ovnirun"' "$WORK"/gone/loom.*.pidns* | wc -l)
 assert_ge "gone: processes of the namespace finished by ovnirun" 2 "$n"
+
+# Joining a namespace that outlives the run (nsenter, setns): the processes
+# that ended in it are not taken for running while it lives on (before:
+# ovnirun waited its 3 s and named them all as still running); one left
+# running there is named, alone.
+command -v nsenter >/dev/null || exit 0
+unshare -p -f --mount-proc sleep 60 & u=$!
+trap 'kill $u 2>/dev/null; rm -rf "$WORK"' EXIT
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	inner=$(pgrep -P $u)
+	[ -n "$inner" ] && break
+	sleep 0.1
+done
+[ -n "$inner" ] || fail "lasting: no namespace"
+got=$("$OVNIRUN" -q -o "$WORK/join" nsenter -t "$inner" -p sh -c 'echo in; sh -c "echo again"' 2>"$WORK/join.err"); st=$?
+assert_eq "join: status" 0 "$st"
+assert_eq "join: output" "in
+again" "$got"
+assert_eq "join: messages" "" "$(cat "$WORK/join.err")"
+check_trace "$WORK/join"
+assert_ge "join: processes in the namespace's loom" 2 "$(ls -d "$WORK"/join/loom.*.pidns*/proc.* | wc -l)"
+"$OVNIRUN" -q -o "$WORK/left" nsenter -t "$inner" -p sh -c '(sleep 5 &); echo x' >/dev/null 2>"$WORK/left.err"
+grep -q "ovnirun: 1 process of the run still running" "$WORK/left.err" || fail "left: $(cat "$WORK/left.err")"
+assert_eq "left: named" 1 "$(grep -c '(in a PID namespace still running)' "$WORK/left.err")"
+kill $u

@@ -21,6 +21,7 @@ struct proc {
 	char dir[PATH_MAX]; /* loom.L/proc.P, relative to the trace */
 	char loom[256];     /* L, for a PID namespace's loom (its pids are the namespace's); else "" */
 	pid_t pid;
+	pid_t here; /* its pid in our PID namespace (0: not running, or not known) */
 	int alive;
 	int open;       /* has an unfinished stream */
 	uint64_t first; /* clock of its first event */
@@ -218,26 +219,51 @@ static uint64_t first_event_of(const char *pd)
 	return first;
 }
 
-/* Is some process of the PID namespace with inode ino still running?  Its
- * loom is LOOM.pidns<ino>; its pids are the namespace's own, not ours to
- * look up: the namespace as a whole is alive or gone (when its first
- * process, its init, dies, the kernel kills the others). */
-static int pidns_alive(unsigned long long ino)
+/* The processes of the PID namespace with inode ino that run now: each
+ * with its pid there (its loom's, the last of the NSpid line of
+ * /proc/PID/status) and here.  Returns how many (at most max, the rest
+ * left out), or -1 when a process of the namespace has no NSpid line (a
+ * kernel before 4.1): then only the namespace as a whole can be judged,
+ * alive while one of its processes is (when its init dies, the kernel
+ * kills the others). */
+struct nsproc {
+	pid_t inner, outer;
+};
+
+static int pidns_procs(unsigned long long ino, struct nsproc *out, int max)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
-	int found = 0;
-	while (d && !found && (e = readdir(d))) {
+	int n = 0, whole = 0;
+	while (d && (e = readdir(d))) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		char path[64];
 		struct stat st;
+		pid_t pid = (pid_t)atoi(e->d_name);
 		snprintf(path, sizeof(path), "/proc/%s/ns/pid", e->d_name);
-		found = stat(path, &st) == 0 && (unsigned long long)st.st_ino == ino && !zombie((pid_t)atoi(e->d_name));
+		if (stat(path, &st) != 0 || (unsigned long long)st.st_ino != ino || zombie(pid))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/status", e->d_name);
+		FILE *f = fopen(path, "re");
+		char line[256];
+		pid_t inner = 0;
+		while (f && fgets(line, sizeof(line), f))
+			if (!strncmp(line, "NSpid:", 6)) {
+				char *last = strrchr(line, '\t');
+				inner = last ? (pid_t)atoi(last + 1) : 0;
+				break;
+			}
+		if (f)
+			fclose(f);
+		if (!inner)
+			whole = 1;
+		else if (n < max)
+			out[n++] = (struct nsproc){ inner, pid };
 	}
 	if (d)
 		closedir(d);
-	return found;
+	return whole ? -1 : n;
 }
 
 /* The processes of the trace that need a look: an unfinished stream, or
@@ -257,7 +283,8 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 		/* A nested PID namespace's pids are not ours to look up: its
 		 * processes are alive while the namespace is. */
 		const char *ns = strstr(l->d_name, ".pidns");
-		int ns_alive = ns ? pidns_alive(strtoull(ns + 6, NULL, 10)) : 0;
+		static struct nsproc nsp[4096];
+		int nns = ns ? pidns_procs(strtoull(ns + 6, NULL, 10), nsp, 4096) : 0;
 		char ld[PATH_MAX];
 		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);
 		DIR *ldir = opendir(ld);
@@ -270,7 +297,14 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			pid_t pid = (pid_t)atoi(p->d_name + 5);
 			char live[64];
 			snprintf(live, sizeof(live), "/proc/%d", (int)pid);
-			int exists = ns ? ns_alive : pid != root && access(live, F_OK) == 0;
+			/* In a nested PID namespace: its pid here, when it runs
+			 * (one that ended while the namespace lives on is not
+			 * waited for: setns, nsenter into a lasting one). */
+			pid_t here = 0;
+			for (int k = 0; ns && k < nns && !here; k++)
+				if (nsp[k].inner == pid)
+					here = nsp[k].outer;
+			int exists = ns ? (nns < 0 ? 1 : here != 0) : pid != root && access(live, F_OK) == 0;
 			DIR *pdir = opendir(pd);
 			int open_streams = 0, ranked = 0;
 			long nthreads = 0;
@@ -296,12 +330,14 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 				continue;
 			snprintf(out[n].dir, sizeof(out[n].dir), "%s/%s", l->d_name, p->d_name);
 			out[n].pid = pid;
+			out[n].here = ns ? here : pid;
 			out[n].first = first_event_of(pd);
 			/* The tests' skewed clocks (OVNI_TEST_CLOCK_SKEW) back to the real one. */
 			const char *skew = getenv("OVNI_TEST_CLOCK_SKEW");
 			if (skew && out[n].first)
 				out[n].first -= (uint64_t)strtoll(skew, NULL, 10);
-			out[n].alive = ns ? ns_alive : exists && alive(pid, out[n].first);
+			out[n].alive = ns ? (nns < 0 ? 1 : exists && alive(here, out[n].first))
+					  : exists && alive(pid, out[n].first);
 			out[n].open = open_streams;
 			snprintf(out[n].loom, sizeof(out[n].loom), "%s", ns ? l->d_name + 5 : "");
 			if (out[n].alive || open_streams)
@@ -483,7 +519,7 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 		for (int k = 0; k < nlate; k++) {
 			int listed = 0;
 			for (int i = 0; i < n && !listed; i++)
-				listed = procs[i].pid == late[k];
+				listed = procs[i].here == late[k];
 			running += !listed && !zombie(late[k]);
 		}
 		/* Gone without finishing: finished now, saying how it ended. */
@@ -555,9 +591,10 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 		for (int k = 0; k < nlate && shown < 6; k++) {
 			int listed = 0;
 			for (int i = 0; i < n && !listed; i++)
-				listed = procs[i].pid == late[k];
+				listed = procs[i].here == late[k];
 			if (!listed && !zombie(late[k]))
-				procs[n < MAX_PROCS ? n++ : n - 1] = (struct proc){ .pid = late[k], .alive = 1 };
+				procs[n < MAX_PROCS ? n++ : n - 1] =
+					(struct proc){ .pid = late[k], .here = late[k], .alive = 1 };
 		}
 		for (int i = 0; i < n && shown < 6; i++) {
 			if (procs[i].alive && procs[i].loom[0]) {
