@@ -409,6 +409,26 @@ static void spool_forget(void)
 	atomic_store(&spool_state, 0);
 }
 
+/* What a process's first stream begins with when its start was late (a
+ * fork child that started at its first event, or the program it exec'd):
+ * OHx at the fork, the process marks it could not write then (fork, exec)
+ * at their own clocks, and only then the agent's setup (OF[ OF]). */
+#define PRELUDE_MARKS 3
+/* Read by every thread's start: kept on a page every process touches
+ * (the prelude itself is touched only by a late start). */
+static int prelude_on OA_EARLY_DATA;
+static struct {
+	uint64_t at; /* the OHx clock */
+	int n;
+	struct {
+		int64_t value;
+		uint64_t clock;
+		struct oa_label *label; /* prepared, or NULL: allocated now */
+		int fresh;              /* value drawn now (oa_procev_value): never labelled */
+		char text[OA_HANDOVER_PATH + 16];
+	} m[PRELUDE_MARKS];
+} prelude OA_LARGE_BSS;
+
 /* Create the stream of the calling thread (slot already acquired), in a
  * slot of sp when there is one (spool_for).  The paths are built in the
  * stream's own buffers: a thread with a minimal stack (PTHREAD_STACK_MIN)
@@ -433,6 +453,12 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	 * labels when spooled.) */
 	if ((!cfg.spool || oa_exec_generation) && !(fresh_procdir && t->tid == oa_meta.pid))
 		oa_images_import(t, cfg.base, cfg.final_base);
+	/* A new process's first marks (its fork, its exec): labelled now, in
+	 * the stream.json written at the open, so that a process killed at
+	 * once (SIGKILL: its parent or ovnirun finishes the stream) keeps what
+	 * they were. */
+	for (int i = 0; prelude_on && i < prelude.n; i++)
+		oa_procev_label(t, prelude.m[i].label, prelude.m[i].fresh, prelude.m[i].value, prelude.m[i].text);
 	int r = oa_stream_open(&t->s, &cfg);
 	if (r == -EMFILE) {
 		/* No spool slot now, and files would take a descriptor. */
@@ -512,26 +538,6 @@ static void altstack_off(struct oa_thread *t)
 	my_altstack = NULL;
 }
 
-/* What a process's first stream begins with when its start was late (a
- * fork child that started at its first event, or the program it exec'd):
- * OHx at the fork, the process marks it could not write then (fork, exec)
- * at their own clocks, and only then the agent's setup (OF[ OF]). */
-#define PRELUDE_MARKS 3
-/* Read by every thread's start: kept on a page every process touches
- * (the prelude itself is touched only by a late start). */
-static int prelude_on OA_EARLY_DATA;
-static struct {
-	uint64_t at; /* the OHx clock */
-	int n;
-	struct {
-		int64_t value;
-		uint64_t clock;
-		struct oa_label *label; /* prepared, or NULL: allocated now */
-		int fresh;              /* value drawn now (oa_procev_value): never labelled */
-		char text[OA_HANDOVER_PATH + 16];
-	} m[PRELUDE_MARKS];
-} prelude OA_LARGE_BSS;
-
 static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, int fresh, const char *text)
 {
 	if (prelude.n >= PRELUDE_MARKS || !value)
@@ -594,8 +600,7 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		prelude_on = 0;
 		ev_ovni_thread_execute_only(&t->s, cpu, creator_tid, tag, prelude.at);
 		for (int i = 0; i < prelude.n; i++)
-			oa_procev_mark_at(t, prelude.m[i].label, prelude.m[i].fresh, prelude.m[i].value,
-					  prelude.m[i].text, prelude.m[i].clock);
+			oa_procev_emit_at(t, prelude.m[i].value, prelude.m[i].clock);
 		prelude.n = 0;
 		ev_ovni_setup_flush(&t->s, t0);
 	} else {

@@ -98,8 +98,7 @@ OA_EARLY_TEXT int64_t oa_procev_value(void)
 	return next_proc_value();
 }
 
-void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value, const char *text,
-		       uint64_t clock)
+void oa_procev_label(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value, const char *text)
 {
 	if (!t || !value)
 		return;
@@ -109,6 +108,12 @@ void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int fresh, i
 		oa_meta_mark_label_new(&oa_meta, &t->s.labels, OA_MARK_PROC, value, text);
 	else
 		oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, text);
+}
+
+void oa_procev_emit_at(struct oa_thread *t, int64_t value, uint64_t clock)
+{
+	if (!t || !value)
+		return;
 	uint8_t p[12];
 	ev_mark_payload(p, value, OA_MARK_PROC);
 	oa_emit_at(&t->s, "OM=", clock, p, sizeof(p));

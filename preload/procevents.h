@@ -35,12 +35,14 @@ struct oa_label *oa_procev_take_exit_label(void);
 int oa_procev_refused_active(void);
 /* A new value of the channel, unique in the trace (async-signal-safe). */
 int64_t oa_procev_value(void);
-/* Write a process mark of value `value` labelled `text` on t's stream at
- * `clock` (no earlier than its last event): with `label` prepared, nothing
- * is allocated; `fresh`: value is one of oa_procev_value's, never labelled
- * (the label hash is not looked at). */
+/* A process mark of value `value` on t's stream: its label `text` (with
+ * `label` prepared, nothing is allocated; `fresh`: value is one of
+ * oa_procev_value's, never labelled, the label hash is not looked at),
+ * and the mark at `clock` (no earlier than the stream's last event).  A
+ * new process labels its first marks before its stream's first
+ * stream.json is written, and writes them once the stream is open. */
 struct oa_label;
-void oa_procev_mark_at(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value, const char *text,
-		       uint64_t clock);
+void oa_procev_label(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value, const char *text);
+void oa_procev_emit_at(struct oa_thread *t, int64_t value, uint64_t clock);
 
 #endif

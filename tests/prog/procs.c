@@ -1,6 +1,8 @@
 /* procs.c: process creation for the integration tests.
  * usage: procs MODE [ARGS]
  *   fork           fork a child that prints and exits 3; parent waits
+ *   kill9          fork a child that sleeps a moment (its stream starts)
+ *                  and kills itself with SIGKILL; parent waits
  *   forkthreads    fork from a worker thread while two others run
  *   bomb D         a chain of D nested forks
  *   chain N        exec itself N more times (exec chain), then exit 0
@@ -107,6 +109,16 @@ int main(int argc, char **argv)
 			_exit(3);
 		}
 		printf("child exit %d\n", wait_status(p));
+	} else if (!strcmp(mode, "kill9")) {
+		pid_t p = fork();
+		if (p == 0) {
+			usleep(1000);
+			raise(SIGKILL);
+			_exit(9);
+		}
+		int st = 0;
+		waitpid(p, &st, 0);
+		printf("child killed by %d\n", WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	} else if (!strcmp(mode, "forkthreads")) {
 		pthread_t a, b, c;
 		int st = -1;

@@ -2,7 +2,8 @@
 # that execs a traced program hands its fork and exec over (one OHx, the two
 # marks first, at their clocks, before the new image's setup); one that
 # execs a static program, whose exec fails, that is killed, starts a thread
-# or vforks starts first and keeps every event it had before.
+# or vforks starts first and keeps every event it had before; killed with
+# SIGKILL, it keeps its fork mark's label.
 . "$(dirname "$0")/../lib.sh"
 [ -x "$PROG/static_exit" ] || skip "no static program (libc6-dev's libc.a)"
 want=$("$PROG/procs" late "$PROG/exit_with" "$PROG/static_exit"); wrc=$?
@@ -60,6 +61,17 @@ ev "$c" >"$WORK/e"
 assert_eq "signal: fork mark" "forked from $parent" "$(label "$c" "$(nth "$c" 2)")"
 grep -q "OM= 115$" "$WORK/e" || fail "signal: no SIGTERM mark"
 assert_eq "signal: finished" OHe "$(tail -n 1 "$WORK/e" | cut -d' ' -f1)"
+
+# A fork child killed with SIGKILL once its stream started: its parent
+# finishes the stream, which keeps the fork mark's label (written with the
+# stream's first stream.json; before, the label died with the child).
+got=$("$OVNIRUN" -q -o "$WORK/k9" "$PROG/procs" kill9) || fail "kill9 mode"
+assert_eq "kill9: output" "child killed by 9" "$got"
+check_trace "$WORK/k9"
+kc=$(grep -ho '"fork: child [0-9]*"' -r "$WORK/k9" | grep -o '[0-9]*')
+[ -n "$kc" ] || fail "kill9: no child recorded"
+grep -q "killed by signal SIGKILL" "$WORK"/k9/loom.*/proc.$kc/thread.$kc/stream.json || fail "kill9: how it ended"
+grep -q '"forked from [0-9]*"' "$WORK"/k9/loom.*/proc.$kc/thread.$kc/stream.json || fail "kill9: fork label lost"
 
 # A child that leaves with _exit before it needed its stream has it written
 # at once: the same events as a child that started (fork, the agent's
