@@ -7,7 +7,9 @@
 # - host teams (GOMP_teams_reg), an import libomp 14 does not define
 #   (omp_fulfill_event@OMP_5.0.1, t340), an OMP_NUM_THREADS libgomp ignores
 #   (libomp aborts on "abc"), OMP_DISPLAY_AFFINITY (libomp prints its own
-#   lines on stdout): ovnirun keeps libgomp and says why.
+#   lines on stdout), doacross loops (libomp faults in a team of one
+#   thread), a KMP_ variable (read by libomp only), OMP_NESTED (libomp
+#   prints a notice): ovnirun keeps libgomp and says why.
 . "$(dirname "$0")/../lib.sh"
 P="$PROG/omp_gcc_bind"
 [ -x "$P" ] || skip "no $P"
@@ -44,3 +46,6 @@ keep() {
 keep teams "host teams (GOMP_teams_reg)" OA_T341=1 "$PROG/omp_gcc_teams"
 keep badnum 'OMP_NUM_THREADS="abc", which libgomp ignores' OMP_NUM_THREADS=abc "$P"
 keep display "OMP_DISPLAY_AFFINITY=true" OMP_DISPLAY_AFFINITY=true "$P"
+keep doacross "doacross loops (GOMP_doacross_wait)" OA_T341=1 "$PROG/omp_gcc_doacross"
+keep kmp "KMP_AFFINITY set, which LLVM libomp reads and libgomp ignores" KMP_AFFINITY=compact "$P"
+keep nested "OMP_NESTED set" OMP_NESTED=true "$P"

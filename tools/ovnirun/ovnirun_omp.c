@@ -370,6 +370,32 @@ static int scan_imports(const struct scan *sc, const char *prefix)
 	return 0;
 }
 
+/* Imports that libomp serves, but otherwise than libgomp: */
+static const struct {
+	const char *prefix, *why;
+} otherwise[] = {
+	/* libomp forms fewer teams, or fewer threads in each (two teams of
+	 * one thread for num_teams(3) on 2 CPUs; libgomp: three of two). */
+	{ "GOMP_teams_reg@", "host teams (GOMP_teams_reg), which LLVM libomp sizes otherwise" },
+	/* libomp 14's GOMP_doacross_wait faults (SIGSEGV) in a team of one
+	 * thread (OMP_NUM_THREADS=1, num_threads(1), a nested team). */
+	{ "GOMP_doacross_",
+	  "doacross loops (GOMP_doacross_wait), on which LLVM libomp crashes in a team of one thread" },
+	/* libomp prints "OMP: Info #276: omp_get_nested routine deprecated"
+	 * on stderr at the first call. */
+	{ "omp_get_nested", "omp_get_nested, for which LLVM libomp prints a notice" },
+	{ "omp_set_nested", "omp_set_nested, for which LLVM libomp prints a notice" },
+};
+
+/* The first of those the scan's imports have, or -1. */
+static int served_otherwise(const struct scan *sc)
+{
+	for (size_t i = 0; i < sizeof(otherwise) / sizeof(otherwise[0]); i++)
+		if (scan_imports(sc, otherwise[i].prefix))
+			return (int)i;
+	return -1;
+}
+
 /* Scan `path` and what it needs; NULL when it cannot be. */
 static struct scan *scan_program(const char *path)
 {
@@ -507,6 +533,18 @@ static int env_differs(char *why, size_t size)
 			return 1;
 		}
 	}
+	/* Settings only libomp reads (KMP_AFFINITY, KMP_STACKSIZE,
+	 * KMP_ALL_THREADS...: placement, stacks, team sizes), and one it
+	 * answers with a notice on stderr. */
+	extern char **environ;
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "KMP_", 4) || !strncmp(*e, "OMP_NESTED=", 11)) {
+			const char *eq = strchr(*e, '=');
+			int len = eq ? (int)(eq - *e) : (int)strlen(*e);
+			snprintf(why, size, "%.*s set, which LLVM libomp reads %s", len > 40 ? 40 : len, *e,
+				 (*e)[0] == 'K' ? "and libgomp ignores" : "with a notice on stderr");
+			return 1;
+		}
 	/* The runtime's own report at start or at each thread's start:
 	 * libgomp's on stderr, libomp's in another form (the affinity lines
 	 * on stdout), and libgomp's settings printed too, though unused. */
@@ -539,6 +577,7 @@ int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int q
 		goto out;
 	int have = allow_swap && find_libomp(libomp, sizeof(libomp)) == 0;
 	char missing[96];
+	int k;
 	if (have && env_differs(why, sizeof(why)))
 		;
 	else if (have && first_undefined(sc, libomp, missing, sizeof(missing)) == 1)
@@ -546,11 +585,8 @@ int omp_setup_env(const char *prog, const char *agent_lib, int allow_swap, int q
 		 * 14: the call would go to libgomp's, which crashes on a task
 		 * of libomp's. */
 		snprintf(why, sizeof(why), "%s, which LLVM libomp (%s) does not have", missing, libomp);
-	else if (have && scan_imports(sc, "GOMP_teams_reg@"))
-		/* Host teams: libomp forms fewer teams, or fewer threads in
-		 * each, than libgomp on the same machine (two teams of one
-		 * thread for num_teams(3) on 2 CPUs; libgomp: three of two). */
-		snprintf(why, sizeof(why), "host teams (GOMP_teams_reg), which LLVM libomp sizes otherwise");
+	else if (have && (k = served_otherwise(sc)) >= 0)
+		snprintf(why, sizeof(why), "%s", otherwise[k].why);
 	if (why[0]) {
 		if (!quiet)
 			fprintf(stderr,
