@@ -21,6 +21,7 @@
 #include "../writer/ev_ovni.h"
 #include "../writer/finish.h"
 #include "../writer/ovni_fmt.h"
+#include "../writer/sigblock.h"
 #include "agent.h"
 #include "config.h"
 
@@ -71,7 +72,20 @@ static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 		return NULL;
 	struct stat st;
 	void *m = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && (st.st_size >= 4096 || ftruncate(fd, 4096) == 0))
+	int ok = fstat(fd, &st) == 0 && st.st_size >= 4096;
+	if (!ok && st.st_size < 4096) {
+		/* The loom's first process makes it a page: past `ulimit -f`
+		 * (a shell's `ulimit -f 1`) that fails and raises SIGXFSZ, whose
+		 * default ends the program: taken back (sigblock.h). */
+		sigset_t old;
+		oa_sigblock(&old);
+		int xfsz = oa_xfsz_pending();
+		ok = ftruncate(fd, 4096) == 0;
+		if (!ok)
+			oa_xfsz_forget(xfsz);
+		oa_sigrestore(&old);
+	}
+	if (ok)
 		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)

@@ -54,12 +54,21 @@ static inline void oa_sigrestore(const sigset_t *old)
  * once the window closes.  Note whether one was pending already (the
  * program's own) before the file work, and take back the agent's after a
  * failure.  Async-signal-safe. */
+/* The soft RLIMIT_FSIZE the thread's last oa_xfsz_pending read (valid
+ * when oa_fsize_known): a file write that would grow a file past it is not
+ * made, rather than made in part (stream.c: a stream.json cut at the limit
+ * is no JSON at all). */
+extern OA_TLS rlim_t oa_fsize_limit;
+extern OA_TLS int oa_fsize_known;
+
 static inline int oa_xfsz_pending(void)
 {
 	/* No limit (the usual case): no SIGXFSZ can come, nothing to note.
 	 * One system call instead of a sigpending before and after. */
 	struct rlimit lim;
-	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur == RLIM_INFINITY)
+	oa_fsize_known = getrlimit(RLIMIT_FSIZE, &lim) == 0;
+	oa_fsize_limit = lim.rlim_cur;
+	if (oa_fsize_known && lim.rlim_cur == RLIM_INFINITY)
 		return -1;
 	sigset_t p;
 	return sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1;

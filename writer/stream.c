@@ -26,6 +26,8 @@
 #endif
 
 OA_TLS int oa_sigblock_depth;
+OA_TLS rlim_t oa_fsize_limit;
+OA_TLS int oa_fsize_known;
 
 static size_t page_size(void)
 {
@@ -88,6 +90,14 @@ static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh
 				buf[len - 1] = '\n';
 			}
 			ssize_t w;
+			/* Past `ulimit -f` it would be written in part, a
+			 * stream.json that is no JSON: the one there stays
+			 * ("finished": 0), for whoever finishes the stream. */
+			if ((off_t)len > st.st_size && oa_fsize_known && oa_fsize_limit != RLIM_INFINITY &&
+			    (rlim_t)len > oa_fsize_limit) {
+				close(fd);
+				return -EFBIG;
+			}
 			do
 				w = pwrite(fd, buf, len, 0);
 			while (w < 0 && errno == EINTR);

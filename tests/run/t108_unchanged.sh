@@ -31,3 +31,19 @@ for lim in 0 1; do
 	assert_eq "stderr past ulimit -f $lim: stdout" "done join 4" "$b"
 	assert_eq "stderr past ulimit -f $lim: nothing written" 2048 "$(wc -c <"$WORK/full.err")"
 done
+# A traced shell (bash) that lowers its own limit under what the agent's files
+# need, then starts programs: the loom's value page (4 KiB), each new
+# process's files and the shell's last stream.json cannot be written.  The
+# shell and its programs run as untraced (before: SIGXFSZ killed the shell
+# at its next fork, status 153), each process that cannot write says so,
+# and the trace stays valid: the shell's stream.json is not written in part
+# (it was cut at the limit: no JSON), ovnirun finishes its stream.
+for lim in 1 3; do
+	script="ulimit -f $lim; \"$PROG/threads\" join 2; sh -c 'echo inner'; echo after"
+	a=$(bash -c "$script" 2>&1); ra=$?
+	b=$("$OVNIRUN" -q -o "$WORK/g$lim" bash -c "$script" 2>"$WORK/g.err"); rb=$?
+	assert_eq "shell at ulimit -f $lim: status" "$ra" "$rb"
+	assert_eq "shell at ulimit -f $lim: stdout" "$a" "$b"
+	grep -q "cannot write the trace in .*File too large" "$WORK/g.err" || fail "ulimit -f $lim: not said: $(cat "$WORK/g.err")"
+	check_trace "$WORK/g$lim"
+done
