@@ -89,6 +89,7 @@ OA_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*
 	st->clock = self ? ev_ovni_thread_create(&self->s, atomic_load(&self->cpu), st->tag) : 0;
 	HOOK_ERRNO_RESTORE();
 	int r = real(th, attr, trampoline, st);
+	HOOK_ERRNO_AGAIN(); /* what the real call left (ENOMEM from its stack's mmap) */
 	if (r != 0)
 		start_put(st);
 	if (where)

@@ -13,6 +13,8 @@
  *   pin N       threads pin themselves / are pinned to CPUs
  *   exitcode N  like join, then exit with status N
  *   sleeps N    N usleep(1) calls on the main thread (N recorded waits)
+ *   createfail N  N creations that fail (a stack no mmap can give): prints
+ *               what each returned and the errno glibc left
  * Prints "done MODE N" on stdout (main thread). */
 #include <errno.h>
 #include <pthread.h>
@@ -247,6 +249,20 @@ int main(int argc, char **argv)
 		while (atomic_load(&ran) < n)
 			usleep(1000);
 		usleep(10000);
+	} else if (!strcmp(mode, "createfail")) {
+		pthread_attr_t at;
+		pthread_attr_init(&at);
+		pthread_attr_setstacksize(&at, (size_t)1 << 46);
+		for (int i = 0; i < n; i++) {
+			pthread_t t;
+			errno = 0;
+			int r = pthread_create(&t, &at, plain, NULL);
+			int e = errno;
+			printf("create %d: %s, errno %s\n", i, strerror(r), strerror(e));
+			if (r == 0)
+				pthread_join(t, NULL);
+		}
+		pthread_attr_destroy(&at);
 	} else if (!strcmp(mode, "sleeps")) {
 		/* n short sleeps on the main thread: a known amount of events
 		 * (each one a recorded wait). */
