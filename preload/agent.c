@@ -463,8 +463,8 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	if (r == -EMFILE) {
 		/* No spool slot now, and files would take a descriptor. */
 		if (!atomic_exchange(&said_fd_limit, 1))
-			oa_log("the program is near its descriptor limit (RLIMIT_NOFILE): its new threads run "
-			       "untraced while it is");
+			oa_log("the program is near its descriptor limit (RLIMIT_NOFILE): its threads that start "
+			       "while it is (its first one too) run untraced");
 		return r;
 	}
 	if (r != 0) {
@@ -579,8 +579,8 @@ struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min
 		 * spool slot takes none; oa_stream_open checks when there is
 		 * none free). */
 		if (!atomic_exchange(&said_fd_limit, 1))
-			oa_log("the program is near its descriptor limit (RLIMIT_NOFILE): its new threads run "
-			       "untraced while it is");
+			oa_log("the program is near its descriptor limit (RLIMIT_NOFILE): its threads that start "
+			       "while it is (its first one too) run untraced");
 		oa_registry_abandon(&t->s);
 		t = NULL;
 		goto out;

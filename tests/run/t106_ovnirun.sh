@@ -49,3 +49,15 @@ tail -n 1 "$WORK/err" | grep -q "no trace was written in afile/trace; 2 processe
 	fail "each untraced process named: $(cat "$WORK/err")"
 # The report file is gone afterwards.
 assert_eq "report left behind" "" "$(ls tmpd)"
+# ovnirun that cannot fork (a user at its process limit): it says so, and
+# its private directory (report, spool list) goes too (it was left behind).
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && command -v bash >/dev/null; then
+	# A directory nobody reaches ($WORK is root's alone).
+	T=$(mktemp -d /tmp/oa-t106.XXXXXX) && chmod 1777 "$T" || fail mktemp
+	trap 'rm -rf "$T" "$WORK"' EXIT
+	runuser -u nobody -- env TMPDIR="$T" bash -c 'ulimit -u 1; exec "$0" -q -o "$1" true' \
+		"$OVNIRUN" "$T/t" >"$WORK/out" 2>"$WORK/err"
+	assert_eq "fork refused: status" 1 $?
+	grep -q "ovnirun: fork: Resource temporarily unavailable" "$WORK/err" || fail "fork refused: $(cat "$WORK/err")"
+	assert_eq "fork refused: left behind" "" "$(ls "$T")"
+fi

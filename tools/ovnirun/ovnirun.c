@@ -308,6 +308,19 @@ static long report_show(int quiet)
 	return procs;
 }
 
+/* No program ran (ovnirun could not fork): the private directory goes. */
+static void report_discard(void)
+{
+	if (!report_dir[0])
+		return;
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/spools", report_dir);
+	unlink(path);
+	if (report[0])
+		unlink(report);
+	rmdir(report_dir);
+}
+
 static pid_t child;
 
 static void forward(int sig)
@@ -464,14 +477,24 @@ int main(int argc, char **argv)
 	const char *spools = contact[0] ? NULL : watch_start(report_dir);
 	setup_signals();
 	child = fork();
-	if (child < 0)
+	if (child < 0) {
+		int e = errno;
+		report_discard();
+		errno = e;
 		die("fork:");
+	}
 	if (child == 0) {
 		restore_signals();
 		/* Only the program gets the agent, not ovnirun itself. */
 		const char *old = getenv("LD_PRELOAD");
 		size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
 		char *preload = malloc(len);
+		if (!preload) {
+			/* A tight `ulimit -v`: said as what it is, not as the
+			 * program's crash. */
+			fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(ENOMEM));
+			_exit(127);
+		}
 		snprintf(preload, len, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
 		setenv("LD_PRELOAD", preload, 1);
 		asan_setup_env();
