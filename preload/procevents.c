@@ -308,6 +308,12 @@ __attribute__((noinline)) static void finish_child(pid_t pid, int status)
 
 void agent_signal_event(int sig)
 {
+	/* A fork child killed before the agent's fork handler ran in it
+	 * (a group kill right after the fork: `sleep 5 & kill 0`) still has
+	 * its parent's state, window included (a shared mapping): nothing is
+	 * written there; its parent records how it ended. */
+	if (agent_foreign())
+		return;
 	if (atomic_load(&oa_pending_flag)) {
 		/* A fork child that never started: all of it at once. */
 		char text[48] = "";

@@ -323,10 +323,62 @@ static void report_discard(void)
 
 static pid_t child;
 
-static void forward(int sig)
+/* Is process p the program or one of its descendants (1), not (0), or
+ * unknown (-1: gone)?  Its parents, from /proc (async-signal-safe calls
+ * only: this runs in a handler). */
+static int in_run(pid_t p)
 {
-	if (child > 0)
+	for (int depth = 0; depth < 64 && p > 1; depth++) {
+		if (p == child)
+			return 1;
+		char path[32] = "/proc/", digits[16];
+		int nd = 0, k = 6;
+		for (pid_t v = p; v > 0 && nd < 15; v /= 10)
+			digits[nd++] = (char)('0' + v % 10);
+		while (nd > 0)
+			path[k++] = digits[--nd];
+		memcpy(path + k, "/stat", 6);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		char buf[512];
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -1;
+		buf[n] = '\0';
+		/* "pid (comm) S ppid ...": comm may hold spaces and ')'. */
+		char *q = strrchr(buf, ')');
+		if (!q || q[1] != ' ' || !q[2] || q[3] != ' ')
+			return -1;
+		pid_t parent = 0;
+		for (q += 4; *q >= '0' && *q <= '9'; q++)
+			parent = parent * 10 + (*q - '0');
+		p = parent;
+	}
+	return 0;
+}
+
+/* A signal for ovnirun goes on to the program, once.  One sent to the
+ * process group from inside the run (`kill 0` in the program or a process
+ * it started) or by the terminal (SI_KERNEL: its hangup) reached the
+ * program too while it is in our group: passed on, it came twice (a
+ * program counting its SIGTERMs, the second meaning "now", saw two; a
+ * dying shell got its second while it ended its streams).  The kernel says
+ * nothing of where a signal was sent, so one from outside the run is
+ * passed on (a script's `kill $!`, a supervisor), also when it was sent to
+ * a whole group that holds the program (ovnirun(1)). */
+static void forward(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	if (child <= 0)
+		return;
+	int saved = errno;
+	int group_sent = si && (si->si_code == SI_KERNEL || ((si->si_code == SI_USER || si->si_code == SI_QUEUE) &&
+							     si->si_pid > 0 && in_run(si->si_pid) == 1));
+	if (!group_sent || getpgid(child) != getpgrp())
 		kill(child, sig);
+	errno = saved;
 }
 
 /* The dispositions ovnirun changes, as it inherited them: the program gets
@@ -346,8 +398,13 @@ static void setup_signals(void)
 		 * we wait for it and report what it did. Others are passed on. */
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = sig == SIGINT || sig == SIGQUIT ? SIG_IGN : forward;
-		sa.sa_flags = SA_RESTART;
+		if (sig == SIGINT || sig == SIGQUIT) {
+			sa.sa_handler = SIG_IGN;
+			sa.sa_flags = SA_RESTART;
+		} else {
+			sa.sa_sigaction = forward;
+			sa.sa_flags = SA_RESTART | SA_SIGINFO;
+		}
 		sigemptyset(&sa.sa_mask);
 		sigaction(sig, &sa, NULL);
 	}
