@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "../common/log.h"
 #include "../preload/childenv.h"
 #include "../preload/handover.h"
 #include "hooks.h"
@@ -22,6 +23,22 @@ extern char **environ;
  * A fork child that has not started yet (agent.c, "A fork child starts
  * late") hands its fork and this exec to the new program instead, when that
  * one will be traced (OVNI_FORKED), and starts only if the exec fails. */
+/* The environment with the agent's variables (its LD_PRELOAD entry, OVNI_*,
+ * ASAN_OPTIONS's flag: ~450 bytes) did not fit the kernel's limit on
+ * arguments and environment (E2BIG) where the program's own did: the exec is
+ * made again with the program's own, which keeps what it had of the agent,
+ * and that is said once. */
+void hook_exec_no_room(const char *what)
+{
+	static int said;
+	if (!said) {
+		said = 1;
+		oa_log("exec of %s: its arguments and environment leave no room for the agent's variables "
+		       "(E2BIG): it runs with its own environment, perhaps untraced",
+		       what ? what : "a program");
+	}
+}
+
 #define EXEC_WRAP(what, argv, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, argv, env, call)
 /* The same for a path relative to dirfd (execveat), checked from there. */
 #define EXEC_WRAP_AT(dirfd, flags, what, argv, env, call)                                                          \
@@ -65,6 +82,11 @@ extern char **environ;
 					       : env_;                                                             \
 		if (handover_) {                                                                                   \
 			int r_ = (call);                                                                           \
+			if (r_ < 0 && errno == E2BIG && envp != env_) {                                            \
+				hook_exec_no_room(what);                                                           \
+				envp = env_;                                                                       \
+				r_ = (call);                                                                       \
+			}                                                                                          \
 			int e_ = errno;                                                                            \
 			agent_exec_handover_failed();                                                              \
 			exec_event("exec failed", what, e_);                                                       \
@@ -74,6 +96,11 @@ extern char **environ;
 		exec_event("exec", what, 0);                                                                       \
 		int traced = agent_exec_begin();                                                                   \
 		int r = (call);                                                                                    \
+		if (r < 0 && errno == E2BIG && envp != env_) {                                                     \
+			hook_exec_no_room(what);                                                                   \
+			envp = env_;                                                                               \
+			r = (call);                                                                                \
+		}                                                                                                  \
 		int e = errno;                                                                                     \
 		agent_exec_failed(traced);                                                                         \
 		exec_event("exec failed", what, e);                                                                \

@@ -99,6 +99,11 @@ extern OA_TLS int oa_mpi_depth;
 int hook_signals_release(void);
 void hook_signals_take(void);
 
+/* exec.c: an exec or spawn whose environment, with the agent's variables,
+ * passed the kernel's limit (E2BIG) is made again with the program's own;
+ * this says so, once. */
+void hook_exec_no_room(const char *what);
+
 /* Should this call be traced? (agent running for the process, not re-entered) */
 static inline int hook_tracing(void)
 {

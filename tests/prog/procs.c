@@ -1,6 +1,9 @@
 /* procs.c: process creation for the integration tests.
  * usage: procs MODE [ARGS]
  *   fork           fork a child that prints and exits 3; parent waits
+ *   argmax         the largest environment variable with which an exec of
+ *                  /bin/true still works, next to 17 of 120000 bytes: each
+ *                  size tried in a fork child (binary search); prints it
  *   kill9          fork a child that sleeps a moment (its stream starts)
  *                  and kills itself with SIGKILL; parent waits
  *   forkthreads    fork from a worker thread while two others run
@@ -109,6 +112,35 @@ int main(int argc, char **argv)
 			_exit(3);
 		}
 		printf("child exit %d\n", wait_status(p));
+	} else if (!strcmp(mode, "argmax")) {
+		static char big[18][120010];
+		char *env[20];
+		for (int i = 0; i < 17; i++) {
+			snprintf(big[i], 8, "B%02d=", i);
+			memset(big[i] + 4, 'b', 120000 - 4);
+			big[i][120000] = '\0';
+			env[i] = big[i];
+		}
+		env[17] = big[17];
+		env[18] = NULL;
+		int lo = 0, hi = 120000; /* lo fits (or nothing does); hi does not */
+		while (hi - lo > 1) {
+			int mid = (lo + hi) / 2;
+			memcpy(big[17], "P=", 2);
+			memset(big[17] + 2, 'p', (size_t)mid);
+			big[17][mid + 2] = '\0';
+			pid_t c = fork();
+			if (c == 0) {
+				char *av[] = { "true", NULL };
+				execve("/bin/true", av, env);
+				_exit(7);
+			}
+			if (wait_status(c) == 0)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		printf("largest %d\n", lo);
 	} else if (!strcmp(mode, "kill9")) {
 		pid_t p = fork();
 		if (p == 0) {

@@ -97,3 +97,14 @@ grep -q '"exec /bin/true"' $(find "$WORK/refused" -name stream.json) || fail "th
 assert_eq "execveat output" before "$(cat "$WORK/at.out")"
 check_trace "$WORK/at"
 grep -rq '"exec bin/true"' "$WORK/at" || fail "execveat: no exec event"
+
+# An exec whose environment fits the kernel's limit only without the agent's
+# variables (~450 bytes: OVNI_*, the agent in LD_PRELOAD, ASAN_OPTIONS's
+# flag) is made again with the program's own environment, and said: the
+# largest environment that works is the same as untraced (before: ~400
+# bytes less, the exec failing with E2BIG).
+want=$("$PROG/procs" argmax)
+got=$("$OVNIRUN" -q -o "$WORK/argmax" "$PROG/procs" argmax 2>"$WORK/argmax.err")
+assert_eq "largest environment" "$want" "$got"
+grep -q "leave no room for the agent's variables (E2BIG)" "$WORK/argmax.err" || fail "E2BIG not said: $(head -n 3 "$WORK/argmax.err")"
+check_trace "$WORK/argmax"
