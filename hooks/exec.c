@@ -39,6 +39,20 @@ void hook_exec_no_room(const char *what)
 	}
 }
 
+/* After a failed call: when it was E2BIG with the agent's variables, take
+ * the program's own environment and say so (1: call again).  Out of the
+ * wrappers' hot text: a second copy of the call there was a page fault of
+ * its own in every fork child that execs. */
+static int no_room(char *const **envp, char *const *own, const char *what)
+{
+	if (errno != E2BIG || *envp == own)
+		return 0;
+	hook_exec_no_room(what);
+	*envp = own;
+	errno = E2BIG;
+	return 1;
+}
+
 #define EXEC_WRAP(what, argv, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, argv, env, call)
 /* The same for a path relative to dirfd (execveat), checked from there. */
 #define EXEC_WRAP_AT(dirfd, flags, what, argv, env, call)                                                          \
@@ -81,12 +95,10 @@ void hook_exec_no_room(const char *what)
 							     handover_ ? fork_ : NULL)                             \
 					       : env_;                                                             \
 		if (handover_) {                                                                                   \
-			int r_ = (call);                                                                           \
-			if (r_ < 0 && errno == E2BIG && envp != env_) {                                            \
-				hook_exec_no_room(what);                                                           \
-				envp = env_;                                                                       \
+			int r_;                                                                                    \
+			do                                                                                         \
 				r_ = (call);                                                                       \
-			}                                                                                          \
+			while (r_ < 0 && no_room(&envp, env_, what));                                              \
 			int e_ = errno;                                                                            \
 			agent_exec_handover_failed();                                                              \
 			exec_event("exec failed", what, e_);                                                       \
@@ -95,12 +107,10 @@ void hook_exec_no_room(const char *what)
 		}                                                                                                  \
 		exec_event("exec", what, 0);                                                                       \
 		int traced = agent_exec_begin();                                                                   \
-		int r = (call);                                                                                    \
-		if (r < 0 && errno == E2BIG && envp != env_) {                                                     \
-			hook_exec_no_room(what);                                                                   \
-			envp = env_;                                                                               \
+		int r;                                                                                             \
+		do                                                                                                 \
 			r = (call);                                                                                \
-		}                                                                                                  \
+		while (r < 0 && no_room(&envp, env_, what));                                                       \
 		int e = errno;                                                                                     \
 		agent_exec_failed(traced);                                                                         \
 		exec_event("exec failed", what, e);                                                                \

@@ -128,11 +128,10 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 					    : oa_childenv(envp, out_, text_,                                           \
 							  agent_nspid_env(own_, sizeof(own_), 1) ? own_ : NULL, NULL); \
 		pid_t child_ = 0;                                                                                      \
-		int r_ = REAL(fn)(&child_, path, fa, attr, argv, env_);                                                \
-		if (r_ == E2BIG && env_ != envp) {                                                                     \
-			hook_exec_no_room(path);                                                                       \
-			r_ = REAL(fn)(&child_, path, fa, attr, argv, envp);                                            \
-		}                                                                                                      \
+		int r_;                                                                                                \
+		do                                                                                                     \
+			r_ = REAL(fn)(&child_, path, fa, attr, argv, env_);                                            \
+		while (r_ == E2BIG && env_ != envp && (hook_exec_no_room(path), env_ = envp, 1));                      \
 		if (pid)                                                                                               \
 			*pid = child_;                                                                                 \
 		if (r_ == 0)                                                                                           \

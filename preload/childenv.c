@@ -27,34 +27,11 @@ static int nsaved;
  * libasan.so) stops at its start when another object comes before its
  * runtime, as the agent does, unless told not to check.  Children keep it,
  * as they keep the agent. */
-static int keep_asan;
+static int keep_asan OA_EARLY_DATA;
 
 static int own_var(const char *e, enum oa_env v)
 {
 	return oa_env_is(e, oa_env_names[v], strlen(oa_env_names[v]));
-}
-
-OA_START_TEXT void oa_childenv_init(void)
-{
-	libpath = "";
-	/* An absolute name is used as the loader was given it (a child loads
-	 * the same file by it; no readlink of every component); a relative one
-	 * is made absolute, as the child may start in another directory.  The
-	 * name is our link map's (what dladdr() gives, without its search of
-	 * the nearest symbol: ~4 us per process). */
-	const char *self = oa_real_self_name();
-	if (!self)
-		;
-	else if (self[0] == '/' && strlen(self) < PATH_MAX)
-		libpath = self;
-	else if (realpath(self, libpath_buf))
-		libpath = libpath_buf;
-	nsaved = 0;
-	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
-		if (oa_env_prefix(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
-			saved[nsaved++] = oa_arena_strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
-	const char *asan = getenv("ASAN_OPTIONS");
-	keep_asan = asan && strstr(asan, "verify_asan_link_order=0") != NULL;
 }
 
 OA_EARLY_TEXT size_t oa_childenv_count(char *const envp[])
@@ -89,6 +66,31 @@ static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size
 		if (oa_env_is(envp[i], name, len))
 			return envp[i] + len + 1;
 	return NULL;
+}
+
+OA_START_TEXT void oa_childenv_init(void)
+{
+	libpath = "";
+	/* An absolute name is used as the loader was given it (a child loads
+	 * the same file by it; no readlink of every component); a relative one
+	 * is made absolute, as the child may start in another directory.  The
+	 * name is our link map's (what dladdr() gives, without its search of
+	 * the nearest symbol: ~4 us per process). */
+	const char *self = oa_real_self_name();
+	if (!self)
+		;
+	else if (self[0] == '/' && strlen(self) < PATH_MAX)
+		libpath = self;
+	else if (realpath(self, libpath_buf))
+		libpath = libpath_buf;
+	nsaved = 0;
+	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
+		if (oa_env_prefix(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
+			saved[nsaved++] = oa_arena_strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
+	/* The agent's own look, not getenv and strstr: libc text a short
+	 * process would fault in for it (~1 page). */
+	const char *asan = find(environ, asan_options, 12);
+	keep_asan = asan && oa_str_has(asan, asan_flag);
 }
 
 static OA_EARLY_TEXT int has_agent(const char *preload)
