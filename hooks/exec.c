@@ -17,12 +17,6 @@
 
 extern char **environ;
 
-/* End every stream (recording the exec and its program), call the real
- * function with an environment that still loads the agent, and trace on if
- * it fails.  `env` is the environment the call passes (environ if none).
- * A fork child that has not started yet (agent.c, "A fork child starts
- * late") hands its fork and this exec to the new program instead, when that
- * one will be traced (OVNI_FORKED), and starts only if the exec fails. */
 /* The environment with the agent's variables (its LD_PRELOAD entry, OVNI_*,
  * ASAN_OPTIONS's flag: ~450 bytes) did not fit the kernel's limit on
  * arguments and environment (E2BIG) where the program's own did: the exec is
@@ -53,6 +47,12 @@ static int no_room(char *const **envp, char *const *own, const char *what)
 	return 1;
 }
 
+/* End every stream (recording the exec and its program), call the real
+ * function with an environment that still loads the agent, and trace on if
+ * it fails.  `env` is the environment the call passes (environ if none).
+ * A fork child that has not started yet (agent.c, "A fork child starts
+ * late") hands its fork and this exec to the new program instead, when that
+ * one will be traced (OVNI_FORKED), and starts only if the exec fails. */
 #define EXEC_WRAP(what, argv, env, call) EXEC_WRAP_AT(AT_FDCWD, 0, what, argv, env, call)
 /* The same for a path relative to dirfd (execveat), checked from there. */
 #define EXEC_WRAP_AT(dirfd, flags, what, argv, env, call)                                                          \
