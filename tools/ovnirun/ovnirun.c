@@ -324,35 +324,19 @@ static void report_discard(void)
 static pid_t child;
 
 /* Is process p the program or one of its descendants (1), not (0), or
- * unknown (-1: gone)?  Its parents, from /proc (async-signal-safe calls
- * only: this runs in a handler). */
+ * unknown (-1: gone)?  Its parents, from /proc/PID/stat (proc_stat is
+ * async-signal-safe: this runs in a handler). */
 static int in_run(pid_t p)
 {
 	for (int depth = 0; depth < 64 && p > 1; depth++) {
 		if (p == child)
 			return 1;
-		char path[32] = "/proc/", digits[16];
-		int nd = 0, k = 6;
-		for (pid_t v = p; v > 0 && nd < 15; v /= 10)
-			digits[nd++] = (char)('0' + v % 10);
-		while (nd > 0)
-			path[k++] = digits[--nd];
-		memcpy(path + k, "/stat", 6);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		char buf[512];
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return -1;
-		buf[n] = '\0';
-		/* "pid (comm) S ppid ...": comm may hold spaces and ')'. */
-		char *q = strrchr(buf, ')');
-		if (!q || q[1] != ' ' || !q[2] || q[3] != ' ')
-			return -1;
+		char buf[512], *q = proc_stat(p, buf, sizeof(buf));
+		if (!q || !q[0] || q[1] != ' ')
+			return -1; /* gone, or not "S ppid ..." */
+		q += 2;
 		pid_t parent = 0;
-		for (q += 4; *q >= '0' && *q <= '9'; q++)
+		for (; *q >= '0' && *q <= '9'; q++)
 			parent = parent * 10 + (*q - '0');
 		p = parent;
 	}

@@ -67,12 +67,18 @@ static uint64_t ns_of(clockid_t id)
  * events).  /proc/PID/stat is readable whatever the process's user, and
  * does not change when a daemon rewrites its title (as nginx and
  * PostgreSQL do over their environment). */
-/* /proc/PID/stat after the command's name (from the state on) into buf,
- * or NULL when there is no such process. */
-static char *proc_stat(pid_t pid, char *buf, size_t size)
+char *proc_stat(pid_t pid, char *buf, size_t size)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	/* The path without snprintf: ovnirun's signal handler calls this. */
+	char path[32] = "/proc/", digits[16];
+	int nd = 0, k = 6;
+	for (pid_t v = pid; v > 0 && nd < 15; v /= 10)
+		digits[nd++] = (char)('0' + v % 10);
+	if (!nd)
+		return NULL;
+	while (nd > 0)
+		path[k++] = digits[--nd];
+	memcpy(path + k, "/stat", 6);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;

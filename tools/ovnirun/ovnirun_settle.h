@@ -20,6 +20,10 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
  * (count them again). */
 int settle_counts(long *threads, long *procs);
 
+/* /proc/PID/stat after the command's name (from the state on) into buf,
+ * or NULL when there is no such process.  Async-signal-safe. */
+char *proc_stat(pid_t pid, char *buf, size_t size);
+
 /* `ovni-auto view -q DIR`: DIR/view.html. Returns 0 when it was written. */
 int settle_view(const char *dir);
 
