@@ -448,6 +448,10 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	atomic_store(&t->s.labels.ovni_attrs, NULL);
 	t->s.meta = &oa_meta;
 	cfg.spool = sp;
+	/* No slot for it (the spool is full, or failed): the spool may hold
+	 * an earlier stream of its tid all the same. */
+	if (!sp && t->tid != oa_meta.pid && atomic_load(&spool_state) == 2)
+		cfg.settle = &spool;
 	/* An earlier image's stream of this tid: its labels go on.  (A tid
 	 * recycled within this image, rare, keeps its events but not its
 	 * labels when spooled.) */

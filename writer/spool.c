@@ -24,6 +24,8 @@
 #endif
 
 _Static_assert(sizeof(struct oa_spool_slot) == OA_SPOOL_SLOT_HEADER, "spool slot header");
+_Static_assert(sizeof(struct oa_spool_header) <= OA_SPOOL_HEADER, "spool file header");
+_Static_assert((OA_SPOOL_TIDS & (OA_SPOOL_TIDS - 1)) == 0, "tid buckets: a power of two");
 
 static struct oa_spool_slot *slot_at(uint8_t *map, unsigned i)
 {
@@ -193,11 +195,24 @@ static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
 	return 0;
 }
 
+/* The file's count of slots in use for tid's bucket, moved by d (+1 or
+ * -1); 255 stays (a count that overflowed is lost: "maybe" for good). */
+static void tid_count(uint8_t *map, int tid, int d)
+{
+	_Atomic uint8_t *c = &header_of(map)->tids[(unsigned)tid & (OA_SPOOL_TIDS - 1)];
+	uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
+	while (v != 255 && !(d < 0 && v == 0) &&
+	       !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + d), memory_order_relaxed,
+						      memory_order_relaxed))
+		;
+}
+
 /* Slot i of a file, taken (LIVE) for thread tid: its index and its seq. */
 static struct oa_spool_slot *taken_as(uint8_t *map, unsigned i, int tid, uint8_t **obs)
 {
 	struct oa_spool_slot *s = slot_at(map, i);
 	s->tid = tid;
+	tid_count(map, tid, 1);
 	s->idx = i;
 	s->spill_base = 0;
 	atomic_store_explicit(&s->spilling, 0, memory_order_relaxed);
@@ -231,8 +246,11 @@ static struct oa_spool_slot *take_freed(uint8_t *map, int tid, uint8_t **obs)
 	return NULL;
 }
 
+static int self_unpack(struct oa_spool *sp, unsigned nf);
+
 struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 {
+	int self_tried = 0;
 	for (;;) {
 		if (atomic_load(&sp->failed))
 			return NULL;
@@ -272,10 +290,21 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 				continue; /* another thread added one */
 		}
 		/* Full (or none yet): one thread adds a file, the others write
-		 * files of their own meanwhile. */
+		 * files of their own meanwhile.  With no watcher to free slots
+		 * and a few files made, the ended threads' slots are written
+		 * out first, and the last file's taken again: the spool stays
+		 * as large as the threads alive (without, a process's 64 Ki-th
+		 * thread found it full for good, and the threads after wrote
+		 * files of their own). */
 		if (atomic_exchange(&sp->making, 1))
 			return NULL;
-		int r = atomic_load(&sp->nfiles) != nf ? 0 : oa_fd_room() ? add_file(sp) : -EMFILE;
+		int r;
+		if (atomic_load(&sp->nfiles) != nf)
+			r = 0;
+		else if (!sp->watch && nf >= OA_SPOOL_SELF_FILES && !self_tried && self_unpack(sp, nf))
+			r = 0, self_tried = 1;
+		else
+			r = oa_fd_room() ? add_file(sp) : -EMFILE;
 		atomic_store(&sp->making, 0);
 		if (r) {
 			if (r != -EMFILE) /* near the descriptor limit: later maybe */
@@ -295,6 +324,8 @@ static void release_at(uint8_t *map, unsigned i, size_t used)
 	memset(oa_spool_obs(slot), 0, used);
 	slot->obs_len = 0;
 	slot->json_len = 0;
+	if (slot->tid)
+		tid_count(map, slot->tid, -1);
 	slot->tid = 0;
 	slot->spill_base = 0;
 	atomic_store_explicit(&slot->spilling, 0, memory_order_relaxed);
@@ -652,6 +683,110 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
 	else
 		atomic_store(&sp->failed, 1); /* a thread still holds a slot: no more */
 	return total ? total : err;
+}
+
+/* A process with no watcher, its last file full: the DONE slots of its
+ * files written out and freed, file by file in the order they were made
+ * (a recycled tid's streams in the order they ran, as oa_spool_unpack
+ * writes them), the files kept.  On the thread that found the file full,
+ * signals blocked: the work the process's end would do, done now.
+ * Returns whether the last file has a slot free again. */
+static int self_unpack(struct oa_spool *sp, unsigned nf)
+{
+	sigset_t old;
+	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
+	int err = 0;
+	for (unsigned j = 0; j < nf && !err; j++) {
+		struct oa_spool_file *f = &sp->files[j];
+		int in_use, busy;
+		if (f->map &&
+		    unpack_map(f->map, atomic_load(&f->ready), sp->procdir, 0, NULL, 0, &in_use, &busy, 0) < 0)
+			err = 1;
+	}
+	if (err)
+		oa_xfsz_forget(xfsz);
+	oa_sigrestore(&old);
+	struct oa_spool_header *hd = header_of(sp->files[nf - 1].map);
+	for (unsigned w = 0; w < OA_SPOOL_SLOTS / 64; w++)
+		if (atomic_load_explicit(&hd->freed[w], memory_order_relaxed))
+			return 1;
+	return 0;
+}
+
+/* Slot i of map, DONE for thread tid, written out (or waited for while
+ * someone else writes it): 0 when it is out (or no longer tid's), -errno. */
+static int settle_slot(const char *procdir, uint8_t *map, unsigned i, int tid)
+{
+	struct oa_spool_slot *s = slot_at(map, i);
+	for (int tries = 0;; tries++) {
+		uint32_t st = atomic_load(&s->state);
+		if (st == OA_SPOOL_FREE || st == OA_SPOOL_LIVE || s->tid != tid)
+			return 0;
+		if (st == OA_SPOOL_DONE) {
+			if (!atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))
+				continue;
+			int r = write_slot(procdir, s, 0, NULL, 0);
+			if (r < 0) {
+				atomic_store(&s->state, OA_SPOOL_DONE);
+				return r;
+			}
+			release_at(map, i, s->obs_len);
+			return 0;
+		}
+		/* WATCHED, RELEASING, BUSY: being written out by the watcher or
+		 * another unpack of this process; a moment for it. */
+		if (tries >= 100)
+			return -EBUSY;
+		atomic_fetch_add_explicit(&oa_spool_waits, 1, memory_order_relaxed);
+		struct timespec ts = { 0, 500000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+int oa_spool_settle(struct oa_spool *sp, int tid, const struct oa_spool_slot *mine)
+{
+	int done = 0;
+	unsigned nf = atomic_load(&sp->nfiles);
+	unsigned b = (unsigned)tid & (OA_SPOOL_TIDS - 1);
+	for (unsigned j = 0; j < nf; j++) {
+		uint8_t *map = sp->files[j].map;
+		if (!map)
+			continue;
+		struct oa_spool_header *hd = header_of(map);
+		unsigned c = atomic_load_explicit(&hd->tids[b], memory_order_acquire);
+		int own = mine && (const uint8_t *)mine > map && (const uint8_t *)mine < map + file_len();
+		if (c <= (unsigned)own)
+			continue;
+		/* This file may hold an earlier stream of tid: its slots handed
+		 * out, those of tid in the order they were taken (usually one). */
+		unsigned taken = atomic_load(&hd->taken);
+		if (taken > OA_SPOOL_SLOTS)
+			taken = OA_SPOOL_SLOTS;
+		uint64_t last = 0;
+		for (;;) {
+			unsigned pick = OA_SPOOL_SLOTS;
+			uint64_t best = UINT64_MAX;
+			for (unsigned i = 0; i < taken; i++) {
+				struct oa_spool_slot *s = slot_at(map, i);
+				if (s == mine || s->tid != tid)
+					continue;
+				uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+				if (st == OA_SPOOL_FREE || st == OA_SPOOL_LIVE)
+					continue;
+				uint64_t k = order_key(map, i);
+				if (k > last && k < best)
+					best = k, pick = i;
+			}
+			if (pick == OA_SPOOL_SLOTS)
+				break;
+			last = best;
+			if (settle_slot(sp->procdir, map, pick, tid) < 0)
+				return done; /* left: written after, as before */
+			done++;
+		}
+	}
+	return done;
 }
 
 void oa_spool_forget(struct oa_spool *sp)

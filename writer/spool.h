@@ -19,7 +19,11 @@
  * mapped (a fresh slot's page costs one or two page faults in the program
  * and as many in the watcher).  Only the last file's slots are taken
  * again, and slots are written out in the order they were taken (seq), so
- * that a recycled tid's streams are appended in the order they ran.
+ * that a recycled tid's streams are appended in the order they ran; a
+ * thread about to write files of its own writes its tid's earlier streams
+ * out of the spool first (oa_spool_settle).  With no watcher, a process
+ * whose spool has OA_SPOOL_SELF_FILES files writes the ended threads out
+ * itself when the last one is full, and takes their slots again.
  *
  * File: a header page, then OA_SPOOL_SLOTS slots of OA_SPOOL_SLOT bytes: a
  * 64-byte slot header, the room for stream.json (as at the thread's start,
@@ -47,7 +51,11 @@
 #define OA_SPOOL_SLOT_HEADER 64u
 #define OA_SPOOL_JSON 3008u /* room for stream.json, after the slot header */
 #define OA_SPOOL_OBS (OA_SPOOL_SLOT - OA_SPOOL_SLOT_HEADER - OA_SPOOL_JSON)
-#define OA_SPOOL_CHUNK 64u /* at most, slots prepared (their blocks reserved) at once */
+#define OA_SPOOL_CHUNK 64u  /* at most, slots prepared (their blocks reserved) at once */
+#define OA_SPOOL_TIDS 2048u /* buckets of the header's count of slots by tid */
+/* With no watcher, a process whose last file is full and that has this
+ * many writes out its ended threads' slots itself (oa_spool_take). */
+#define OA_SPOOL_SELF_FILES 4u
 
 enum {
 	OA_SPOOL_FREE = 0,
@@ -93,6 +101,11 @@ struct oa_spool_header {
 	 * stay mapped.  Files of an older agent have zeros here. */
 	_Atomic uint64_t seq;
 	_Atomic uint64_t freed[OA_SPOOL_SLOTS / 64];
+	/* Slots in use (taken, not yet freed) by tid & (OA_SPOOL_TIDS - 1),
+	 * 255 meaning "maybe, count lost": a thread about to write files of
+	 * its own looks for earlier streams of its tid only in files whose
+	 * count says there may be one (oa_spool_settle). */
+	_Atomic uint8_t tids[OA_SPOOL_TIDS];
 };
 
 /* One spool file, mapped. */
@@ -140,6 +153,17 @@ static inline uint8_t *oa_spool_obs(struct oa_spool_slot *slot)
 {
 	return (uint8_t *)slot + OA_SPOOL_SLOT_HEADER + OA_SPOOL_JSON;
 }
+
+/* Before thread tid writes a stream of its own (thread.T files: it starts
+ * without a slot, or outgrows or leaves its slot `mine`, or NULL): the
+ * streams of the same tid that ended earlier in the spool and are not
+ * written out yet (a tid the kernel gave again) are written out first, in
+ * the order they ran, so that thread.T/stream.obs keeps its streams in
+ * time order.  One the watcher is writing out is waited for (50 ms at
+ * most).  Only files whose count for the tid says so are looked at: the
+ * usual thread finds none.  Async-signal-safe; the caller blocks signals.
+ * Returns the streams written. */
+int oa_spool_settle(struct oa_spool *sp, int tid, const struct oa_spool_slot *mine);
 
 /* Zero what a slot holds (used: obs bytes written) and free it. */
 void oa_spool_release(struct oa_spool_slot *slot, size_t used);

@@ -260,6 +260,9 @@ static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t 
 	int fresh = oa_stream_make_paths(s);
 	if (fresh < 0)
 		return fresh;
+	/* An earlier stream of its tid still in the spool goes first. */
+	if (s->spool)
+		oa_spool_settle(s->spool, s->tid, s->slot);
 	fresh = oa_mkdir_p(s->path);
 	if (fresh < 0)
 		return fresh;
@@ -393,6 +396,7 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 	}
 
 	s->slot = NULL;
+	s->spool = cfg->spool ? cfg->spool : cfg->settle;
 	if (cfg->spool && cfg->meta && !s->has_final) {
 		if (open_slot(s, cfg->spool) == 0)
 			return 0;
@@ -404,15 +408,20 @@ int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 
 	sigset_t old;
 	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
+	/* Files of its own while the spool may hold an earlier stream of its
+	 * tid (no slot was free): that one goes first. */
+	if (s->spool && !s->has_final)
+		oa_spool_settle(s->spool, s->tid, NULL);
 	int fresh = 0;
 	if ((s->has_final && (r = oa_mkdir_p(s->final_path)) < 0) || (r = fresh = oa_mkdir_p(s->path)) < 0) {
+		oa_xfsz_forget(xfsz);
 		oa_sigrestore(&old);
 		return r;
 	}
 	/* Staged: the final directory may hold an earlier image's stream. */
 	if (s->has_final)
 		fresh = 0;
-	int xfsz = oa_xfsz_pending();
 	r = open_files(s, cfg->append, fresh);
 	if (r)
 		oa_xfsz_forget(xfsz);

@@ -76,6 +76,7 @@ struct oa_stream {
 	int has_final;               /* final_path holds the final directory (staged) */
 	const struct oa_meta *meta;  /* what stream.json says (NULL: no stream.json) */
 	struct oa_spool_slot *slot;  /* the window is this slot of the process's spool (spool.h) */
+	struct oa_spool *spool;      /* that spool (or the one cfg->settle named): oa_spool_settle */
 	struct oa_label_list labels; /* mark labels this stream writes */
 	int claimed;                 /* claimed by oa_registry_end_others() */
 	struct oa_stream *next;      /* registry list, never unlinked */
@@ -205,6 +206,10 @@ struct oa_stream_cfg {
 	int append;                 /* continue an existing stream.obs (exec) */
 	const struct oa_meta *meta; /* stream.json from this (NULL: none) */
 	struct oa_spool *spool;     /* start in a slot of this spool when one is free (needs meta) */
+	/* Without spool: a spool that may hold earlier streams of this tid
+	 * all the same (it has no free slot); they are written out before the
+	 * stream's files are made (oa_spool_settle).  With spool, that one. */
+	struct oa_spool *settle;
 };
 
 /* Create the directory and stream.obs with its header and the first window,

@@ -15,8 +15,14 @@
  *   sleeps N    N usleep(1) calls on the main thread (N recorded waits)
  *   createfail N  N creations that fail (a stack no mmap can give): prints
  *               what each returned and the errno glibc left
+ *   recycle N   N threads one after another, each odd one given the tid of
+ *               the one before (ns_last_pid: root, in a PID namespace of
+ *               its own) and yielding 400 times (more events than a spool
+ *               slot holds); prints "recycled K tids D" on stderr (K odd
+ *               ones got it, D distinct tids)
  * Prints "done MODE N" on stdout (main thread). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -157,6 +163,60 @@ static void *pin_self(void *arg)
 
 static _Atomic int started;
 
+/* recycle: each thread notes its tid; the odd ones yield (events). */
+struct recycle_arg {
+	pid_t tid;
+	int yields;
+};
+
+static void *recycled(void *arg)
+{
+	struct recycle_arg *a = arg;
+	a->tid = gettid();
+	for (int i = 0; i < a->yields; i++)
+		sched_yield();
+	return NULL;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int recycle(int n)
+{
+	pid_t *tids = calloc((size_t)n + 1, sizeof(*tids));
+	int again = 0;
+	for (int i = 0; i < n; i++) {
+		if (i % 2 && tids[i - 1] > 1) {
+			/* The next pid the namespace hands out: the last thread's. */
+			int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+			char num[16];
+			int len = snprintf(num, sizeof(num), "%d", tids[i - 1] - 1);
+			if (fd >= 0) {
+				if (write(fd, num, (size_t)len) != len)
+					perror("ns_last_pid");
+				close(fd);
+			}
+		}
+		struct recycle_arg a = { 0, i % 2 ? 400 : 0 };
+		pthread_t t;
+		if (pthread_create(&t, NULL, recycled, &a))
+			return 4;
+		pthread_join(t, NULL);
+		tids[i] = a.tid;
+		again += i % 2 && tids[i] == tids[i - 1];
+	}
+	qsort(tids, (size_t)n, sizeof(*tids), cmp_pid);
+	int distinct = 0;
+	for (int i = 0; i < n; i++)
+		distinct += i == 0 || tids[i] != tids[i - 1];
+	fprintf(stderr, "recycled %d tids %d\n", again, distinct);
+	free(tids);
+	return 0;
+}
+
 static void *wait_go(void *arg)
 {
 	atomic_store(&started, 1); /* traced by now: the agent starts a thread before its function */
@@ -263,6 +323,8 @@ int main(int argc, char **argv)
 				pthread_join(t, NULL);
 		}
 		pthread_attr_destroy(&at);
+	} else if (!strcmp(mode, "recycle")) {
+		status = recycle(n);
 	} else if (!strcmp(mode, "sleeps")) {
 		/* n short sleeps on the main thread: a known amount of events
 		 * (each one a recorded wait). */

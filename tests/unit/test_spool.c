@@ -7,7 +7,9 @@
  * stream.json, not finished; a full unpack removes the spool files; a
  * watcher (ovnirun) learns of each spool file and writes its DONE slots
  * out while the process runs, and the agent and the finishers wait for a
- * slot it is writing. */
+ * slot it is writing; a recycled tid's earlier stream goes before the
+ * files of the later one, and a process with no watcher keeps its spool
+ * small by writing ended threads out itself. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -466,6 +468,76 @@ static void test_redo_keeps(const char *top)
 	      "tid 401: its stream once, from its header (%d events, %lld bytes)", n, (long long)st.st_size);
 }
 
+/* Recycled tids before their earlier stream is written out (no watcher:
+ * everything waits for the end).  A stream that outgrows its slot, and one
+ * that gets no slot, write the earlier stream of their tid first
+ * (oa_spool_settle: before, they went first and the clock went back at
+ * the end's unpack).  And a process with no watcher whose spool fills its
+ * files writes its ended threads out itself and takes their slots again:
+ * its spool stays at OA_SPOOL_SELF_FILES files (before: 64 files, then
+ * files of their own for every thread). */
+static void test_recycled(const char *top)
+{
+	char w[600];
+	snprintf(w, sizeof(w), "%s/recycled", top);
+	mkdir(w, 0755);
+	static struct oa_spool sp;
+	oa_spool_init(&sp, w, 9, NULL);
+	struct oa_stream a, b;
+	open_in(&a, &sp, w, 900);
+	emit_n(&a, 4);
+	CHECK(oa_stream_end(&a) == 0, "end 900");
+	open_in(&b, &sp, w, 900);
+	CHECK(b.slot != NULL, "900 again, in a slot");
+	emit_n(&b, 2000);
+	CHECK(b.slot == NULL, "left its slot");
+	CHECK(oa_stream_end(&b) == 0, "end 900 again");
+	char first[4], last[4];
+	int ordered;
+	int n = read_stream(w, 900, first, last, &ordered);
+	CHECK(n >= 4 + 3 + 2000 + 3 && ordered, "tid 900: the short stream first, then the long one (%d events, %s)",
+	      n, ordered ? "ordered" : "the clock goes back");
+	open_in(&a, &sp, w, 901);
+	emit_n(&a, 4);
+	CHECK(oa_stream_end(&a) == 0, "end 901");
+	atomic_store(&sp.failed, 1); /* no slot for the next */
+	open_in(&b, &sp, w, 901);
+	CHECK(b.slot == NULL && b.path, "901 again, in files of its own");
+	emit_n(&b, 5);
+	CHECK(oa_stream_end(&b) == 0, "end 901 again");
+	n = read_stream(w, 901, first, last, &ordered);
+	CHECK(n == 4 + 3 + 5 + 3 && ordered, "tid 901: both streams, in the order they ran (%d events, %s)", n,
+	      ordered ? "ordered" : "the clock goes back");
+	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 0, "nothing left at the end");
+
+	/* More threads than OA_SPOOL_SELF_FILES files hold, tids recycled. */
+	snprintf(w, sizeof(w), "%s/self", top);
+	mkdir(w, 0755);
+	oa_spool_init(&sp, w, 10, NULL);
+	enum { M = (OA_SPOOL_SELF_FILES + 1) * OA_SPOOL_SLOTS + 100, TIDS = 3000 };
+	int in_slot = 0;
+	for (int i = 0; i < M; i++) {
+		open_in(&a, &sp, w, 1000 + i % TIDS);
+		in_slot += a.slot != NULL;
+		emit_n(&a, 3);
+		CHECK(oa_stream_end(&a) == 0, "end %d", i);
+	}
+	CHECK(in_slot == M, "every thread in a slot (%d of %d)", in_slot, M);
+	CHECK(count_entries(w, "spool.") == (int)OA_SPOOL_SELF_FILES, "%u spool files (%d)", OA_SPOOL_SELF_FILES,
+	      count_entries(w, "spool."));
+	CHECK(count_entries(w, "thread.") == TIDS, "ended threads written out while it runs (%d)",
+	      count_entries(w, "thread."));
+	oa_spool_unpack(&sp, 0, NULL, 0);
+	CHECK(count_entries(w, "spool.") == 0, "spool files removed");
+	int bad = 0;
+	for (int t = 0; t < TIDS; t++) {
+		int k = M / TIDS + (t < M % TIDS);
+		n = read_stream(w, 1000 + t, first, last, &ordered);
+		bad += n != k * 6 || !ordered;
+	}
+	CHECK(bad == 0, "%d recycled tids with a stream missing or out of order", bad);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/oa-spool.XXXXXX";
@@ -606,6 +678,7 @@ int main(void)
 	test_reuse(dir);
 	test_spill_cut(dir);
 	test_redo_keeps(dir);
+	test_recycled(dir);
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");
