@@ -24,7 +24,7 @@
 #endif
 
 _Static_assert(sizeof(struct oa_spool_slot) == OA_SPOOL_SLOT_HEADER, "spool slot header");
-_Static_assert(sizeof(struct oa_spool_header) <= OA_SPOOL_HEADER, "spool file header");
+_Static_assert(sizeof(struct oa_spool_header) <= OA_SPOOL_TIDS_AT, "spool file header");
 _Static_assert((OA_SPOOL_TIDS & (OA_SPOOL_TIDS - 1)) == 0, "tid buckets: a power of two");
 
 static struct oa_spool_slot *slot_at(uint8_t *map, unsigned i)
@@ -55,6 +55,11 @@ void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid, const char
 static struct oa_spool_header *header_of(uint8_t *map)
 {
 	return (struct oa_spool_header *)map;
+}
+
+static _Atomic uint8_t *tids_of(uint8_t *map)
+{
+	return (_Atomic uint8_t *)(map + OA_SPOOL_TIDS_AT);
 }
 
 /* Tell the watcher about a new file: one line, one write (appends of one
@@ -199,7 +204,7 @@ static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
  * -1); 255 stays (a count that overflowed is lost: "maybe" for good). */
 static void tid_count(uint8_t *map, int tid, int d)
 {
-	_Atomic uint8_t *c = &header_of(map)->tids[(unsigned)tid & (OA_SPOOL_TIDS - 1)];
+	_Atomic uint8_t *c = tids_of(map) + ((unsigned)tid & (OA_SPOOL_TIDS - 1));
 	uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
 	while (v != 255 && !(d < 0 && v == 0) &&
 	       !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + d), memory_order_relaxed,
@@ -754,7 +759,7 @@ int oa_spool_settle(struct oa_spool *sp, int tid, const struct oa_spool_slot *mi
 		if (!map)
 			continue;
 		struct oa_spool_header *hd = header_of(map);
-		unsigned c = atomic_load_explicit(&hd->tids[b], memory_order_acquire);
+		unsigned c = atomic_load_explicit(tids_of(map) + b, memory_order_acquire);
 		int own = mine && (const uint8_t *)mine > map && (const uint8_t *)mine < map + file_len();
 		if (c <= (unsigned)own)
 			continue;

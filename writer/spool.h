@@ -101,12 +101,15 @@ struct oa_spool_header {
 	 * stay mapped.  Files of an older agent have zeros here. */
 	_Atomic uint64_t seq;
 	_Atomic uint64_t freed[OA_SPOOL_SLOTS / 64];
-	/* Slots in use (taken, not yet freed) by tid & (OA_SPOOL_TIDS - 1),
-	 * 255 meaning "maybe, count lost": a thread about to write files of
-	 * its own looks for earlier streams of its tid only in files whose
-	 * count says there may be one (oa_spool_settle). */
-	_Atomic uint8_t tids[OA_SPOOL_TIDS];
 };
+/* And at the end of the header page (after the struct, not in it: the
+ * struct is built on a thread's stack when a file is made), the slots in
+ * use (taken, not yet freed) by tid & (OA_SPOOL_TIDS - 1), one byte each,
+ * 255 meaning "maybe, count lost": a thread about to write files of its
+ * own looks for earlier streams of its tid only in files whose count says
+ * there may be one (oa_spool_settle).  Files of an older agent have zeros
+ * there. */
+#define OA_SPOOL_TIDS_AT (OA_SPOOL_HEADER - OA_SPOOL_TIDS)
 
 /* One spool file, mapped. */
 struct oa_spool_file {
