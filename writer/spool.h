@@ -54,8 +54,11 @@
 #define OA_SPOOL_CHUNK 64u  /* at most, slots prepared (their blocks reserved) at once */
 #define OA_SPOOL_TIDS 2048u /* buckets of the header's count of slots by tid */
 /* With no watcher, a process whose last file is full and that has this
- * many writes out its ended threads' slots itself (oa_spool_take). */
-#define OA_SPOOL_SELF_FILES 4u
+ * many writes out its ended threads' slots itself (oa_spool_take): 1, the
+ * same work as at its end, in steps of at most a file, over pages that
+ * stay mapped (plain LD_PRELOAD, 2000 short threads on tmpfs: 2282 -> 1256
+ * page faults, 0.31 -> 0.24 s; 4 files: no change below 4096 threads). */
+#define OA_SPOOL_SELF_FILES 1u
 
 enum {
 	OA_SPOOL_FREE = 0,

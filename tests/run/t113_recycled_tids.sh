@@ -7,7 +7,7 @@
 # events than a spool slot holds.  Before, its files were written before
 # the earlier thread's stream left the spool (at the end, or when ovnirun
 # got to it): the clock went back in every such stream.  4000 threads
-# without a watcher also fill the spool's first files: the process writes
+# without a watcher also fill the spool's first file: the process writes
 # its ended threads out itself and takes their slots again (before: 64
 # files, then the 65 537th thread and those after wrote files of their
 # own, ahead of the spooled streams of their tids).  Root only (CI is root).

@@ -514,7 +514,7 @@ static void test_recycled(const char *top)
 	snprintf(w, sizeof(w), "%s/self", top);
 	mkdir(w, 0755);
 	oa_spool_init(&sp, w, 10, NULL);
-	enum { M = (OA_SPOOL_SELF_FILES + 1) * OA_SPOOL_SLOTS + 100, TIDS = 3000 };
+	enum { M = (OA_SPOOL_SELF_FILES + 2) * OA_SPOOL_SLOTS + 100, TIDS = 1500 };
 	int in_slot = 0;
 	for (int i = 0; i < M; i++) {
 		open_in(&a, &sp, w, 1000 + i % TIDS);
@@ -545,7 +545,15 @@ int main(void)
 	meta.ncpus = 1;
 	meta.phyids = meta_phy;
 	static struct oa_spool sp;
-	oa_spool_init(&sp, dir, 1, NULL);
+	/* With a watcher's list (no watcher reads it): ended threads wait in
+	 * the spool (without one, the process writes them out when a file is
+	 * full: test_recycled). */
+	char list[600];
+	snprintf(list, sizeof(list), "%s/list", dir);
+	int lf = open(list, O_WRONLY | O_CREAT, 0644);
+	CHECK(lf >= 0, "a watcher's list");
+	close(lf);
+	oa_spool_init(&sp, dir, 1, list);
 
 	/* More threads than a file has slots, each ended. */
 	enum { N = OA_SPOOL_SLOTS + 76 };
