@@ -24,8 +24,11 @@ HOOK_REALS(REALS)
 static void before_jump(struct __jmp_buf_tag *env)
 {
 	/* Out of a signal handler that interrupted an agent window: that
-	 * window is abandoned (the jump restores the mask it saved, if any). */
+	 * window is abandoned (the jump restores the mask it saved, if any),
+	 * and the thread can be cancelled again as it could before it. */
 	oa_sigblock_depth = 0;
+	if (oa_sigblock_cancel)
+		oa_sigblock_cancel_back();
 #if defined(__x86_64__) && defined(__GLIBC__)
 	if (!oa_self || oa_sealed)
 		return;

@@ -16,6 +16,7 @@
  * address space reserved, a few pages written: more than the thread itself
  * under a tight `ulimit -v`). */
 #include "../common/compiler.h"
+#include "../writer/sigblock.h"
 #include "symbols.h"
 
 #include <elf.h>
@@ -56,16 +57,30 @@ static atomic_flag lock OA_EARLY_DATA = ATOMIC_FLAG_INIT; /* with what a fork ch
 static struct object *objects;
 static struct entry cache[CACHE_SIZE] OA_LARGE_BSS;
 static size_t cache_used;
-static void spin_lock(void)
+/* The holder reads ELF files (open, read: cancellation points): it is
+ * not cancelled while it holds the lock, or every other thread would spin
+ * here for ever (a thread started with a cancel pending, its start
+ * routine's name looked up: the run hung). */
+static int lock_cancel; /* the holder's cancellation, as it was */
+static void spin_lock_raw(void)
 {
 	/* The raw call: sched_yield is interposed (recorded as a wait). */
 	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
 		syscall(SYS_sched_yield);
 }
 
+static void spin_lock(void)
+{
+	int c = oa_cancel_off();
+	spin_lock_raw();
+	lock_cancel = c;
+}
+
 static void spin_unlock(void)
 {
+	int c = lock_cancel;
 	atomic_flag_clear_explicit(&lock, memory_order_release);
+	oa_cancel_back(c);
 }
 
 /* Bytes from the agent's own mappings (256 KiB at a time, more for a large
@@ -364,12 +379,12 @@ static struct entry *lookup(uintptr_t addr)
  * adv01_fork_locks hung 2 runs in 7 without this). */
 void oa_sym_fork_prepare(void)
 {
-	spin_lock();
+	spin_lock_raw(); /* fork is no cancellation point: nothing to turn off */
 }
 
 void oa_sym_fork_parent(void)
 {
-	spin_unlock();
+	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
 
 OA_EARLY_TEXT void oa_sym_fork_child(void)

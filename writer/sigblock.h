@@ -6,10 +6,22 @@
  * into a silent kill).  Windows nest (the thread's start opens one around
  * the stream's creation, which opens its own): only the outermost changes
  * the mask, the inner ones count (two system calls each saved); a non-local
- * jump out of a window (hooks/jump.c) sets the count back to zero. */
+ * jump out of a window (hooks/jump.c) sets the count back to zero.
+ * A window is also closed to thread cancellation: the agent's file work
+ * calls libc functions that are cancellation points (open, write, close,
+ * nanosleep), and a cancel the program left pending on a thread that never
+ * reaches one of its own must not go off there (the thread lived on
+ * untraced); an asynchronous cancel waits for the window's end too, where
+ * it acts at once, never with a stream half closed.  The type is made
+ * deferred meanwhile and set back last: glibc 2.36 acts on a pending
+ * asynchronous cancel when the state is enabled again, but leaves the
+ * thread's result NULL (pthread_join saw no PTHREAD_CANCELED), while
+ * pthread_setcanceltype sets it.  SIGCANCEL itself cannot be blocked
+ * through pthread_sigmask. */
 #ifndef OA_SIGBLOCK_H
 #define OA_SIGBLOCK_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -20,6 +32,32 @@
 
 /* How many windows are open on this thread (writer/stream.c). */
 extern OA_TLS int oa_sigblock_depth;
+/* When the outermost window opened, cancellation was enabled (bit 0) and
+ * asynchronous (bit 1): set back so when it closes. */
+extern OA_TLS int oa_sigblock_cancel;
+
+/* Thread cancellation off (deferred, disabled) for a moment of agent work
+ * that calls cancellation points or holds an agent lock: what to pass to
+ * oa_cancel_back (bit 0: it was enabled, bit 1: asynchronous). */
+static inline int oa_cancel_off(void)
+{
+	int cs = PTHREAD_CANCEL_DISABLE, ct = PTHREAD_CANCEL_DEFERRED;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	if (cs == PTHREAD_CANCEL_ENABLE)
+		pthread_setcanceltype(PTHREAD_CANCEL_DEFERRED, &ct);
+	return (cs == PTHREAD_CANCEL_ENABLE) | (ct == PTHREAD_CANCEL_ASYNCHRONOUS) << 1;
+}
+
+/* Cancellation back as oa_cancel_off found it: a cancel that came
+ * meanwhile acts now if it is asynchronous (the type is set last: see
+ * above), at the program's next cancellation point if it is deferred. */
+static inline void oa_cancel_back(int c)
+{
+	if (c & 1)
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	if (c & 2)
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+}
 
 static inline void oa_sigblock(sigset_t *old)
 {
@@ -27,6 +65,7 @@ static inline void oa_sigblock(sigset_t *old)
 		oa_sigblock_depth++;
 		return;
 	}
+	int c = oa_cancel_off();
 	sigset_t all;
 	sigfillset(&all);
 	sigdelset(&all, SIGSEGV);
@@ -37,6 +76,15 @@ static inline void oa_sigblock(sigset_t *old)
 	sigdelset(&all, SIGSYS);
 	pthread_sigmask(SIG_BLOCK, &all, old);
 	oa_sigblock_depth = 1; /* after the mask: a handler never sees 1 unblocked */
+	oa_sigblock_cancel = c;
+}
+
+/* Cancellation as it was before the outermost window. */
+static inline void oa_sigblock_cancel_back(void)
+{
+	int c = oa_sigblock_cancel;
+	oa_sigblock_cancel = 0;
+	oa_cancel_back(c);
 }
 
 static inline void oa_sigrestore(const sigset_t *old)
@@ -47,6 +95,8 @@ static inline void oa_sigrestore(const sigset_t *old)
 	}
 	oa_sigblock_depth = 0;
 	pthread_sigmask(SIG_SETMASK, old, NULL);
+	if (oa_sigblock_cancel)
+		oa_sigblock_cancel_back();
 }
 
 /* A file the agent grows past RLIMIT_FSIZE (`ulimit -f`) fails with EFBIG

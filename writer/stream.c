@@ -26,6 +26,7 @@
 #endif
 
 OA_TLS int oa_sigblock_depth;
+OA_TLS int oa_sigblock_cancel;
 OA_TLS rlim_t oa_fsize_limit;
 OA_TLS int oa_fsize_known;
 

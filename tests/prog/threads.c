@@ -15,6 +15,13 @@
  *   sleeps N    N usleep(1) calls on the main thread (N recorded waits)
  *   createfail N  N creations that fail (a stack no mmap can give): prints
  *               what each returned and the errno glibc left
+ *   pending N   a thread with a cancel pending that reaches no cancellation
+ *               point of its own: one yields in a loop (a timed join gives up
+ *               after 0.3 s: "pending: Connection timed out"), one then starts
+ *               N detached threads and returns 7 ("created N, returned 7")
+ *   async N     N rounds of 3 threads that spin in sched_yield with
+ *               asynchronous cancellation, cancelled, joined, then one
+ *               plain thread: prints "cancelled K" (K = 3N untraced)
  *   recycle N   N threads one after another, each odd one given the tid of
  *               the one before (ns_last_pid: root, in a PID namespace of
  *               its own) and yielding 400 times (more events than a spool
@@ -162,6 +169,94 @@ static void *pin_self(void *arg)
 }
 
 static _Atomic int started;
+
+/* pending, async: threads cancelled where the program reaches no
+ * cancellation point of its own. */
+static _Atomic long pend_n, pend_created;
+static pthread_barrier_t pend_b;
+static void *yield_forever(void *arg)
+{
+	if (arg)
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	else
+		pthread_barrier_wait(&pend_b);
+	for (;;) {
+		sched_yield();
+		pend_n++;
+	}
+	return NULL;
+}
+
+static void *detached(void *arg)
+{
+	return arg;
+}
+
+static void *create_pending(void *arg)
+{
+	int n = (int)(long)arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_barrier_wait(&pend_b);
+	pthread_barrier_wait(&pend_b); /* cancelled meanwhile */
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	pthread_attr_t at;
+	pthread_attr_init(&at);
+	pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	for (int i = 0; i < n; i++) {
+		pthread_t t;
+		if (pthread_create(&t, &at, detached, NULL) == 0)
+			pend_created++;
+	}
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	return (void *)7;
+}
+
+static void pending(int n)
+{
+	pthread_t t;
+	pthread_barrier_init(&pend_b, NULL, 2);
+	pthread_create(&t, NULL, yield_forever, NULL);
+	pthread_barrier_wait(&pend_b);
+	pthread_cancel(t);
+	struct timespec at;
+	clock_gettime(CLOCK_REALTIME, &at);
+	at.tv_nsec += 300000000;
+	if (at.tv_nsec >= 1000000000) {
+		at.tv_sec++;
+		at.tv_nsec -= 1000000000;
+	}
+	void *rv = NULL;
+	int r = pthread_timedjoin_np(t, &rv, &at);
+	printf("pending: %s%s\n", strerror(r), r == 0 && rv == PTHREAD_CANCELED ? " (cancelled)" : "");
+	pthread_create(&t, NULL, create_pending, (void *)(long)n);
+	pthread_barrier_wait(&pend_b);
+	pthread_cancel(t);
+	pthread_barrier_wait(&pend_b);
+	pthread_join(t, &rv);
+	printf("created %ld, returned %s\n", (long)pend_created, rv == PTHREAD_CANCELED ? "cancelled" : rv == (void *)7 ? "7" : "?");
+	usleep(100000); /* the detached ones end */
+}
+
+static void async_cancel(int n)
+{
+	int ok = 0;
+	for (int k = 0; k < n; k++) {
+		pthread_t t[3];
+		for (int i = 0; i < 3; i++)
+			pthread_create(&t[i], NULL, yield_forever, (void *)1);
+		usleep(200);
+		for (int i = 0; i < 3; i++) {
+			void *rv = NULL;
+			pthread_cancel(t[i]);
+			pthread_join(t[i], &rv);
+			ok += rv == PTHREAD_CANCELED;
+		}
+		pthread_t x;
+		pthread_create(&x, NULL, plain, NULL);
+		pthread_join(x, NULL);
+	}
+	printf("cancelled %d\n", ok);
+}
 
 /* recycle: each thread notes its tid; the odd ones yield (events). */
 struct recycle_arg {
@@ -323,6 +418,10 @@ int main(int argc, char **argv)
 				pthread_join(t, NULL);
 		}
 		pthread_attr_destroy(&at);
+	} else if (!strcmp(mode, "pending")) {
+		pending(n);
+	} else if (!strcmp(mode, "async")) {
+		async_cancel(n);
 	} else if (!strcmp(mode, "recycle")) {
 		status = recycle(n);
 	} else if (!strcmp(mode, "sleeps")) {
