@@ -104,6 +104,14 @@ void hook_signals_take(void);
  * this says so, once. */
 void hook_exec_no_room(const char *what);
 
+/* process.c: a system call made through syscall() (seccomp.c) that makes a
+ * new process as fork does (SYS_fork; SYS_clone or SYS_clone3 without
+ * CLONE_VM, CLONE_VFORK or CLONE_THREAD and with no stack of its own):
+ * hook_raw_fork_like says whether it is one, hook_raw_fork makes it with
+ * the agent's fork handlers around it. */
+int hook_raw_fork_like(long nr, long a, long b);
+long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long d, long e, long f);
+
 /* Should this call be traced? (agent running for the process, not re-entered) */
 static inline int hook_tracing(void)
 {

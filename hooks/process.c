@@ -3,7 +3,9 @@
  * fork runs the agent's atfork child handler (the child drops the parent's
  * streams and starts its own process); the parent records the child's pid
  * as a process event.  _Fork runs no atfork handlers, so the child is set up
- * here.  posix_spawn children (also what system() and popen() use) are
+ * here.  A raw syscall(SYS_fork), or a fork-like SYS_clone or SYS_clone3
+ * (bubblewrap makes its sandbox's first process so), gets the same handlers
+ * (syscall() is interposed in seccomp.c).  posix_spawn children (also what system() and popen() use) are
  * traced through their environment, re-injected when the caller passed one
  * without the agent.  vfork is not wrapped (its child returns through our
  * frame on the parent's stack); its exec is handled in exec.c. */
@@ -11,8 +13,10 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../preload/childenv.h"
@@ -108,6 +112,45 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	agent_fork_parent();
 	if (pid > 0)
 		record_child("clone", NULL, pid);
+	HOOK_ERRNO_RESTORE();
+	return pid;
+}
+
+int hook_raw_fork_like(long nr, long a, long b)
+{
+	const long threadish = CLONE_VM | CLONE_VFORK | CLONE_THREAD;
+	if (nr == SYS_fork)
+		return 1;
+	/* x86-64 order: flags, stack, parent tid, child tid, tls */
+	if (nr == SYS_clone)
+		return !(a & threadish) && !b;
+	/* struct clone_args: flags first, stack at 40 (any size the kernel
+	 * takes has both); a probe passes no structure. */
+	if (nr == SYS_clone3 && a && (unsigned long)b >= 64) {
+		const uint64_t *ca = (const uint64_t *)a;
+		return !(ca[0] & (uint64_t)threadish) && !ca[5];
+	}
+	return 0;
+}
+
+/* Before: the child kept the parent's agent state, wrote its events into
+ * the parent's windows (shared mappings: the parent's own events were
+ * overwritten) and its threads into the parent's directory, and was no
+ * process of the trace. */
+long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long d, long e, long f)
+{
+	if (!hook_tracing())
+		return sys(nr, a, b, c, d, e, f);
+	agent_fork_prepare();
+	long pid = sys(nr, a, b, c, d, e, f);
+	HOOK_ERRNO_SAVE();
+	if (pid == 0) {
+		agent_fork_child();
+	} else {
+		agent_fork_parent();
+		if (pid > 0)
+			record_child(nr == SYS_fork ? "fork" : "clone", NULL, (pid_t)pid);
+	}
 	HOOK_ERRNO_RESTORE();
 	return pid;
 }

@@ -1,5 +1,5 @@
 /* seccomp.c: a program that confines itself (and names a thread).
- * Interposes: prctl, syscall.
+ * Interposes: prctl, syscall (a fork made through it: process.c).
  * prctl(PR_SET_NAME) names the calling thread, as pthread_setname_np does
  * (names.c); the rest is about seccomp.
  *
@@ -170,6 +170,9 @@ OA_EXPORT long syscall(long nr, ...)
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long), d = va_arg(ap, long),
 	     e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
+	if (__builtin_expect(nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3, 0) && !oa_off && !oa_sealed &&
+	    hook_raw_fork_like(nr, a, b))
+		return hook_raw_fork(REAL(syscall), nr, a, b, c, d, e, f);
 	if (__builtin_expect(nr != SYS_seccomp, 1) || oa_off || oa_sealed ||
 	    !((a == SECCOMP_SET_MODE_STRICT) || (a == SECCOMP_SET_MODE_FILTER && c)))
 		return REAL(syscall)(nr, a, b, c, d, e, f);

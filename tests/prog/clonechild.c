@@ -1,11 +1,18 @@
 /* A child made with glibc's clone(fn, stack, SIGCHLD, arg): no fork handler
  * runs in it.  It starts a thread, joins it, sleeps 50 ms (recorded waits),
- * and returns 7; the parent waits for it and prints its status. */
+ * and returns 7; the parent waits for it and prints its status.
+ * usage: clonechild [fork|clone|clone3]: the child made with a raw
+ * syscall(SYS_fork), syscall(SYS_clone, SIGCHLD, 0...) or syscall(SYS_clone3)
+ * instead (sandboxes such as bubblewrap do), the parent working meanwhile
+ * too (2000 yields, a thread). */
+#include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +27,47 @@ static int child(void *arg)
 	return 7;
 }
 
-int main(void)
+static void work(void)
 {
+	for (int i = 0; i < 2000; i++)
+		sched_yield();
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+}
+
+static int raw(const char *how)
+{
+	long pid;
+	if (!strcmp(how, "fork")) {
+		pid = syscall(SYS_fork);
+	} else if (!strcmp(how, "clone")) {
+		pid = syscall(SYS_clone, (long)SIGCHLD, 0L, 0L, 0L, 0L);
+	} else {
+		struct clone_args ca;
+		memset(&ca, 0, sizeof(ca));
+		ca.exit_signal = SIGCHLD;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	}
+	if (pid < 0) {
+		perror(how);
+		return 1;
+	}
+	if (pid == 0) {
+		work();
+		_exit(child(NULL));
+	}
+	work();
+	int st;
+	waitpid((pid_t)pid, &st, 0);
+	printf("child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		return raw(argv[1]);
 	size_t size = 1 << 20;
 	char *stack = malloc(size);
 	int pid = clone(child, stack + size, SIGCHLD, NULL);

@@ -39,3 +39,34 @@ assert_eq "clone: processes" 2 "$(ls -d "$WORK"/clone/loom.*/proc.* | wc -l)"
 child=$(grep -ho '"clone: child [0-9]*"' -r "$WORK/clone" | grep -o '[0-9]*')
 [ -n "$child" ] || fail "clone: the parent did not record its child"
 assert_eq "clone: the child's threads" 2 "$(ls -d "$WORK"/clone/loom.*/proc.$child/thread.* | wc -l)"
+
+# A child made with a raw system call through syscall() (SYS_fork, a
+# fork-like SYS_clone or SYS_clone3, as bubblewrap makes its sandbox): a
+# process of its own, with the agent's fork handlers.  Before: no process
+# in the trace, its threads in the parent's directory, its events written
+# into the parent's windows (the parent's 2000 yields overwritten), and
+# without ovnirun a spool file left behind.
+for how in fork clone clone3; do
+	for run in ovnirun plain; do
+		d="$WORK/raw$how$run"
+		if [ $run = plain ]; then
+			out=$(OVNI_TRACEDIR="$d" LD_PRELOAD="$LIBAGENT" "$PROG/clonechild" $how) || fail "raw $how ($run): status"
+		else
+			out=$("$OVNIRUN" -q -o "$d" "$PROG/clonechild" $how) || fail "raw $how ($run): status"
+		fi
+		assert_eq "raw $how ($run): output" "child status 7" "$out"
+		check_trace "$d"
+		assert_eq "raw $how ($run): processes" 2 "$(ls -d "$d"/loom.*/proc.* | wc -l)"
+		word=$how
+		[ $how = fork ] || word=clone
+		child=$(grep -ho "\"$word: child [0-9]*\"" -r "$d" | grep -o '[0-9]*')
+		[ -n "$child" ] || fail "raw $how ($run): the parent did not record its child"
+		assert_eq "raw $how ($run): the child's threads" 3 "$(ls -d "$d"/loom.*/proc.$child/thread.* | wc -l)"
+		dump "$d" >"$WORK/d"
+		# Each process's main thread yields 2000 times: OM[ of a yield each.
+		for p in "$d"/loom.*/proc.*; do
+			n=$("$OA" dump "$p/thread.${p##*proc.}" | awk '$2 == "OHp" || $2 == "OM[" { n++ } END { print n + 0 }')
+			assert_ge "raw $how ($run): ${p##*/}'s main thread events" 2000 "$n"
+		done
+	done
+done
