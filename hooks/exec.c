@@ -87,8 +87,10 @@ static int no_room(char *const **envp, char *const *own, const char *what)
 		char fork_[OA_HANDOVER_PATH + 160];                                                                \
 		int handover_ = engaged_ && (dirfd) == AT_FDCWD &&                                                 \
 				agent_exec_handover(what, argv, env_, fork_, sizeof(fork_));                       \
-		/* A handover checked that the new program reaches the agent. */                                   \
-		int reach_ = !engaged_ || handover_ || oa_childenv_lib_reachable();                                \
+		/* A handover checked that the new program reaches the agent; an   \
+		 * untraced process (a sandbox without the trace directory) still \
+		 * leaves out of its program's LD_PRELOAD an agent it cannot reach.*/                               \
+		int reach_ = handover_ || oa_childenv_lib_reachable();                                             \
 		char *const *envp = !reach_    ? oa_childenv_without_agent(env_, out_, text_)                      \
 				    : engaged_ ? oa_childenv(env_, out_, text_,                                    \
 							     agent_nspid_env(own_, sizeof(own_), 0) ? own_ : NULL, \

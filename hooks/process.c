@@ -161,13 +161,16 @@ long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long
 			char *off_[oa_childenv_count(envp) + 2];                                                       \
 			return REAL(fn)(pid, path, fa, attr, argv, oa_childenv_sealed(envp, off_));                    \
 		}                                                                                                      \
-		if (!hook_tracing())                                                                                   \
+		/* Untraced here (a sandbox without the trace directory), the     \
+		 * agent still leaves the new program's LD_PRELOAD when it        \
+		 * cannot be reached from there: no loader error in each child. */                                    \
+		int tracing_ = hook_tracing(), reach_ = oa_guard || oa_off || oa_childenv_lib_reachable();             \
+		if (!tracing_ && reach_)                                                                               \
 			return REAL(fn)(pid, path, fa, attr, argv, envp);                                              \
 		char *out_[oa_childenv_count(envp) + OA_CHILDENV_EXTRA + 1];                                           \
 		char text_[oa_childenv_text_size(envp)];                                                               \
 		char own_[OA_CHILDENV_OWN];                                                                            \
-		char *const *env_ = !oa_childenv_lib_reachable()                                                       \
-					    ? oa_childenv_without_agent(envp, out_, text_)                             \
+		char *const *env_ = !reach_ ? oa_childenv_without_agent(envp, out_, text_)                             \
 					    : oa_childenv(envp, out_, text_,                                           \
 							  agent_nspid_env(own_, sizeof(own_), 1) ? own_ : NULL, NULL); \
 		pid_t child_ = 0;                                                                                      \
@@ -177,7 +180,7 @@ long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long
 		while (r_ == E2BIG && env_ != envp && (hook_exec_no_room(path), env_ = envp, 1));                      \
 		if (pid)                                                                                               \
 			*pid = child_;                                                                                 \
-		if (r_ == 0)                                                                                           \
+		if (r_ == 0 && tracing_)                                                                               \
 			record_child("spawn", path, child_);                                                           \
 		return r_;                                                                                             \
 	} while (0)
