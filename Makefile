@@ -46,7 +46,13 @@ AGENT_LIBS := -ldl -lpthread -lrt
 TOOLS_LIBS := -ljansson -lm
 
 .PHONY: all test test-unit test-run test-san test-real test-truth test-stress test-omp-stress install man clean deps bench example format-check format fuzz
-all: $(LIB) $(CLI) $(RUN)
+SUPP := $(B)/share/ovni-auto/valgrind.supp
+all: $(LIB) $(CLI) $(RUN) $(SUPP)
+
+# Valgrind's race checkers and the agent (ovnirun passes it on: ovnirun(1)).
+$(SUPP): tools/ovnirun/valgrind.supp
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(B)/gen/version.h: FORCE
 	@mkdir -p $(dir $@)
@@ -224,6 +230,8 @@ install: all man
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(filter %.7,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man7/
+	install -d $(DESTDIR)$(PREFIX)/share/ovni-auto
+	install -m 644 $(SUPP) $(DESTDIR)$(PREFIX)/share/ovni-auto/
 
 # The C files of the product and their headers against .clang-format.
 FORMAT_FILES = $(WRITER_SRC) $(AGENT_SRC) $(wildcard common/*.h writer/*.h preload/*.h hooks/*.h hooks/*/*.h tools/*.c tools/*.h tools/*/*.c tools/*/*.h)

@@ -22,6 +22,8 @@
  *   async N     N rounds of 3 threads that spin in sched_yield with
  *               asynchronous cancellation, cancelled, joined, then one
  *               plain thread: prints "cancelled K" (K = 3N untraced)
+ *   race N      2 threads add 1 to a plain int N times each, unlocked (a data
+ *               race for helgrind and DRD to report)
  *   recycle N   N threads one after another, each odd one given the tid of
  *               the one before (ns_last_pid: root, in a PID namespace of
  *               its own) and yielding 400 times (more events than a spool
@@ -258,6 +260,15 @@ static void async_cancel(int n)
 	printf("cancelled %d\n", ok);
 }
 
+/* race: a data race of the program's own. */
+static int race_counter;
+static void *racer(void *arg)
+{
+	for (long i = 0; i < (long)arg; i++)
+		race_counter++;
+	return NULL;
+}
+
 /* recycle: each thread notes its tid; the odd ones yield (events). */
 struct recycle_arg {
 	pid_t tid;
@@ -422,6 +433,12 @@ int main(int argc, char **argv)
 		pending(n);
 	} else if (!strcmp(mode, "async")) {
 		async_cancel(n);
+	} else if (!strcmp(mode, "race")) {
+		pthread_t r[2];
+		for (int i = 0; i < 2; i++)
+			pthread_create(&r[i], NULL, racer, (void *)(long)n);
+		for (int i = 0; i < 2; i++)
+			pthread_join(r[i], NULL);
 	} else if (!strcmp(mode, "recycle")) {
 		status = recycle(n);
 	} else if (!strcmp(mode, "sleeps")) {
