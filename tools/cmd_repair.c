@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../writer/finish.h"
@@ -42,7 +43,8 @@ static const char usage_text[] =
 	"                  (mark 80) before the end of its main thread\n"
 	"\n"
 	"Exit status: 0 when the trace is now complete (or already was), 1 when a\n"
-	"stream could not be repaired (its stream.json is unreadable).\n"
+	"stream could not be repaired (its stream.json is unreadable) or a process\n"
+	"still runs (its streams are left to it).\n"
 	"\n"
 	"The manual page has the details: man ovni-auto-repair\n";
 
@@ -454,6 +456,70 @@ static int unpack_spools(const char *pd, long long pid, int dry)
 	return total;
 }
 
+/* Is the process that writes procdir (".../proc.PID") still running here?
+ * Its agent keeps its streams' windows and its spool mapped: a mapping in
+ * /proc/PID/maps of a file of procdir (the same device and inode, at the
+ * same path after "/proc.PID/") says so.  A repair of a live process's
+ * streams was overwritten by the process's own end (a stream.json cut in
+ * the middle, a thread.0) and could not be repaired again.  Another pid
+ * namespace's process, or another host's, is not seen: repaired as before. */
+static int still_writing(const char *procdir, long long pid)
+{
+	char path[64], needle[48], line[4800], mine[9200];
+	snprintf(path, sizeof(path), "/proc/%lld/maps", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	snprintf(needle, sizeof(needle), "/proc.%lld/", pid);
+	int live = 0;
+	while (!live && fgets(line, sizeof(line), f)) {
+		unsigned maj, min;
+		unsigned long ino;
+		int at = 0;
+		if (sscanf(line, "%*s %*s %*s %x:%x %lu %n", &maj, &min, &ino, &at) < 3 || !ino || !at)
+			continue;
+		char *p = line + at;
+		p[strcspn(p, "\n")] = '\0';
+		char *tail = strstr(p, needle);
+		if (!tail)
+			continue;
+		snprintf(mine, sizeof(mine), "%s/%s", procdir, tail + strlen(needle));
+		struct stat st;
+		live = stat(mine, &st) == 0 && st.st_ino == ino && major(st.st_dev) == maj && minor(st.st_dev) == min;
+	}
+	fclose(f);
+	return live;
+}
+
+/* still_writing for the process directory of a stream (or a process
+ * directory itself), said once per process; the last answer is kept (the
+ * streams of a process come together). */
+static int live_procs;
+static int skip_live(const char *dir, long long pid)
+{
+	static char last[4400];
+	static int last_live;
+	char pd[4400];
+	snprintf(pd, sizeof(pd), "%s", dir);
+	char *p = strstr(pd, "/proc.");
+	if (!p)
+		return 0;
+	char *end = strchr(p + 1, '/');
+	if (end)
+		*end = '\0';
+	if (!strcmp(pd, last))
+		return last_live;
+	snprintf(last, sizeof(last), "%s", pd);
+	last_live = still_writing(pd, pid);
+	if (last_live) {
+		live_procs++;
+		printf("%s: its process is still running (it maps its streams): left as it is; repair it once it "
+		       "has ended\n",
+		       pd);
+	}
+	return last_live;
+}
+
 static int unpack_all_spools(const char *trace, const char *loom, const long long *pids, int npids, int dry)
 {
 	DIR *d = opendir(trace);
@@ -479,7 +545,8 @@ static int unpack_all_spools(const char *trace, const char *loom, const long lon
 				continue;
 			char path[4400];
 			snprintf(path, sizeof(path), "%s/%s", ld, p->d_name);
-			total += unpack_spools(path, pid, dry);
+			if (!skip_live(path, pid))
+				total += unpack_spools(path, pid, dry);
 		}
 		if (pd)
 			closedir(pd);
@@ -547,7 +614,7 @@ int cmd_repair(int argc, char **argv)
 		if (loom && (strncmp(s->relpath, "loom.", 5) || strncmp(s->relpath + 5, loom, strlen(loom)) ||
 			     s->relpath[5 + strlen(loom)] != '/'))
 			mine = 0;
-		if (!mine)
+		if (!mine || (s->dir && skip_live(s->dir, pid)))
 			continue;
 		/* The label goes on the main thread (tid == pid) only. */
 		int r = repair_stream(s, dry, how && s->tid == s->pid ? how : NULL);
@@ -556,11 +623,12 @@ int cmd_repair(int argc, char **argv)
 	}
 	int moved = npids ? 0 : split_looms(&t, dry);
 	failed += moved < 0;
-	if (!repaired && !failed && moved <= 0 && !unspooled)
+	if (!repaired && !failed && moved <= 0 && !unspooled && !live_procs)
 		printf("nothing to repair: %d streams are complete\n", t.n);
 	else
-		printf("%s %d of %d streams%s\n", dry ? "would repair" : "repaired", repaired, t.n,
-		       failed ? " (some could not be repaired)" : "");
+		printf("%s %d of %d streams%s%s\n", dry ? "would repair" : "repaired", repaired, t.n,
+		       failed ? " (some could not be repaired)" : "",
+		       live_procs ? " (processes still running were left as they are)" : "");
 	rd_close(&t);
-	return failed ? 1 : 0;
+	return failed || live_procs ? 1 : 0;
 }

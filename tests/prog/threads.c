@@ -22,6 +22,7 @@
  *   async N     N rounds of 3 threads that spin in sched_yield with
  *               asynchronous cancellation, cancelled, joined, then one
  *               plain thread: prints "cancelled K" (K = 3N untraced)
+ *   nap N       N threads that sleep 0.8 s, joined
  *   race N      2 threads add 1 to a plain int N times each, unlocked (a data
  *               race for helgrind and DRD to report)
  *   recycle N   N threads one after another, each odd one given the tid of
@@ -260,6 +261,12 @@ static void async_cancel(int n)
 	printf("cancelled %d\n", ok);
 }
 
+static void *nap(void *arg)
+{
+	usleep(800000);
+	return arg;
+}
+
 /* race: a data race of the program's own. */
 static int race_counter;
 static void *racer(void *arg)
@@ -433,6 +440,11 @@ int main(int argc, char **argv)
 		pending(n);
 	} else if (!strcmp(mode, "async")) {
 		async_cancel(n);
+	} else if (!strcmp(mode, "nap")) {
+		for (int i = 0; i < n; i++)
+			pthread_create(&th[i], NULL, nap, NULL);
+		for (int i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
 	} else if (!strcmp(mode, "race")) {
 		pthread_t r[2];
 		for (int i = 0; i < 2; i++)

@@ -84,3 +84,21 @@ for i in $(seq 1 30); do
 	assert_ge "kill_chaos $i: threads traced" 3 "$(ls -d "$WORK"/kc.$i/loom.*/proc.*/thread.* | wc -l)"
 	rm -rf "$WORK/kc.$i"
 done
+
+# `ovni-auto repair` while the process still runs (a daemon traced with
+# plain LD_PRELOAD, a kill that missed it): its streams are left as they
+# are, said, status 1 (before: repair wrote its spooled threads out and
+# closed its streams, then the process's own end wrote over them: a
+# stream.json cut in the middle, a thread.0, a trace no repair could
+# mend).  Once it has ended, the trace is complete by itself.
+OVNI_TRACEDIR="$WORK/live" LD_PRELOAD="$LIBAGENT" "$PROG/threads" nap 2 >"$WORK/live.out" &
+p=$!
+sleep 0.3
+"$OA" repair "$WORK/live" >"$WORK/live.rep" 2>/dev/null
+st=$?
+wait $p || fail "live: the program's status"
+assert_eq "live: repair's status" 1 "$st"
+grep -q "proc.$p: its process is still running" "$WORK/live.rep" || fail "live: not said: $(cat "$WORK/live.rep")"
+assert_eq "live: output" "done nap 2" "$(cat "$WORK/live.out")"
+check_trace "$WORK/live"
+assert_eq "live: streams" 3 "$(streams "$WORK/live")"
