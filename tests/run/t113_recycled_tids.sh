@@ -6,7 +6,7 @@
 # thread gets the tid of the one before, and that thread writes more
 # events than a spool slot holds.  Before, its files were written before
 # the earlier thread's stream left the spool (at the end, or when ovnirun
-# got to it): the clock went back in every such stream.  4000 threads
+# got to it): the clock went back in every such stream.  2400 threads
 # without a watcher also fill the spool's first file: the process writes
 # its ended threads out itself and takes their slots again (before: 64
 # files, then the 65 537th thread and those after wrote files of their
@@ -15,7 +15,7 @@
 [ "$(id -u)" = 0 ] || skip "ns_last_pid needs root"
 command -v unshare >/dev/null || skip "no unshare"
 unshare -p -f --mount-proc true 2>/dev/null || skip "unshare -p -f --mount-proc is not allowed here"
-n=4000
+n=2400
 for how in plain ovnirun; do
 	if [ $how = plain ]; then
 		out=$(OVNI_TRACEDIR="$WORK/$how" LD_PRELOAD="$LIBAGENT" unshare -p -f --mount-proc "$PROG/threads" recycle $n 2>"$WORK/err") ||
