@@ -162,8 +162,8 @@ long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long
 			return REAL(fn)(pid, path, fa, attr, argv, oa_childenv_sealed(envp, off_));                    \
 		}                                                                                                      \
 		/* Untraced here (a sandbox without the trace directory), the     \
-		 * agent still leaves the new program's LD_PRELOAD when it        \
-		 * cannot be reached from there: no loader error in each child. */                                    \
+		 * agent is still taken out of the new program's LD_PRELOAD when  \
+		 * it cannot be reached from there: no loader error per child. */                                    \
 		int tracing_ = hook_tracing(), reach_ = oa_guard || oa_off || oa_childenv_lib_reachable();             \
 		if (!tracing_ && reach_)                                                                               \
 			return REAL(fn)(pid, path, fa, attr, argv, envp);                                              \
