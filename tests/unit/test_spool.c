@@ -109,6 +109,13 @@ static double ms_now(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* A directory of its own for a test, under top. */
+static void subdir(char *w, size_t cap, const char *top, const char *name)
+{
+	snprintf(w, cap, "%s/%s", top, name);
+	mkdir(w, 0755);
+}
+
 /* The watcher, zeroing a slot it wrote out, 5 ms later. */
 static atomic_int released;
 static void *release_later(void *slot)
@@ -133,9 +140,8 @@ static struct oa_spool_slot *slot_in(uint8_t *map, unsigned i)
 static void test_watcher(const char *top)
 {
 	char w[600], list[600], line[700];
-	snprintf(w, sizeof(w), "%s/watched", top);
+	subdir(w, sizeof(w), top, "watched");
 	snprintf(list, sizeof(list), "%s/spools", top);
-	mkdir(w, 0755);
 	int lf = open(list, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	CHECK(lf >= 0, "the watcher's list");
 	close(lf);
@@ -286,8 +292,7 @@ static void test_watcher(const char *top)
 static void test_reuse(const char *top)
 {
 	char w[600];
-	snprintf(w, sizeof(w), "%s/reuse", top);
-	mkdir(w, 0755);
+	subdir(w, sizeof(w), top, "reuse");
 	static struct oa_spool sp;
 	oa_spool_init(&sp, w, 7, NULL);
 	struct oa_stream t[4];
@@ -479,8 +484,7 @@ static void test_redo_keeps(const char *top)
 static void test_recycled(const char *top)
 {
 	char w[600];
-	snprintf(w, sizeof(w), "%s/recycled", top);
-	mkdir(w, 0755);
+	subdir(w, sizeof(w), top, "recycled");
 	static struct oa_spool sp;
 	oa_spool_init(&sp, w, 9, NULL);
 	struct oa_stream a, b;
@@ -511,8 +515,7 @@ static void test_recycled(const char *top)
 	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 0, "nothing left at the end");
 
 	/* More threads than OA_SPOOL_SELF_FILES files hold, tids recycled. */
-	snprintf(w, sizeof(w), "%s/self", top);
-	mkdir(w, 0755);
+	subdir(w, sizeof(w), top, "self");
 	oa_spool_init(&sp, w, 10, NULL);
 	enum { M = (OA_SPOOL_SELF_FILES + 2) * OA_SPOOL_SLOTS + 100, TIDS = 1500 };
 	int in_slot = 0;

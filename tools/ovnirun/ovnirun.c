@@ -406,14 +406,21 @@ static void restore_signals(void)
  * turned off for the run (kept in ASAN_OPTIONS; the agent keeps it in the
  * environments of the programs started, childenv.c).  A setting of the
  * user's own for the check is left as it is. */
+/* A tool's option added to its variable (after the user's own, joined by
+ * sep), unless the variable names `unless` already. */
+static void env_append(const char *var, const char *sep, const char *item, const char *unless)
+{
+	const char *old = getenv(var);
+	if (old && strstr(old, unless))
+		return;
+	char v[8192];
+	if (snprintf(v, sizeof(v), "%s%s%s", old && *old ? old : "", old && *old ? sep : "", item) < (int)sizeof(v))
+		setenv(var, v, 1);
+}
+
 static void asan_setup_env(void)
 {
-	const char *old = getenv("ASAN_OPTIONS");
-	if (old && strstr(old, "verify_asan_link_order"))
-		return;
-	char v[4096];
-	snprintf(v, sizeof(v), "%s%sverify_asan_link_order=0", old && *old ? old : "", old && *old ? ":" : "");
-	setenv("ASAN_OPTIONS", v, 1);
+	env_append("ASAN_OPTIONS", ":", "verify_asan_link_order=0", "verify_asan_link_order");
 }
 
 /* Valgrind's race checkers (helgrind, DRD) do not model the agent's
@@ -431,13 +438,9 @@ static void valgrind_setup_env(const char *lib)
 		    (int)sizeof(supp) ||
 	    strpbrk(supp, " \t\n") || access(supp, R_OK) != 0)
 		return; /* (VALGRIND_OPTS is split at blanks) */
-	const char *old = getenv("VALGRIND_OPTS");
-	if (old && strstr(old, supp))
-		return;
-	char v[8192];
-	if (snprintf(v, sizeof(v), "%s%s--suppressions=%s", old && *old ? old : "", old && *old ? " " : "", supp) <
-	    (int)sizeof(v))
-		setenv("VALGRIND_OPTS", v, 1);
+	char item[sizeof(supp) + 16];
+	snprintf(item, sizeof(item), "--suppressions=%s", supp);
+	env_append("VALGRIND_OPTS", " ", item, supp);
 }
 
 int main(int argc, char **argv)
