@@ -1,5 +1,6 @@
 /* arena.c: the process's start arena (arena.h). */
 #include "arena.h"
+#include "compiler.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -11,7 +12,7 @@ static size_t size;
 static _Atomic size_t used;
 static int closed;
 
-void oa_arena_set(void *b, size_t n)
+OA_START_TEXT void oa_arena_set(void *b, size_t n)
 {
 	base = b;
 	size = b ? n : 0;
@@ -19,12 +20,12 @@ void oa_arena_set(void *b, size_t n)
 	atomic_store(&used, 0);
 }
 
-void oa_arena_close(void)
+OA_START_TEXT void oa_arena_close(void)
 {
 	closed = 1;
 }
 
-void *oa_arena_take(size_t n)
+OA_START_TEXT void *oa_arena_take(size_t n)
 {
 	size_t need = (n + 15) & ~(size_t)15;
 	if (base && !closed && need >= n && need <= size &&
@@ -36,13 +37,13 @@ void *oa_arena_take(size_t n)
 	return NULL;
 }
 
-void *oa_arena_alloc(size_t n)
+OA_START_TEXT void *oa_arena_alloc(size_t n)
 {
 	void *p = oa_arena_take(n);
 	return p ? p : calloc(1, n ? n : 1);
 }
 
-char *oa_arena_strdup(const char *s)
+OA_START_TEXT char *oa_arena_strdup(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	char *c = oa_arena_alloc(n);
@@ -56,7 +57,7 @@ int oa_arena_owns(const void *p)
 	return base && (uintptr_t)p >= (uintptr_t)base && (uintptr_t)p < (uintptr_t)base + size;
 }
 
-void oa_arena_free(void *p)
+OA_START_TEXT void oa_arena_free(void *p)
 {
 	if (!oa_arena_owns(p))
 		free(p);

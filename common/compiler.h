@@ -18,11 +18,28 @@
  * OA_EARLY_TEXT: functions at the start of the text, in the 64 KiB that the
  * first instruction fault maps (with the constructors). */
 #define OA_EARLY_DATA __attribute__((section(".data")))
+/* Early data that a fork child writes before it execs (the pending start,
+ * the symbol lock, the signal flags a shell's child resets) and that the
+ * parent writes after each fork: one page, the first of the data
+ * (preload/layout.ld), so that a fork costs each of them one copy-on-write
+ * fault for all of it, not one per page the variables fell on. */
+#define OA_FORK_DATA __attribute__((section(".data.oa_fork")))
 #define OA_EARLY_TEXT __attribute__((section(".text.hot")))
-/* What every traced process runs at its start but a disabled agent does
- * not: right after the early text (the linker puts .text.sorted.* there),
- * in the window the start path faults in anyway. */
+/* What a traced process runs at its start and at its end (and a fork
+ * child that starts, an exec'd image that takes its parent's handover),
+ * but a disabled agent does not: right after the early text (the linker
+ * puts .text.sorted.* there, sorted by name), so that with it the agent's
+ * text costs a traced process two page faults (the 64 KiB from the text's
+ * start, then the next 64 KiB window).  OA_THREAD_TEXT: what a second
+ * thread brings (its start and end, the spool, blocking waits and their
+ * call sites), in the window after.  Functions of writer/ and common/ are
+ * marked too: the agent's layout is the only one that reads the marks.
+ * bench/README.md (sixteenth session) has how the lists were found
+ * (callgrind over a traced shell loop, perl, make and Python); t115
+ * counts the windows, so that the start path cannot grow past them
+ * unnoticed. */
 #define OA_START_TEXT __attribute__((section(".text.sorted.oa_start")))
+#define OA_THREAD_TEXT __attribute__((section(".text.sorted.oa_thread")))
 /* A large buffer (4 KiB or more) that a process may never touch, or a
  * smaller one that only some runs use (a collector's), placed after .bss
  * (in .lbss) so that the small variables every traced process writes

@@ -1,5 +1,6 @@
 /* env.c: the names of the OVNI_* variables (see env.h). */
 #include "env.h"
+#include "str.h"
 
 #include "compiler.h"
 
@@ -12,7 +13,7 @@ int (*oa_unsetenv_fn)(const char *) = unsetenv;
 
 OA_EARLY_TEXT const char *oa_getenv(const char *name)
 {
-	size_t n = strlen(name);
+	size_t n = oa_strlen(name);
 	for (char **e = environ; e && *e; e++)
 		if (oa_env_is(*e, name, n))
 			return *e + n + 1;
@@ -24,7 +25,7 @@ OA_EARLY_TEXT const char *oa_getenv(const char *name)
 const char *oa_env_snap[OA_ENV_N] OA_EARLY_DATA;
 int oa_env_snap_on OA_EARLY_DATA;
 
-void oa_env_snapshot(int on)
+OA_START_TEXT void oa_env_snapshot(int on)
 {
 	static unsigned char len[OA_ENV_N] OA_EARLY_DATA; /* of each name, once */
 	oa_env_snap_on = 0;

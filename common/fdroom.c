@@ -1,5 +1,6 @@
 /* fdroom.c: may the agent open a descriptor for a moment? (see fdroom.h) */
 #include "fdroom.h"
+#include "compiler.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +9,7 @@
 
 #define FD_TOP 8 /* slots below the limit the agent leaves to the program */
 
-int oa_fd_room(void)
+OA_START_TEXT int oa_fd_room(void)
 {
 	int saved = errno;
 	struct rlimit rl;
@@ -36,7 +37,7 @@ int oa_fd_move_high(int fd)
 	return high;
 }
 
-unsigned long oa_read_full(int fd, void *buf, unsigned long cap)
+OA_START_TEXT unsigned long oa_read_full(int fd, void *buf, unsigned long cap)
 {
 	unsigned long n = 0;
 	while (n < cap) {

@@ -1,5 +1,6 @@
 /* slab.c: see slab.h. */
 #include "slab.h"
+#include "compiler.h"
 
 #include <errno.h>
 #include <stdatomic.h>
@@ -13,7 +14,7 @@ struct oa_slab_chunk {
 	_Atomic unsigned used;
 };
 
-void *oa_slab_take(struct oa_slab *sl, size_t size, size_t align, unsigned per_chunk)
+OA_THREAD_TEXT void *oa_slab_take(struct oa_slab *sl, size_t size, size_t align, unsigned per_chunk)
 {
 	int e = errno; /* kept: callers include signal handlers */
 	size_t ps = (size_t)sysconf(_SC_PAGESIZE);

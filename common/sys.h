@@ -54,4 +54,17 @@ static inline long oa_sys3(long n, long a, long b, long c)
 	return oa_sys4(n, a, b, c, 0);
 }
 
+/* fstatat(2) where the kernel's struct stat is libc's (x86_64, aarch64);
+ * libc's elsewhere.  0 or -errno. */
+#include <fcntl.h>
+#include <sys/stat.h>
+static inline long oa_fstatat(int dirfd, const char *path, struct stat *st)
+{
+#if (defined(__x86_64__) || defined(__aarch64__)) && defined(SYS_newfstatat)
+	return oa_sys4(SYS_newfstatat, dirfd, (long)path, (long)st, 0);
+#else
+	return fstatat(dirfd, path, st, 0) == 0 ? 0 : -1;
+#endif
+}
+
 #endif

@@ -4,6 +4,7 @@
  * finished (the new image, loaded with the same environment, continues the
  * calling thread's stream); if the exec fails, tracing resumes.  vfork is not
  * wrapped; a vfork child's exec is recognised by its pid and left alone. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/sys.h"
 #include "../preload/childenv.h"
 #include "../preload/handover.h"
 #include "hooks.h"
@@ -123,11 +125,21 @@ static int no_room(char *const **envp, char *const *own, const char *what)
 /* Shells try execve() on every PATH directory: a target that plainly cannot
  * be executed fails at once, without ending and restarting every stream,
  * and is recorded once per search (agent_exec_refused). */
-static int may_exec(int dirfd, const char *path, int flags)
+/* It runs in every fork child of a shell before its exec, which maps
+ * libc's text anew: a loop of ours and the system call itself, not libc's
+ * strchr and faccessat (two windows of libc's text, a page fault each). */
+OA_EARLY_TEXT static int may_exec(int dirfd, const char *path, int flags)
 {
-	if (!path || !strchr(path, '/'))
+	const char *p = path;
+	while (p && *p && *p != '/')
+		p++;
+	if (!p || !*p)
 		return 1; /* execvp-style names are searched by libc itself */
-	return faccessat(dirfd, path, X_OK, AT_EACCESS | (flags & AT_EMPTY_PATH)) == 0;
+	int how = AT_EACCESS | (flags & AT_EMPTY_PATH);
+	long r = oa_sys4(SYS_faccessat2, dirfd, (long)path, X_OK, how);
+	if (r == -ENOSYS || r == -EPERM) /* a kernel before 5.8, or a filter that refuses it: libc's */
+		r = faccessat(dirfd, path, X_OK, how);
+	return r == 0;
 }
 
 static void exec_event(const char *kind, const char *path, int err)

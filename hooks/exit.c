@@ -30,9 +30,11 @@
 
 static _Atomic int exiting;
 
-static void end_all(int status)
+/* Nothing in a disabled agent (oa_off): its exit is the program's, with
+ * no page of the agent's start text touched. */
+OA_EARLY_TEXT static void end_all(int status)
 {
-	if (!oa_guard) {
+	if (!oa_guard && !oa_off) {
 		agent_exit_event(status);
 		agent_process_finish(1, 0);
 	}

@@ -25,7 +25,7 @@
  * objects loaded at start (real.c), so no loader lock is taken on a
  * program thread; where that copy cannot serve (oa_real_scope_lasts()),
  * a constructor resolves the table before main as before. */
-static inline void *hook_real_lookup(const char *sym)
+OA_EARLY_TEXT static inline void *hook_real_lookup(const char *sym)
 {
 	const char *at = strchr(sym, '@');
 	if (!at)

@@ -19,9 +19,9 @@
 	X(void, _longjmp, "_longjmp", (struct __jmp_buf_tag *, int))     \
 	X(void, siglongjmp, "siglongjmp", (struct __jmp_buf_tag *, int)) \
 	X(void, longjmp_chk, "__longjmp_chk", (struct __jmp_buf_tag *, int))
-HOOK_REALS(REALS)
+HOOK_REALS_EARLY(REALS) /* dash leaves by longjmp: a disabled agent runs it too */
 
-static void before_jump(struct __jmp_buf_tag *env)
+OA_EARLY_TEXT static void before_jump(struct __jmp_buf_tag *env)
 {
 	/* Out of a signal handler that interrupted an agent window: that
 	 * window is abandoned (the jump restores the mask it saved, if any),
@@ -50,22 +50,22 @@ static void before_jump(struct __jmp_buf_tag *env)
 		__builtin_unreachable(); \
 	} while (0)
 
-OA_EXPORT __attribute__((noreturn)) void longjmp(struct __jmp_buf_tag env[1], int val)
+OA_EXPORT OA_EARLY_TEXT __attribute__((noreturn)) void longjmp(struct __jmp_buf_tag env[1], int val)
 {
 	JUMP(longjmp, env, val);
 }
 
-OA_EXPORT __attribute__((noreturn)) void _longjmp(struct __jmp_buf_tag env[1], int val)
+OA_EXPORT OA_EARLY_TEXT __attribute__((noreturn)) void _longjmp(struct __jmp_buf_tag env[1], int val)
 {
 	JUMP(_longjmp, env, val);
 }
 
-OA_EXPORT __attribute__((noreturn)) void siglongjmp(struct __jmp_buf_tag env[1], int val)
+OA_EXPORT OA_EARLY_TEXT __attribute__((noreturn)) void siglongjmp(struct __jmp_buf_tag env[1], int val)
 {
 	JUMP(siglongjmp, env, val);
 }
 
-OA_EXPORT __attribute__((noreturn)) void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
+OA_EXPORT OA_EARLY_TEXT __attribute__((noreturn)) void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
 {
 	JUMP(longjmp_chk, env, val);
 }

@@ -39,7 +39,7 @@ OA_START_TEXT void names_set(const char *name)
 	HOOK_ERRNO_RESTORE();
 }
 
-void names_start_routine(void *(*fn)(void *))
+OA_THREAD_TEXT void names_start_routine(void *(*fn)(void *))
 {
 	if (!oa_self)
 		return;

@@ -33,9 +33,9 @@
 	  (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[], \
 	   char *const[]))                                                                                      \
 	X(int, clone, "clone", (int (*)(void *), void *, int, void *, ...))
-HOOK_REALS(REALS)
+HOOK_REALS_EARLY(REALS) /* every shell resolves it */
 
-static void record_child(const char *what, const char *path, pid_t pid)
+OA_START_TEXT static void record_child(const char *what, const char *path, pid_t pid)
 {
 	char label[512];
 	HOOK_ERRNO_SAVE();
@@ -185,14 +185,14 @@ long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long
 		return r_;                                                                                             \
 	} while (0)
 
-OA_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-			  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+OA_EXPORT OA_START_TEXT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+					const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	SPAWN(posix_spawn, pid, path, fa, attr, argv, envp);
 }
 
-OA_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+OA_EXPORT OA_START_TEXT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+					 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	SPAWN(posix_spawnp, pid, file, fa, attr, argv, envp);
 }

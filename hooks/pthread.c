@@ -58,7 +58,7 @@ static void start_put(struct start *st)
 		free(st);
 }
 
-static void *trampoline(void *p)
+OA_THREAD_TEXT static void *trampoline(void *p)
 {
 	struct start st = *(struct start *)p;
 	start_put(p);
@@ -67,7 +67,7 @@ static void *trampoline(void *p)
 	return st.fn(st.arg);
 }
 
-OA_EXPORT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+OA_EXPORT OA_THREAD_TEXT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = HOOK_REAL(pthread_create);
 	if (!hook_tracing())

@@ -160,7 +160,7 @@ OA_EXPORT int prctl(int option, ...)
 	return r;
 }
 
-OA_EXPORT long syscall(long nr, ...)
+OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 {
 	/* Six arguments read, whether given or not (registers, and the
 	 * caller's stack for the sixth, on the ABIs we build for), as libc's

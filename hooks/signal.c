@@ -48,12 +48,12 @@ static const unsigned long long fatal_mask =
  * they are kept small enough to share a page of .data with what that
  * child writes anyway (the fork handlers' lock): each page it writes is a
  * copy-on-write fault. */
-static _Atomic unsigned char ours[NSIG] OA_EARLY_DATA;  /* our handler stands for the program's SIG_DFL */
-static _Atomic unsigned char reset[NSIG] OA_EARLY_DATA; /* the program's SA_RESETHAND handler is behind on_reset */
-static struct sigaction view[NSIG] OA_LARGE_BSS;        /* what the program set, where ours[] or reset[] */
-static _Atomic int interrupt[NSIG];                     /* siginterrupt(sig, 1): signal() without SA_RESTART */
-static _Atomic int dying;                               /* a fatal signal is ending the streams */
-static _Atomic int ended;                               /* ... and has finished */
+static _Atomic unsigned char ours[NSIG] OA_FORK_DATA;  /* our handler stands for the program's SIG_DFL */
+static _Atomic unsigned char reset[NSIG] OA_FORK_DATA; /* the program's SA_RESETHAND handler is behind on_reset */
+static struct sigaction view[NSIG] OA_LARGE_BSS;       /* what the program set, where ours[] or reset[] */
+static _Atomic int interrupt[NSIG];                    /* siginterrupt(sig, 1): signal() without SA_RESTART */
+static _Atomic int dying;                              /* a fatal signal is ending the streams */
+static _Atomic int ended;                              /* ... and has finished */
 
 /* Stores that leave memory as it was are skipped: after a fork every page
  * the program writes is a copy-on-write fault (~2.5 us), and a shell sets
@@ -293,7 +293,7 @@ static int sample_sigaction(int sig, const struct sigaction *act, struct sigacti
  * none meets our handler where the program ignores it (a signal pending
  * when its action becomes SIG_IGN again is discarded, as it would have
  * been). */
-static void take_fatal_signals(void)
+OA_START_TEXT static void take_fatal_signals(void)
 {
 	sigset_t all, mask;
 	sigfillset(&all);
@@ -449,7 +449,7 @@ OA_EXPORT int __sigaction(int sig, const struct sigaction *act, struct sigaction
 }
 
 /* Set a handler with the given flags and mask; the previous handler or SIG_ERR. */
-static sighandler_t set_handler(int sig, sighandler_t handler, int flags, int mask_self)
+OA_EARLY_TEXT static sighandler_t set_handler(int sig, sighandler_t handler, int flags, int mask_self)
 {
 	if (sig <= 0 || sig >= NSIG || handler == SIG_ERR) {
 		errno = EINVAL;
@@ -469,7 +469,7 @@ static sighandler_t set_handler(int sig, sighandler_t handler, int flags, int ma
 
 /* glibc's signal(): BSD semantics, the signal blocked in its handler,
  * restartable unless siginterrupt(sig, 1) said otherwise. */
-static sighandler_t bsd(int sig, sighandler_t handler)
+OA_EARLY_TEXT static sighandler_t bsd(int sig, sighandler_t handler)
 {
 	int intr = sig > 0 && sig < NSIG && atomic_load(&interrupt[sig]);
 	return set_handler(sig, handler, intr ? 0 : SA_RESTART, 1);

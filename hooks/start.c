@@ -18,7 +18,7 @@ HOOK_REALS_EARLY(REALS)
 
 static main_fn real_main OA_EARLY_DATA; /* with the variables every process writes: in .bss, a page of its own */
 
-static void record_exit(int status, void *arg)
+OA_START_TEXT static void record_exit(int status, void *arg)
 {
 	(void)arg;
 	/* A fork child that never started its stream notes its exit, written
@@ -29,7 +29,7 @@ static void record_exit(int status, void *arg)
 		agent_exit_event(status);
 }
 
-static int wrapped_main(int argc, char **argv, char **envp)
+OA_START_TEXT static int wrapped_main(int argc, char **argv, char **envp)
 {
 	on_exit(record_exit, NULL);
 	/* What glibc does with main's result, through our exit() (exit.c). */

@@ -81,7 +81,7 @@ static int on_altstack(void)
 	return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
 }
 
-void sync_unwind(uintptr_t sp)
+OA_START_TEXT void sync_unwind(uintptr_t sp)
 {
 	struct oa_thread *t = oa_self;
 	while (blocked > 0 && blocked <= 8 && frame[blocked - 1] < sp) {
@@ -98,7 +98,7 @@ void sync_unwind(uintptr_t sp)
  * the pause is undone when the stream says the thread is paused. Both matter
  * when an exec ends the streams during the wait and fails (the streams then
  * restart Running, possibly from this very bracket). */
-void sync_block(struct oa_thread *t, enum sync_kind kind)
+OA_THREAD_TEXT void sync_block(struct oa_thread *t, enum sync_kind kind)
 {
 	HOOK_ERRNO_SAVE();
 	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
@@ -121,7 +121,7 @@ void sync_block(struct oa_thread *t, enum sync_kind kind)
 	HOOK_ERRNO_RESTORE();
 }
 
-void sync_unblock(struct oa_thread *t, enum sync_kind kind)
+OA_THREAD_TEXT void sync_unblock(struct oa_thread *t, enum sync_kind kind)
 {
 	HOOK_ERRNO_SAVE();
 	int depth = --blocked;
@@ -178,7 +178,7 @@ void sync_bracket_cancel(void *bracket)
 		return r_;                          \
 	} while (0)
 
-OA_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
+OA_EXPORT OA_START_TEXT int pthread_mutex_lock(pthread_mutex_t *m)
 {
 	/* The uncontended path: the lock word is free, take it with the real
 	 * lock (cheaper than a trylock). A lock taken by another thread in

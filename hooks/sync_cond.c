@@ -30,17 +30,17 @@
 	X(int, sem_clockwait, "sem_clockwait", (sem_t *, clockid_t, const struct timespec *))
 HOOK_REALS(REALS)
 
-OA_EXPORT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
+OA_EXPORT OA_START_TEXT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 {
 	return REAL(init)(c, a);
 }
 
-OA_EXPORT int pthread_cond_destroy(pthread_cond_t *c)
+OA_EXPORT OA_START_TEXT int pthread_cond_destroy(pthread_cond_t *c)
 {
 	return REAL(destroy)(c);
 }
 
-OA_EXPORT int pthread_cond_signal(pthread_cond_t *c)
+OA_EXPORT OA_START_TEXT int pthread_cond_signal(pthread_cond_t *c)
 {
 	return REAL(signal)(c);
 }
@@ -94,7 +94,7 @@ OA_EXPORT int pthread_cond_clockwait(pthread_cond_t *c, pthread_mutex_t *m, cloc
 		return r_;                                             \
 	} while (0)
 
-OA_EXPORT int sem_wait(sem_t *s)
+OA_EXPORT OA_THREAD_TEXT int sem_wait(sem_t *s)
 {
 	SEM_TRY_THEN_BLOCK(REAL(sem_trywait)(s), REAL(sem_wait)(s));
 }

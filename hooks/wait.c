@@ -19,9 +19,9 @@
 	X(pid_t, wait3, "wait3", (int *, int, struct rusage *))        \
 	X(pid_t, wait4, "wait4", (pid_t, int *, int, struct rusage *)) \
 	X(int, waitid, "waitid", (idtype_t, id_t, siginfo_t *, int))
-HOOK_REALS(REALS)
+HOOK_REALS_EARLY(REALS) /* every shell resolves it */
 
-static void reaped(pid_t pid, int status)
+OA_START_TEXT static void reaped(pid_t pid, int status)
 {
 	if (pid <= 0 || !hook_tracing())
 		return;
@@ -48,7 +48,7 @@ OA_EXPORT OA_EARLY_TEXT pid_t waitpid(pid_t pid, int *wstatus, int options)
 	return r;
 }
 
-OA_EXPORT pid_t wait3(int *wstatus, int options, struct rusage *ru)
+OA_EXPORT OA_EARLY_TEXT pid_t wait3(int *wstatus, int options, struct rusage *ru)
 {
 	int st = 0;
 	pid_t r = REAL(wait3)(&st, options, ru);

@@ -1,5 +1,6 @@
 /* agent.c: process and thread lifecycle of the agent (see agent.h). */
 #include "../common/num.h"
+#include "../common/str.h"
 #include "agent.h"
 
 #include <dirent.h>
@@ -47,7 +48,7 @@ struct oa_meta oa_meta OA_LARGE_BSS __attribute__((aligned(4096))); /* header an
 
 /* Tracing this process (agent_traced): every hook reads it, a disabled
  * agent's too, so it is kept in early data (compiler.h). */
-_Atomic int oa_traced_flag OA_EARLY_DATA;
+_Atomic int oa_traced_flag OA_FORK_DATA;
 static _Atomic uint64_t next_tag = 1;
 static pthread_key_t thread_key; /* its destructor ends the thread's stream */
 /* What a traced process allocates at its start, on one page: the start
@@ -90,11 +91,11 @@ long long oa_value_pid(void)
 
 int oa_off OA_EARLY_DATA;
 _Atomic int oa_sealed OA_EARLY_DATA;
-int oa_pid OA_EARLY_DATA;
+int oa_pid OA_FORK_DATA;
 
 /* A fork child that has not started its stream yet (see "A fork child
  * starts late" below): every hook reads this with oa_traced_flag. */
-_Atomic int oa_pending_flag OA_EARLY_DATA;
+_Atomic int oa_pending_flag OA_FORK_DATA;
 
 OA_EARLY_TEXT int agent_active(void)
 {
@@ -130,7 +131,7 @@ void agent_unseal(const struct agent_seal *was)
 	atomic_store(&oa_traced_flag, was->traced);
 }
 
-uint64_t agent_next_tag(void)
+OA_START_TEXT uint64_t agent_next_tag(void)
 {
 	return atomic_fetch_add(&next_tag, 1);
 }
@@ -141,7 +142,7 @@ void agent_require(unsigned model)
 	atomic_fetch_or(&oa_meta.require, model);
 }
 
-static void thread_key_destructor(void *arg)
+OA_START_TEXT static void thread_key_destructor(void *arg)
 {
 	(void)arg;
 	agent_thread_end();
@@ -263,7 +264,7 @@ static void copy_if_changed(void *dst, const void *src, size_t n)
 		memcpy(dst, src, n);
 }
 
-static void place_in_pidns(int may_setenv)
+OA_START_TEXT static void place_in_pidns(int may_setenv)
 {
 	if (pidns_bits)
 		pidns_bits = 0;
@@ -319,16 +320,16 @@ OA_EARLY_TEXT static int tracedir_is_the_runs(void)
 	/* "dev:ino:hash of the path": another path is another run's (a traced
 	 * script that runs a command with its own OVNI_TRACEDIR). */
 	oa_snprintf(mine, sizeof(mine), hash_fmt, path_hash(oa_cfg.tracedir));
-	const char *tail = id ? strrchr(id, ':') : NULL;
-	if (!id || !*id || !tail || strcmp(tail, mine))
+	const char *tail = id ? oa_strrchr(id, ':') : NULL;
+	if (!id || !*id || !tail || oa_strcmp(tail, mine))
 		return 1; /* the first process of its run: it notes it (note_tracedir) */
 	const char *rel;
 	int d = oa_path_at(oa_cfg.tracedir, &rel);
 	struct stat st;
-	if (fstatat(d, rel, &st, 0) == 0) {
+	if (oa_fstatat(d, rel, &st) == 0) {
 		oa_snprintf(mine, sizeof(mine), id_fmt, (unsigned long)st.st_dev, (unsigned long)st.st_ino,
 			    path_hash(oa_cfg.tracedir));
-		if (!strcmp(mine, id))
+		if (!oa_strcmp(mine, id))
 			return 1;
 	}
 	if (!atomic_exchange(&said_open_error, 1))
@@ -352,7 +353,7 @@ static void note_tracedir(void)
 	oa_env_set(OA_ENV_TRACEDIR_ID, mine);
 }
 
-static int set_process_dirs(void)
+OA_START_TEXT static int set_process_dirs(void)
 {
 	int pid = getpid();
 	size_t cap = strlen(oa_cfg.tracedir) + strlen(oa_cfg.loom) + 32;
@@ -402,7 +403,7 @@ static struct oa_spool *spool_for(int tid)
 }
 
 /* The parent's spool, in a fork child: its files are the parent's. */
-static void spool_forget(void)
+OA_START_TEXT static void spool_forget(void)
 {
 	if (atomic_load(&spool_state) == 2)
 		oa_spool_forget(&spool);
@@ -480,7 +481,7 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 }
 
 /* End a stream we own: OHe, close, give back the CPU. */
-static void end_stream(struct oa_thread *t, int in_signal)
+OA_START_TEXT static void end_stream(struct oa_thread *t, int in_signal)
 {
 	if (!in_signal)
 		oa_sample_label(&t->s.labels);
@@ -542,7 +543,8 @@ static void altstack_off(struct oa_thread *t)
 	my_altstack = NULL;
 }
 
-static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, int fresh, const char *text)
+OA_START_TEXT static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, int fresh,
+				      const char *text)
 {
 	if (prelude.n >= PRELUDE_MARKS || !value)
 		return;
@@ -554,7 +556,7 @@ static void prelude_add(int64_t value, uint64_t clock, struct oa_label *label, i
 	prelude.n++;
 }
 
-struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock)
+OA_START_TEXT struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock)
 {
 	if (!agent_active() || oa_self)
 		return oa_self;
@@ -629,7 +631,7 @@ out:
 	return t;
 }
 
-void agent_thread_end(void)
+OA_THREAD_TEXT void agent_thread_end(void)
 {
 	struct oa_thread *t = oa_self;
 	if (!t)
@@ -675,7 +677,7 @@ void agent_process_end(int in_signal)
 	process_end(in_signal, 0);
 }
 
-static void process_end(int in_signal, int for_exec)
+OA_START_TEXT static void process_end(int in_signal, int for_exec)
 {
 	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed))
 		return;
@@ -731,7 +733,7 @@ static void process_end(int in_signal, int for_exec)
 	errno = saved;
 }
 
-void agent_process_finish(int in_signal, int sig)
+OA_START_TEXT void agent_process_finish(int in_signal, int sig)
 {
 	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed) || agent_foreign())
 		return;
@@ -867,7 +869,7 @@ void agent_affinity_other(pthread_t th, int tid)
 /* The calling thread's slot when it ended every stream for an exec. */
 static struct oa_thread *exec_self;
 
-int agent_exec_begin(void)
+OA_START_TEXT int agent_exec_begin(void)
 {
 	if (!atomic_load(&oa_traced_flag) || agent_foreign())
 		return 0;
@@ -931,21 +933,21 @@ static struct {
 	uint64_t exit_clock;
 	int exec_handed; /* an exec was handed over (and failed) */
 	uint64_t t_fork, t_exec;
-} pend OA_EARLY_DATA;
+} pend OA_FORK_DATA;
 /* On the early-data page, which a fork child writes anyway (pend). */
-static char pend_exec_text[OA_HANDOVER_PATH + 16] OA_EARLY_DATA;
+static char pend_exec_text[OA_HANDOVER_PATH + 16] OA_FORK_DATA;
 static void agent_fork_forget(void);
 /* The parent's clock just before the fork (its prepare handler, agent
  * locks held): the child's start, without a clock reading of its own; 0
  * before a _Fork, which runs no prepare handler (its child reads the
  * clock). */
-static uint64_t fork_clock OA_EARLY_DATA;
+static uint64_t fork_clock OA_FORK_DATA;
 /* Whether a fork child of this image is traced (the configuration's
  * program filters): decided once, not in every child. */
-static int fork_child_traced OA_EARLY_DATA;
+static int fork_child_traced OA_FORK_DATA;
 /* A label for the fork mark of a child that starts in a signal handler or
  * in _exit, where nothing may be allocated: its own page. */
-static struct oa_label *label_now(int in_signal)
+OA_START_TEXT static struct oa_label *label_now(int in_signal)
 {
 	if (!in_signal)
 		return oa_meta_label_alloc();
@@ -953,14 +955,14 @@ static struct oa_label *label_now(int in_signal)
 	return m == MAP_FAILED ? NULL : m;
 }
 
-static void prelude_fork(int ppid, int64_t value, uint64_t clock, struct oa_label *label)
+OA_START_TEXT static void prelude_fork(int ppid, int64_t value, uint64_t clock, struct oa_label *label)
 {
 	char text[48];
 	oa_procev_fork_text(text, sizeof(text), ppid);
 	prelude_add(value, clock, label, 1, text);
 }
 
-int agent_start_pending(int in_signal)
+OA_START_TEXT int agent_start_pending(int in_signal)
 {
 	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid)
 		return 0;
@@ -1010,7 +1012,7 @@ OA_EARLY_TEXT int agent_exec_handover(const char *path, char *const argv[], char
 	oa_guard++;
 	/* The mark values are drawn by the new image, from the counter of the
 	 * trace it writes (a collector's run may not be its parent's). */
-	pend.t_exec = oa_clock_now();
+	pend.t_exec = oa_clock_now_sys(); /* the vDSO is a page this child has not mapped */
 	pend.exec_handed = 1;
 	static char exec_fmt[] OA_EARLY_DATA = "exec %s";
 	oa_snprintf(pend_exec_text, sizeof(pend_exec_text), exec_fmt, path);
@@ -1034,7 +1036,7 @@ static union {
 	char room[sizeof(struct oa_label) + OA_META_LABEL_MAX + 1];
 } end_fork_label OA_LARGE_BSS; /* the process ends: no hash holds it, nothing reuses it */
 
-int agent_end_pending(int64_t value, struct oa_label *label, const char *text, uint64_t at)
+OA_START_TEXT int agent_end_pending(int64_t value, struct oa_label *label, const char *text, uint64_t at)
 {
 	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid || oa_cfg.staging || oa_col_active() ||
 	    oa_procev_refused_active())
@@ -1116,7 +1118,7 @@ static int end_noted_exit(void)
 	return l && agent_end_pending(v, l, text, pend.exit_clock);
 }
 
-void agent_exit_later(int status)
+OA_START_TEXT void agent_exit_later(int status)
 {
 	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid) {
 		if (agent_active())
@@ -1138,7 +1140,7 @@ void agent_exec_handover_failed(void)
 /* The program this process exec'd from a pending fork child: what it
  * handed over (OVNI_FORKED), when it is this process's; the creator's tid,
  * or -1 when none was. */
-static int take_handover(void)
+OA_START_TEXT static int take_handover(void)
 {
 	const char *v = oa_env(OA_ENV_FORKED);
 	if (!v)
@@ -1166,7 +1168,7 @@ static void declare_marks(void)
 	oa_procev_declare();
 }
 
-static int start_process(int creator_tid)
+OA_START_TEXT static int start_process(int creator_tid)
 {
 	if (set_process_dirs() != 0)
 		return -1;
@@ -1190,7 +1192,7 @@ static int start_process(int creator_tid)
 	return 0;
 }
 
-void agent_process_init(void)
+OA_START_TEXT void agent_process_init(void)
 {
 	oa_guard++;
 	if (fcntl(STDERR_FILENO, F_GETFD) < 0)
@@ -1261,7 +1263,7 @@ static int nhandlers(void)
 	return n > 8 ? 8 : n;
 }
 
-void agent_fork_prepare(void)
+OA_START_TEXT void agent_fork_prepare(void)
 {
 	/* A fork child that forks starts first: its stream has the fork. */
 	agent_start_pending(1);
@@ -1279,7 +1281,7 @@ void agent_fork_no_prepare(void)
 	fork_clock = 0;
 }
 
-void agent_fork_parent(void)
+OA_START_TEXT void agent_fork_parent(void)
 {
 	for (int i = 0; i < nhandlers(); i++)
 		if (fork_handlers[i].parent)
@@ -1289,7 +1291,7 @@ void agent_fork_parent(void)
 /* What a fork child leaves of its parent's state until it starts: the
  * parent's streams (their windows unmapped), its spool, its process-event
  * labels.  Async-signal-safe. */
-static void agent_fork_forget(void)
+OA_START_TEXT static void agent_fork_forget(void)
 {
 	if (!pend.stale)
 		return;

@@ -1,5 +1,6 @@
 /* childenv.c: re-injection of the agent into children's environments. */
 #include "../common/compiler.h"
+#include "../common/str.h"
 #include "childenv.h"
 #include "real.h"
 #include "../common/arena.h"
@@ -106,8 +107,8 @@ OA_EARLY_TEXT int oa_childenv_lib_reachable(void)
 OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])
 {
 	const char *preload = find(envp, ld_preload, 10), *asan = find(envp, asan_options, 12);
-	return 11 + strlen(libpath) + 1 + (preload ? strlen(preload) : 0) + 1 + sizeof(asan_only) +
-	       (asan ? strlen(asan) + 1 : 0);
+	return 11 + oa_strlen(libpath) + 1 + (preload ? oa_strlen(preload) : 0) + 1 + sizeof(asan_only) +
+	       (asan ? oa_strlen(asan) + 1 : 0);
 }
 
 char *const *oa_childenv_without_agent(char *const envp[], char **out, char *text)
@@ -203,18 +204,18 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 	}
 	/* text holds oa_childenv_text_size(envp) bytes: all of it fits. */
 	if (!has_agent(preload)) {
-		char *p = stpcpy(stpcpy(text, ld_preload), libpath);
+		char *p = oa_stpcpy(oa_stpcpy(text, ld_preload), libpath);
 		if (preload && *preload) {
 			*p++ = ':';
-			p = stpcpy(p, preload);
+			p = oa_stpcpy(p, preload);
 		}
 		out[n++] = text;
 		text = p + 1;
 	}
 	if (fix_asan && asan && *asan) {
-		char *p = stpcpy(stpcpy(text, asan_options), asan);
+		char *p = oa_stpcpy(oa_stpcpy(text, asan_options), asan);
 		*p++ = ':';
-		stpcpy(p, asan_only + 13);
+		oa_stpcpy(p, asan_only + 13);
 		out[n++] = text;
 	} else if (fix_asan) {
 		out[n++] = asan_only;

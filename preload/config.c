@@ -50,7 +50,7 @@ size_t oa_config_parse_size(const char *s)
 	return *end ? 0 : (size_t)v;
 }
 
-static int env_int(enum oa_env e, int def)
+OA_START_TEXT static int env_int(enum oa_env e, int def)
 {
 	const char *v = oa_env(e);
 	if (!v || !*v)
@@ -87,7 +87,7 @@ OA_START_TEXT static int absolute(char *out, size_t size, const char *path)
  * MVAPICH, Slurm): the first rank variable set and the first size variable
  * set, in the order of the list.  One pass over the environment for all
  * (a pass per name was ~6K instructions at every start). */
-static int first_env_int(const char *const *names)
+OA_START_TEXT static int first_env_int(const char *const *names)
 {
 	const char *val[8] = { 0 };
 	size_t len[8];

@@ -78,7 +78,7 @@ OA_START_TEXT int oa_cpus_discover(const char *loom, int **phyids)
 
 /* From sysfs, apart: its buffers (8 KiB) are on the stack only in the
  * run's first process (a page of stack first written is a fault). */
-__attribute__((noinline)) static int read_online(const char *loom, int **phyids)
+OA_START_TEXT __attribute__((noinline)) static int read_online(const char *loom, int **phyids)
 {
 	char buf[4096];
 	oa_arena_free(*phyids);

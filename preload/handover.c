@@ -1,5 +1,6 @@
 /* handover.c: see handover.h. */
 #include "../common/num.h"
+#include "../common/str.h"
 #include "handover.h"
 
 #include <elf.h>
@@ -68,7 +69,7 @@ static OA_EARLY_TEXT int our_dynamic_elf(int fd, const unsigned char *b, size_t 
 		if (ph.p_filesz == 0 || ph.p_filesz >= sizeof(interp))
 			return 0;
 		if (ph.p_offset + ph.p_filesz <= n)
-			memcpy(interp, b + ph.p_offset, ph.p_filesz);
+			oa_memcpy(interp, b + ph.p_offset, ph.p_filesz);
 		else if (pread_at(fd, interp, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz)
 			return 0;
 		interp[ph.p_filesz] = '\0';
@@ -88,7 +89,7 @@ static OA_EARLY_TEXT int script_interp(const unsigned char *b, size_t n, char *o
 		j++;
 	if (j == i || j == n || j - i >= cap || b[i] != '/')
 		return 0;
-	memcpy(out, b + i, j - i);
+	oa_memcpy(out, b + i, j - i);
 	out[j - i] = '\0';
 	return 1;
 }
@@ -134,7 +135,7 @@ static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 	const char *p = oa_getenv(path_name);
 	if (!p)
 		p = default_path;
-	size_t nl = strlen(name);
+	size_t nl = oa_strlen(name);
 	while (*p) {
 		size_t dl = 0;
 		while (p[dl] && p[dl] != ':')
@@ -143,13 +144,13 @@ static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 		if (dl == 0) {
 			if (nl + 1 > cap)
 				return 0;
-			memcpy(buf, name, nl + 1); /* an empty entry: the current directory */
+			oa_memcpy(buf, name, nl + 1); /* an empty entry: the current directory */
 		} else {
 			if (dl + 1 + nl + 1 > cap)
 				return 0;
-			memcpy(buf, p, dl);
+			oa_memcpy(buf, p, dl);
 			buf[dl] = '/';
-			memcpy(buf + dl + 1, name, nl + 1);
+			oa_memcpy(buf + dl + 1, name, nl + 1);
 		}
 		long r = oa_sys4(SYS_faccessat2, AT_FDCWD, (long)buf, X_OK, AT_EACCESS);
 		if (r == -ENOSYS || r == -EPERM) /* a kernel before 5.8, or a filter that refuses it: libc's */
@@ -165,17 +166,17 @@ static OA_EARLY_TEXT int search_path(const char *name, char *buf, size_t cap)
 
 OA_EARLY_TEXT int oa_handover_target_traced(const char *path, char *const argv[], char *const envp[])
 {
-	if (!path || !*path || strlen(path) > OA_HANDOVER_PATH)
+	if (!path || !*path || oa_strlen(path) > OA_HANDOVER_PATH)
 		return 0;
 	char found[OA_HANDOVER_PATH + 256];
-	if (!strchr(path, '/')) {
+	if (!oa_strchr(path, '/')) {
 		if (!search_path(path, found, sizeof(found)))
 			return 0;
 		path = found;
 	}
 	/* The name the new image will judge itself by (program_invocation_short_name). */
 	const char *name = argv && argv[0] ? argv[0] : path;
-	const char *slash = strrchr(name, '/');
+	const char *slash = oa_strrchr(name, '/');
 	if (!oa_config_trace_child(slash ? slash + 1 : name))
 		return 0;
 	/* A program that disables the agent for this child (OVNI_DISABLE;
@@ -197,7 +198,7 @@ OA_EARLY_TEXT int oa_handover_format(char *buf, size_t len, int pid, int ppid, i
 	return n > 0 && (size_t)n < len;
 }
 
-int oa_handover_parse(const char *v, struct oa_handover *h)
+OA_START_TEXT int oa_handover_parse(const char *v, struct oa_handover *h)
 {
 	long long x[5];
 	char *end;

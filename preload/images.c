@@ -19,7 +19,7 @@
 /* What an earlier image of this process recorded in the stream we continue:
  * its labels are written again at our end, and process-event values and
  * OpenMP ids go on after its own. */
-void oa_images_import(struct oa_thread *t, const char *base, const char *final_base)
+OA_START_TEXT void oa_images_import(struct oa_thread *t, const char *base, const char *final_base)
 {
 	char rel[48];
 	oa_snprintf(rel, sizeof(rel), "thread.%d/stream.json", t->tid);
@@ -39,7 +39,7 @@ struct earlier {
 	int *execs;
 };
 
-static void earlier_label(void *arg, int type, int64_t v, const char *text)
+OA_START_TEXT static void earlier_label(void *arg, int type, int64_t v, const char *text)
 {
 	struct earlier *e = arg;
 	/* Not the fixed values (signals), written in every stream; every
@@ -61,7 +61,7 @@ static void earlier_label(void *arg, int type, int64_t v, const char *text)
  * process wrote (each label is in the stream of the thread that made it):
  * process-event values go on after the last one, and the number of images
  * (successful execs) gives OpenMP ids of their own. Once per image. */
-void oa_images_scan(const char *dir)
+OA_START_TEXT void oa_images_scan(const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (!d)

@@ -16,12 +16,12 @@
 extern int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void), void *dso);
 extern void *__dso_handle;
 
-static void on_fork_prepare(void)
+OA_START_TEXT static void on_fork_prepare(void)
 {
 	agent_fork_prepare();
 }
 
-static void on_fork_parent(void)
+OA_START_TEXT static void on_fork_parent(void)
 {
 	agent_fork_parent();
 }

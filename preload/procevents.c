@@ -112,7 +112,8 @@ OA_EARLY_TEXT int64_t oa_procev_value(void)
 	return next_proc_value();
 }
 
-void oa_procev_label(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value, const char *text)
+OA_START_TEXT void oa_procev_label(struct oa_thread *t, struct oa_label *label, int fresh, int64_t value,
+				   const char *text)
 {
 	if (!t || !value)
 		return;
@@ -124,7 +125,7 @@ void oa_procev_label(struct oa_thread *t, struct oa_label *label, int fresh, int
 		oa_meta_mark_label(&oa_meta, &t->s.labels, OA_MARK_PROC, value, text);
 }
 
-void oa_procev_emit_at(struct oa_thread *t, int64_t value, uint64_t clock)
+OA_START_TEXT void oa_procev_emit_at(struct oa_thread *t, int64_t value, uint64_t clock)
 {
 	if (!t || !value)
 		return;
@@ -179,17 +180,17 @@ OA_START_TEXT int64_t oa_procev_exit_mark(int status, char *text, size_t len)
 	return OA_PROC_EXIT_BASE + (status & 0xff);
 }
 
-void oa_procev_fork_text(char *text, size_t len, int ppid)
+OA_START_TEXT void oa_procev_fork_text(char *text, size_t len, int ppid)
 {
 	oa_snprintf(text, len, "forked from %d", ppid);
 }
 
-struct oa_label *oa_procev_take_exit_label(void)
+OA_START_TEXT struct oa_label *oa_procev_take_exit_label(void)
 {
 	return atomic_exchange(&exit_label_used, 1) ? NULL : exit_label;
 }
 
-int oa_procev_refused_active(void)
+OA_START_TEXT int oa_procev_refused_active(void)
 {
 	return refused.active;
 }
@@ -228,7 +229,7 @@ OA_EARLY_TEXT void agent_exec_attempt(const char *path)
 	oa_procev_flush_refused(oa_self);
 }
 
-void agent_proc_event(const char *label)
+OA_START_TEXT void agent_proc_event(const char *label)
 {
 	struct oa_thread *t = oa_self;
 	if (!t || agent_foreign())
@@ -274,7 +275,7 @@ static int64_t gone_value(long gone_pid)
 
 static void finish_child(pid_t pid, int status);
 
-void agent_child_gone(pid_t pid, int status)
+OA_START_TEXT void agent_child_gone(pid_t pid, int status)
 {
 	if (!agent_traced() || agent_foreign() || oa_cfg.staging || pid <= 0)
 		return;
@@ -370,13 +371,13 @@ OA_START_TEXT void oa_procev_declare(void)
 		rt_label = oa_meta_label_alloc();
 }
 
-void oa_procev_seen(uint32_t last)
+OA_START_TEXT void oa_procev_seen(uint32_t last)
 {
 	if ((int64_t)last > atomic_load(&proc_seq))
 		atomic_store(&proc_seq, (int64_t)last);
 }
 
-void oa_procev_after_fork(void)
+OA_START_TEXT void oa_procev_after_fork(void)
 {
 	atomic_store(&exit_label_used, 0);
 	atomic_store(&rt_label_used, 0);

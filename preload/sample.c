@@ -197,7 +197,7 @@ OA_START_TEXT void oa_sample_thread_start(struct oa_thread *t)
 	timer_settime(t->sample_timer, 0, &it, NULL);
 }
 
-void oa_sample_thread_stop(struct oa_thread *t)
+OA_START_TEXT void oa_sample_thread_stop(struct oa_thread *t)
 {
 	if (t)
 		delete_timer(t);

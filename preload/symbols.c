@@ -53,7 +53,7 @@ struct entry {
 
 #define CACHE_SIZE 4096 /* entries; a full cache is simply not filled further */
 
-static atomic_flag lock OA_EARLY_DATA = ATOMIC_FLAG_INIT; /* with what a fork child writes (agent.c, pend) */
+static atomic_flag lock OA_FORK_DATA = ATOMIC_FLAG_INIT; /* with what a fork child writes (agent.c, pend) */
 static struct object *objects;
 static struct entry cache[CACHE_SIZE] OA_LARGE_BSS;
 static size_t cache_used;
@@ -69,14 +69,14 @@ static void spin_lock_raw(void)
 		syscall(SYS_sched_yield);
 }
 
-static void spin_lock(void)
+OA_THREAD_TEXT static void spin_lock(void)
 {
 	int c = oa_cancel_off();
 	spin_lock_raw();
 	lock_cancel = c;
 }
 
-static void spin_unlock(void)
+OA_THREAD_TEXT static void spin_unlock(void)
 {
 	int c = lock_cancel;
 	atomic_flag_clear_explicit(&lock, memory_order_release);
@@ -88,7 +88,7 @@ static void spin_unlock(void)
 static char *mem_at;
 static size_t mem_left;
 
-static void *mem_take(size_t n)
+OA_THREAD_TEXT static void *mem_take(size_t n)
 {
 	n = (n + 15) & ~(size_t)15;
 	if (n > mem_left) {
@@ -116,7 +116,7 @@ static char *mem_strdup(const char *s)
 
 /* An object's symbols sorted by start, in place (heap sort: glibc's qsort
  * takes a malloc'ed buffer for a large array). */
-static void sift(struct sym *a, size_t i, size_t n)
+OA_THREAD_TEXT static void sift(struct sym *a, size_t i, size_t n)
 {
 	for (;;) {
 		size_t c = 2 * i + 1;
@@ -168,7 +168,8 @@ static int add_sym(struct object *o, size_t *cap, uintptr_t start, uintptr_t siz
 /* The function symbols of one section of type `type` (SHT_SYMTAB or
  * SHT_DYNSYM) of the ELF image at `img` (`len` bytes); every offset is
  * checked against the file's size. */
-static void read_symtabs(const unsigned char *img, size_t len, unsigned type, struct object *o, size_t *cap)
+OA_THREAD_TEXT static void read_symtabs(const unsigned char *img, size_t len, unsigned type, struct object *o,
+					size_t *cap)
 {
 	const Elf64_Ehdr *eh = (const void *)img;
 	if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff >= len ||
@@ -231,7 +232,7 @@ struct find {
 };
 
 /* Called with the loader's list lock held: copy, nothing else. */
-static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
+OA_THREAD_TEXT static int find_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct find *f = arg;
 	(void)size;
@@ -315,7 +316,7 @@ static struct object *object_of(uintptr_t addr)
 	return o;
 }
 
-static void resolve(uintptr_t addr, struct entry *e)
+OA_THREAD_TEXT static void resolve(uintptr_t addr, struct entry *e)
 {
 	e->addr = addr;
 	e->start = 0;
@@ -349,7 +350,7 @@ static void resolve(uintptr_t addr, struct entry *e)
 		e->name = "??";
 }
 
-static struct entry *lookup(uintptr_t addr)
+OA_THREAD_TEXT static struct entry *lookup(uintptr_t addr)
 {
 	static struct entry none = { 0, 0, "??" };
 	size_t h = (addr * 0x9E3779B97F4A7C15ull) >> 52; /* 12 bits */
@@ -377,12 +378,12 @@ static struct entry *lookup(uintptr_t addr)
  * (glibc resets dl_load_lock only), so a child forked in the middle of a
  * lookup would wait for it forever at its first lookup (t700's
  * adv01_fork_locks hung 2 runs in 7 without this). */
-void oa_sym_fork_prepare(void)
+OA_START_TEXT void oa_sym_fork_prepare(void)
 {
 	spin_lock_raw(); /* fork is no cancellation point: nothing to turn off */
 }
 
-void oa_sym_fork_parent(void)
+OA_START_TEXT void oa_sym_fork_parent(void)
 {
 	atomic_flag_clear_explicit(&lock, memory_order_release);
 }
@@ -395,7 +396,7 @@ OA_EARLY_TEXT void oa_sym_fork_child(void)
 		atomic_flag_clear(&lock);
 }
 
-const char *oa_sym_name(uintptr_t addr)
+OA_THREAD_TEXT const char *oa_sym_name(uintptr_t addr)
 {
 	if (!addr)
 		return "??";

@@ -73,7 +73,7 @@ OA_EARLY_TEXT static int sample(uint64_t *tsc, uint64_t *ns, uint64_t *unc)
 	return 0;
 }
 
-void oa_clock_init(void)
+OA_START_TEXT void oa_clock_init(void)
 {
 	skew_init();
 	const char *e = oa_env(OA_ENV_TSC), *old = oa_env(OA_ENV_OMP_TSC);

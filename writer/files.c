@@ -77,7 +77,7 @@ static int ending;
 static int raised;
 static struct rlimit before;
 
-void oa_files_ending(int on)
+OA_START_TEXT void oa_files_ending(int on)
 {
 	if (!on && raised) {
 		setrlimit(RLIMIT_NOFILE, &before);
@@ -102,7 +102,7 @@ static int more_room(void)
 	return 1;
 }
 
-int oa_open_at(const char *path, int flags, mode_t mode)
+OA_START_TEXT int oa_open_at(const char *path, int flags, mode_t mode)
 {
 	const char *rel;
 	int d = oa_path_at(path, &rel);
@@ -116,7 +116,7 @@ int oa_open_at(const char *path, int flags, mode_t mode)
 	return fd;
 }
 
-int oa_unlink_at(const char *path)
+OA_START_TEXT int oa_unlink_at(const char *path)
 {
 	const char *rel;
 	int d = oa_path_at(path, &rel);
@@ -131,7 +131,7 @@ static int mkdir_leaf(const char *path)
 	return oa_mkdir_at(path, 0755) == 0 ? 1 : errno == EEXIST ? 0 : -errno;
 }
 
-int oa_mkdir_p(char *path)
+OA_START_TEXT int oa_mkdir_p(char *path)
 {
 	/* Usually only the last one or two are missing: try from the end. */
 	int r = mkdir_leaf(path);
@@ -174,7 +174,7 @@ int oa_open_dir(const char *path)
  * and no directory descriptor, so that a program one slot from its
  * descriptor limit still lets a stream end (and every file operation costs
  * one open and one close less). */
-long oa_path_in(char *dir, const char *name)
+OA_START_TEXT long oa_path_in(char *dir, const char *name)
 {
 	size_t n = strlen(dir), m = strlen(name);
 	if (n + 1 + m >= 4096)
@@ -184,7 +184,7 @@ long oa_path_in(char *dir, const char *name)
 	return (long)n;
 }
 
-int oa_dir_open(char *dir, const char *name, int flags, mode_t mode)
+OA_START_TEXT int oa_dir_open(char *dir, const char *name, int flags, mode_t mode)
 {
 	long n = oa_path_in(dir, name);
 	if (n < 0) {
@@ -198,7 +198,7 @@ int oa_dir_open(char *dir, const char *name, int flags, mode_t mode)
 	return fd;
 }
 
-int oa_dir_truncate(char *dir, const char *name, off_t len)
+OA_START_TEXT int oa_dir_truncate(char *dir, const char *name, off_t len)
 {
 	long n = oa_path_in(dir, name);
 	if (n < 0)
@@ -217,7 +217,7 @@ int oa_dir_truncate(char *dir, const char *name, off_t len)
 	return r;
 }
 
-int oa_write_all(int fd, const void *buf, size_t len)
+OA_START_TEXT int oa_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	while (len) {

@@ -103,8 +103,8 @@ void oa_replay_event(struct oa_replay *r, const char *m, uint64_t clock, const u
 	}
 }
 
-int oa_put_event(uint8_t *buf, size_t cap, size_t *len, const char *mcv, uint64_t clock, const void *payload,
-		 unsigned n)
+OA_START_TEXT int oa_put_event(uint8_t *buf, size_t cap, size_t *len, const char *mcv, uint64_t clock,
+			       const void *payload, unsigned n)
 {
 	if (*len + OVNI_EV_HEADER_SIZE + n > cap)
 		return -1;
@@ -250,7 +250,7 @@ static int object_empty(const char *inside, const char *end)
 }
 
 /* "ovni": {... "finished": 1 ...} */
-static int is_finished(const char *s, size_t n)
+OA_START_TEXT static int is_finished(const char *s, size_t n)
 {
 	struct oa_json r = { s, s + n };
 	if (oa_json_find(&r, "ovni") != 0 || oa_json_find(&r, "finished") != 0)
@@ -458,7 +458,7 @@ struct dirent64_raw {
 	char name[];
 };
 
-int oa_finish_needed(const char *tracedir, const char *loom, long pid)
+OA_START_TEXT int oa_finish_needed(const char *tracedir, const char *loom, long pid)
 {
 	size_t n = strlen(tracedir) + strlen(loom) + 80;
 	if (n > 8192)

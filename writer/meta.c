@@ -15,7 +15,7 @@
 
 #define type_at oa_meta_type_at
 
-int oa_meta_init(struct oa_meta *m)
+OA_START_TEXT int oa_meta_init(struct oa_meta *m)
 {
 	/* m is zeroed (static storage or an initializer): its types and
 	 * buckets are empty already.  Clearing them was 4096 locked stores
@@ -49,7 +49,7 @@ void oa_meta_fini(struct oa_meta *m)
 	atomic_store(&m->global.head, NULL);
 }
 
-size_t oa_meta_sanitize(char *dst, size_t size, const char *src)
+OA_START_TEXT size_t oa_meta_sanitize(char *dst, size_t size, const char *src)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t n = 0;
@@ -84,7 +84,7 @@ size_t oa_meta_sanitize(char *dst, size_t size, const char *src)
 	return n;
 }
 
-int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
+OA_START_TEXT int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 {
 	if (type < 0 || type >= OA_META_NTYPES)
 		return -1;
@@ -100,7 +100,7 @@ int oa_meta_mark_type(struct oa_meta *m, int type, int stack, const char *title)
 	return 0;
 }
 
-int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char *const *texts, int n)
+OA_START_TEXT int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char *const *texts, int n)
 {
 	if (type < 0 || type >= OA_META_NTYPES || n <= 0 ||
 	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1)
@@ -114,7 +114,7 @@ int oa_meta_fixed_labels(struct oa_meta *m, int type, int64_t first, const char 
 	return 0;
 }
 
-static const char *fixed_label(const struct oa_meta *m, int type, int64_t value)
+OA_START_TEXT static const char *fixed_label(const struct oa_meta *m, int type, int64_t value)
 {
 	const struct oa_meta_type *t = type_at(m, type);
 	int n = atomic_load_explicit(&t->nfixed, memory_order_acquire);
@@ -127,12 +127,16 @@ static const char *fixed_label(const struct oa_meta *m, int type, int64_t value)
  * on a fresh page of a new process.  The labels every short process makes
  * (its fork, exec and exit marks, its name) share the first page of the
  * table (512 buckets: those channels get one label per event of a whole
- * process, never per call); the rest spread over the whole table. */
+ * process, never per call), and so do small values of any type: the
+ * kinds of a channel, such as the "Blocked in" labels an image exec'd in
+ * place reads back from its predecessor's stream.json before it declares
+ * them fixed (spread over the table, they were six pages more in every
+ * `env CMD` or `bash -c CMD`).  The rest spread over the whole table. */
 #define OA_META_SMALL_BUCKETS 512u
 static unsigned bucket_of(int type, int64_t value)
 {
 	uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15ull ^ (uint64_t)type * 0xc2b2ae3d27d4eb4full;
-	if (type == OA_MARK_PROC || type == OA_MARK_THREAD_NAME)
+	if (type == OA_MARK_PROC || type == OA_MARK_THREAD_NAME || (uint64_t)value < 4096)
 		return (unsigned)(h >> 40) & (OA_META_SMALL_BUCKETS - 1);
 	return (unsigned)(h >> 40) & (OA_META_BUCKETS - 1);
 }
@@ -157,7 +161,7 @@ static void push_owner(struct oa_label_list *list, struct oa_label *l)
 
 /* Insert l (type, value and text set) unless the value has a label: 0 when
  * inserted, 1 when it had one. Lock-free: a chain only grows at its head. */
-static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l)
+OA_START_TEXT static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l)
 {
 	if (fixed_label(m, l->type, l->value))
 		return 1;
@@ -181,7 +185,7 @@ static int insert(struct oa_meta *m, struct oa_label_list *owner, struct oa_labe
 
 /* A label of `type` (declared) for value, its text copied: NULL when the
  * arguments are not one, or no memory. */
-static struct oa_label *label_new(struct oa_meta *m, int type, int64_t value, const char *label)
+OA_START_TEXT static struct oa_label *label_new(struct oa_meta *m, int type, int64_t value, const char *label)
 {
 	if (type < 0 || type >= OA_META_NTYPES || value == 0 ||
 	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1 || !label)
@@ -199,7 +203,8 @@ static struct oa_label *label_new(struct oa_meta *m, int type, int64_t value, co
 	return l;
 }
 
-int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
+OA_START_TEXT int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value,
+				     const char *label)
 {
 	/* Cheap check first: most calls label a value that already has one. */
 	if (type >= 0 && type < OA_META_NTYPES && value != 0) {
@@ -218,7 +223,8 @@ int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *owner, int type,
 	return r;
 }
 
-int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value, const char *label)
+OA_START_TEXT int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int type, int64_t value,
+					 const char *label)
 {
 	struct oa_label *l = label_new(m, type, value, label);
 	if (!l)
@@ -227,13 +233,13 @@ int oa_meta_mark_label_new(struct oa_meta *m, struct oa_label_list *owner, int t
 	return 0;
 }
 
-struct oa_label *oa_meta_label_alloc(void)
+OA_START_TEXT struct oa_label *oa_meta_label_alloc(void)
 {
 	return oa_arena_alloc(sizeof(struct oa_label) + OA_META_LABEL_MAX + 1);
 }
 
-int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type, int64_t value,
-			  const char *text)
+OA_START_TEXT int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
+					int64_t value, const char *text)
 {
 	if (!l || type < 0 || type >= OA_META_NTYPES || value == 0 ||
 	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1)
@@ -244,8 +250,8 @@ int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct
 	return insert(m, owner, l);
 }
 
-int oa_meta_label_publish_new(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l, int type,
-			      int64_t value, const char *text)
+OA_START_TEXT int oa_meta_label_publish_new(struct oa_meta *m, struct oa_label_list *owner, struct oa_label *l,
+					    int type, int64_t value, const char *text)
 {
 	if (!l || !owner || type < 0 || type >= OA_META_NTYPES || value == 0 ||
 	    atomic_load_explicit(&type_at(m, type)->declared, memory_order_acquire) != 1)
@@ -271,7 +277,7 @@ struct jw {
 	char *buf;
 };
 
-static void jw_flush(struct jw *w)
+OA_START_TEXT static void jw_flush(struct jw *w)
 {
 	size_t off = 0;
 	if (w->fd < 0) {
@@ -303,7 +309,7 @@ static void jw_putc(struct jw *w, char c)
 
 /* `len` bytes at once where they fit (two renders of every stream.json
  * per process: a byte at a time was ~10 us of a short process's cost). */
-static void jw_bytes(struct jw *w, const char *s, size_t len)
+OA_START_TEXT static void jw_bytes(struct jw *w, const char *s, size_t len)
 {
 	if (w->cap - w->n >= len) {
 		memcpy(w->buf + w->n, s, len);
@@ -332,7 +338,7 @@ static const unsigned char jw_plain[256] = { JW_ROW(0),   JW_ROW(16),  JW_ROW(32
 					     JW_ROW(192), JW_ROW(208), JW_ROW(224), JW_ROW(240) };
 
 /* A JSON string: the text is valid UTF-8 already (sanitized). */
-static void jw_str(struct jw *w, const char *s)
+OA_START_TEXT static void jw_str(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 	jw_putc(w, '"');
@@ -362,7 +368,7 @@ static void jw_str(struct jw *w, const char *s)
 	jw_putc(w, '"');
 }
 
-static void jw_int(struct jw *w, int64_t v)
+OA_START_TEXT static void jw_int(struct jw *w, int64_t v)
 {
 	char tmp[24];
 	int n = 0;
@@ -392,7 +398,8 @@ static const char *fixed_label(const struct oa_meta *m, int type, int64_t value)
  * names (written before them): an earlier image's stream.json read back
  * after an exec holds those too, and a duplicate key is not JSON that
  * the emulator's reader accepts. */
-static void jw_labels(struct jw *w, const struct oa_meta *m, const struct oa_label *l, int type, int *first)
+OA_START_TEXT static void jw_labels(struct jw *w, const struct oa_meta *m, const struct oa_label *l, int type,
+				    int *first)
 {
 	for (; l; l = l->onext) {
 		if (l->type != type || fixed_label(m, type, l->value))
@@ -424,8 +431,8 @@ int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const 
 	return w.err ? -w.err : 0;
 }
 
-ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, int finished,
-		       const struct oa_label_list *own)
+OA_START_TEXT ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, int finished,
+				     const struct oa_label_list *own)
 {
 	struct jw w = { .fd = -1, .cap = cap, .buf = buf };
 	compose(&w, m, tid, finished, own);
@@ -435,7 +442,8 @@ ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, 
 
 _Static_assert(OVNI_METADATA_VERSION == 3, "OA_META_FINISHED_AT counts one digit of version 3");
 
-static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished, const struct oa_label_list *own)
+OA_START_TEXT static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished,
+				  const struct oa_label_list *own)
 {
 	jw_raw(w, "{\n \"version\": ");
 	jw_int(w, OVNI_METADATA_VERSION);
@@ -602,7 +610,7 @@ static int json_hex4(struct oa_json *r, unsigned *out)
 
 /* A string at r->p (its '"'), unescaped into out (cut to cap - 1 bytes,
  * UTF-8); 0, or -1 when it is not a string. */
-static int json_string(struct oa_json *r, char *out, size_t cap)
+OA_START_TEXT static int json_string(struct oa_json *r, char *out, size_t cap)
 {
 	size_t n = 0;
 	if (r->p >= r->end || *r->p != '"')
@@ -684,7 +692,7 @@ static int json_string(struct oa_json *r, char *out, size_t cap)
 }
 
 /* Past any value (nested objects and arrays too); 0 or -1. */
-int oa_json_skip(struct oa_json *r)
+OA_START_TEXT int oa_json_skip(struct oa_json *r)
 {
 	oa_json_ws(r);
 	if (r->p >= r->end)
@@ -716,7 +724,7 @@ int oa_json_skip(struct oa_json *r)
 /* The members of the object at r->p, one at a time: 1 with the key in
  * key (the reader at its value), 0 at the object's end, -1 on an error.
  * *first: 1 before the first member. */
-static int json_member(struct oa_json *r, char *key, size_t cap, int *first)
+OA_START_TEXT static int json_member(struct oa_json *r, char *key, size_t cap, int *first)
 {
 	oa_json_ws(r);
 	if (*first) {
@@ -744,7 +752,7 @@ static int json_member(struct oa_json *r, char *key, size_t cap, int *first)
 }
 
 /* At the value of key `want` of the object at r->p: 0, or -1. */
-int oa_json_find(struct oa_json *r, const char *want)
+OA_START_TEXT int oa_json_find(struct oa_json *r, const char *want)
 {
 	char key[64];
 	int first = 1, k;
@@ -759,8 +767,8 @@ int oa_json_find(struct oa_json *r, const char *want)
 
 /* The labels object at r->p of mark type `type`, each to on_label; the
  * reader ends past it.  0, or -1 on an error. */
-static int scan_labels(struct oa_json *r, int type, void (*on_label)(void *, int, int64_t, const char *), void *arg,
-		       char *text)
+OA_START_TEXT static int scan_labels(struct oa_json *r, int type, void (*on_label)(void *, int, int64_t, const char *),
+				     void *arg, char *text)
 {
 	char key[64];
 	int lf = 1, k;
@@ -776,8 +784,8 @@ static int scan_labels(struct oa_json *r, int type, void (*on_label)(void *, int
 	return k < 0 ? -1 : 0;
 }
 
-int oa_meta_scan_fd(int fd, void (*on_type)(void *, int, int, const char *),
-		    void (*on_label)(void *, int, int64_t, const char *), void *arg)
+OA_START_TEXT int oa_meta_scan_fd(int fd, void (*on_type)(void *, int, int, const char *),
+				  void (*on_label)(void *, int, int64_t, const char *), void *arg)
 {
 	struct stat st;
 	if (fstat(fd, &st) != 0 || st.st_size <= 0 || st.st_size > (64 << 20))
@@ -840,18 +848,18 @@ struct import {
 	struct oa_label_list *owner;
 };
 
-static void import_type(void *arg, int type, int stack, const char *title)
+OA_START_TEXT static void import_type(void *arg, int type, int stack, const char *title)
 {
 	oa_meta_mark_type(((struct import *)arg)->m, type, stack, title);
 }
 
-static void import_one(void *arg, int type, int64_t value, const char *text)
+OA_START_TEXT static void import_one(void *arg, int type, int64_t value, const char *text)
 {
 	struct import *im = arg;
 	import_label(im->m, im->owner, type, value, text);
 }
 
-int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd)
+OA_START_TEXT int oa_meta_import_marks(struct oa_meta *m, struct oa_label_list *owner, int fd)
 {
 	struct import im = { m, owner };
 	return oa_meta_scan_fd(fd, import_type, import_one, &im);

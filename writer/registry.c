@@ -33,7 +33,7 @@ static _Atomic int ending;
 static _Atomic int ended; /* the thread that set `ending` has ended every stream */
 static int barrier_kind;  /* -1: not chosen yet, 0: none, 1: private expedited, 2: global */
 
-void oa_registry_init(void)
+OA_START_TEXT void oa_registry_init(void)
 {
 	atomic_store(&ending, 0);
 	atomic_store(&ended, 0);
@@ -99,7 +99,7 @@ static void pause_a_little(int round)
 /* A zeroed slot of the caller's (static storage), taken before calloc. */
 static void *_Atomic seed;
 
-void oa_registry_seed(void *slot)
+OA_START_TEXT void oa_registry_seed(void *slot)
 {
 	atomic_store(&seed, slot);
 }
@@ -137,7 +137,7 @@ static struct oa_stream *take(struct oa_stream *s)
  * mapped. */
 static struct oa_slab slots;
 
-struct oa_stream *oa_registry_acquire(size_t slot_size, size_t offset)
+OA_START_TEXT struct oa_stream *oa_registry_acquire(size_t slot_size, size_t offset)
 {
 	struct oa_stream *got = take(atomic_load(&last_freed));
 	if (got)
@@ -165,7 +165,7 @@ struct oa_stream *oa_registry_acquire(size_t slot_size, size_t offset)
 	return s;
 }
 
-int oa_registry_publish(struct oa_stream *s)
+OA_START_TEXT int oa_registry_publish(struct oa_stream *s)
 {
 	atomic_store(&s->state, OA_SLOT_OPEN);
 	/* seq_cst store then load: pairs with end_others() setting `ending`
@@ -173,14 +173,14 @@ int oa_registry_publish(struct oa_stream *s)
 	return atomic_load(&ending) ? -1 : 0;
 }
 
-int oa_registry_may_open(void)
+OA_START_TEXT int oa_registry_may_open(void)
 {
 	/* Called after the slot became OPENING (a seq_cst store): either the
 	 * ender sees OPENING and waits for us, or we see `ending` here. */
 	return !atomic_load(&ending);
 }
 
-int oa_registry_claim_self(struct oa_stream *s)
+OA_START_TEXT int oa_registry_claim_self(struct oa_stream *s)
 {
 	int expect = OA_SLOT_OPEN;
 	if (atomic_compare_exchange_strong(&s->state, &expect, OA_SLOT_CLOSING)) {
@@ -195,7 +195,7 @@ int oa_registry_claim_self(struct oa_stream *s)
 	return -1;
 }
 
-void oa_registry_release(struct oa_stream *s)
+OA_START_TEXT void oa_registry_release(struct oa_stream *s)
 {
 	set_free(s);
 }
@@ -218,7 +218,7 @@ void oa_registry_wait_ended(void)
 		pause_a_little(round);
 }
 
-int oa_registry_ending(void)
+OA_START_TEXT int oa_registry_ending(void)
 {
 	return atomic_load(&ending);
 }
@@ -232,14 +232,14 @@ static int transient(struct oa_stream *s, struct oa_stream *self)
 	return s != self && !s->claimed && (st == OA_SLOT_OPENING || st == OA_SLOT_CLOSING);
 }
 
-void oa_registry_settle(struct oa_stream *self)
+OA_START_TEXT void oa_registry_settle(struct oa_stream *self)
 {
 	for (struct oa_stream *s = atomic_load(&head); s; s = s->next)
 		for (int round = 0; transient(s, self) && round < 9500; round++)
 			pause_a_little(round);
 }
 
-int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
+OA_START_TEXT int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 {
 	/* Only the first caller ends the others (exit racing with exit, or
 	 * with a crash); the others wait until it is done. */
@@ -287,12 +287,12 @@ int oa_registry_end_others(struct oa_stream *self, oa_end_fn end, void *arg)
 	return nended;
 }
 
-void oa_registry_done(void)
+OA_START_TEXT void oa_registry_done(void)
 {
 	atomic_store(&ended, 1);
 }
 
-void oa_registry_after_fork(struct oa_stream *keep)
+OA_START_TEXT void oa_registry_after_fork(struct oa_stream *keep)
 {
 	oa_registry_init();
 	for (struct oa_stream *s = atomic_load(&head); s; s = s->next) {

@@ -38,7 +38,7 @@ int oa_spool_name(const char *name)
 	return !strncmp(name, "spool.", 6) && n > 9 && !strcmp(name + n - 3, ".oa");
 }
 
-void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid, const char *watch)
+OA_THREAD_TEXT void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid, const char *watch)
 {
 	/* Written first (an exchange, not a load): a page read before it is
 	 * written costs two faults. */
@@ -95,7 +95,7 @@ static void file_path(const struct oa_spool *sp, int k, char *path, size_t cap)
 static int add_file_in(struct oa_spool *sp);
 
 /* A file's size may pass `ulimit -f`: the SIGXFSZ that raises is ours. */
-static int add_file(struct oa_spool *sp)
+OA_THREAD_TEXT static int add_file(struct oa_spool *sp)
 {
 	sigset_t old;
 	oa_sigblock(&old);
@@ -107,7 +107,7 @@ static int add_file(struct oa_spool *sp)
 	return r;
 }
 
-static int add_file_in(struct oa_spool *sp)
+OA_THREAD_TEXT static int add_file_in(struct oa_spool *sp)
 {
 	unsigned n = atomic_load(&sp->nfiles);
 	if (n >= OA_SPOOL_FILES)
@@ -161,7 +161,7 @@ static int add_file_in(struct oa_spool *sp)
 	return 0;
 }
 
-int oa_spool_ready(const struct oa_spool *sp)
+OA_THREAD_TEXT int oa_spool_ready(const struct oa_spool *sp)
 {
 	return !atomic_load(&sp->failed);
 }
@@ -172,7 +172,7 @@ int oa_spool_ready(const struct oa_spool *sp)
  * file system has none, MADV_POPULATE_WRITE, which takes the page faults
  * now and reports ENOSPC.  4 slots first (a process with a thread or two),
  * then as many as are ready, up to OA_SPOOL_CHUNK. */
-static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
+OA_THREAD_TEXT static int prepare(struct oa_spool *sp, struct oa_spool_file *f, unsigned upto)
 {
 	unsigned r;
 	while ((r = atomic_load(&f->ready)) < upto) {
@@ -213,7 +213,7 @@ static void tid_count(uint8_t *map, int tid, int d)
 }
 
 /* Slot i of a file, taken (LIVE) for thread tid: its index and its seq. */
-static struct oa_spool_slot *taken_as(uint8_t *map, unsigned i, int tid, uint8_t **obs)
+OA_THREAD_TEXT static struct oa_spool_slot *taken_as(uint8_t *map, unsigned i, int tid, uint8_t **obs)
 {
 	struct oa_spool_slot *s = slot_at(map, i);
 	s->tid = tid;
@@ -253,7 +253,7 @@ static struct oa_spool_slot *take_freed(uint8_t *map, int tid, uint8_t **obs)
 
 static int self_unpack(struct oa_spool *sp, unsigned nf);
 
-struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
+OA_THREAD_TEXT struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 {
 	int self_tried = 0;
 	for (;;) {
@@ -321,7 +321,7 @@ struct oa_spool_slot *oa_spool_take(struct oa_spool *sp, int tid, uint8_t **obs)
 
 /* Zero slot i of the file at map and free it: FREE, then its bit in
  * `freed` (a taker that clears the bit finds it FREE). */
-static void release_at(uint8_t *map, unsigned i, size_t used)
+OA_THREAD_TEXT static void release_at(uint8_t *map, unsigned i, size_t used)
 {
 	struct oa_spool_slot *slot = slot_at(map, i);
 	if (used > OA_SPOOL_OBS)
@@ -381,7 +381,7 @@ static uint64_t order_buf[OA_SPOOL_SLOTS] OA_LARGE_BSS;
  * is in use (another unpack of this process at once: index order, as
  * before slots were taken again).  Else order_buf, its *n keys sorted
  * (slot index in the low 11 bits); give it back with order_done(). */
-static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned *n)
+OA_THREAD_TEXT static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned *n)
 {
 	uint64_t prev = 0;
 	unsigned i;
@@ -499,7 +499,8 @@ static char json_buf[(1 << 18) + 4096] OA_LARGE_BSS;
 
 /* One slot's stream into procdir/thread.T (appended to an earlier image's
  * stream of the same tid, as the agent does). */
-static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, const char *like, size_t like_len)
+OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, const char *like,
+				     size_t like_len)
 {
 	const uint8_t *obs = oa_spool_obs(s);
 	size_t len = live ? live_length(obs) : s->obs_len;
@@ -572,8 +573,8 @@ static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, co
 
 /* busy: slots the watcher is writing out (WATCHED), left alone unless
  * take_watched. */
-static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like, size_t like_len,
-		      int *in_use, int *busy, int take_watched)
+OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
+				     size_t like_len, int *in_use, int *busy, int take_watched)
 {
 	int done = 0, err = 0;
 	*in_use = 0;
@@ -643,8 +644,8 @@ static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int de
  * process ending finishes its own stream as usual). */
 _Atomic unsigned oa_spool_waits;
 
-static int unpack_waiting(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
-			  size_t like_len, int *in_use, int *busy, int take_watched)
+OA_THREAD_TEXT static int unpack_waiting(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
+					 size_t like_len, int *in_use, int *busy, int take_watched)
 {
 	int r = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched);
 	for (int tries = 0; *busy && *in_use == *busy && tries < 100; tries++) {
@@ -657,7 +658,7 @@ static int unpack_waiting(uint8_t *map, unsigned nslots, const char *procdir, in
 	return r;
 }
 
-int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t json_like_len)
+OA_THREAD_TEXT int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t json_like_len)
 {
 	int total = 0, err = 0;
 	unsigned nf = atomic_load(&sp->nfiles), kept = 0;

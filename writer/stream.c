@@ -30,7 +30,7 @@ OA_TLS int oa_sigblock_cancel;
 OA_TLS rlim_t oa_fsize_limit;
 OA_TLS int oa_fsize_known;
 
-static size_t page_size(void)
+OA_START_TEXT static size_t page_size(void)
 {
 	static _Atomic size_t ps; /* several threads may fill it, with the same value */
 	size_t v = atomic_load_explicit(&ps, memory_order_relaxed);
@@ -65,7 +65,7 @@ static int write_meta(char *dir, struct oa_stream *s, int finished)
  * s->json_size: the size this stream last wrote it with (0: not known),
  * which spares asking again.  keep: where the descriptor of the file
  * written is left open (when it returns 0), for finish_files. */
-static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh, int *keep)
+OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh, int *keep)
 {
 	if (!s->meta)
 		return 0;
@@ -192,13 +192,13 @@ fail:
  * chunks of 16 (zero pages until a path is written). */
 static struct oa_slab path_slab;
 
-void oa_stream_give_paths(struct oa_stream *s, char *mem)
+OA_START_TEXT void oa_stream_give_paths(struct oa_stream *s, char *mem)
 {
 	s->path = mem;
 	s->final_path = mem + OA_STREAM_PATH;
 }
 
-int oa_stream_make_paths(struct oa_stream *s)
+OA_START_TEXT int oa_stream_make_paths(struct oa_stream *s)
 {
 	if (!s->path) {
 		char *m = oa_slab_take(&path_slab, 2 * OA_STREAM_PATH, 64, 16);
@@ -302,8 +302,8 @@ static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t 
 	return fd;
 }
 
-int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
-			 const uint8_t *obs, size_t len)
+OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
+				       const uint8_t *obs, size_t len)
 {
 	sigset_t old;
 	oa_sigblock(&old);
@@ -340,7 +340,7 @@ int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const stru
 	return r;
 }
 
-int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
+OA_START_TEXT int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 {
 	int r;
 
@@ -510,7 +510,7 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 	return 0;
 }
 
-static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps)
+OA_START_TEXT static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps)
 {
 	uint64_t off = cur & ~(uint64_t)(ps - 1);
 	if (s->map && s->window < s->max_window)
@@ -612,7 +612,8 @@ static void write_pending(struct oa_stream *s, int at_end)
 	oa_commit(s, p, clock, flushed, t0, t1);
 }
 
-uint64_t oa_emit_wait_begin(struct oa_stream *s, unsigned n, const int32_t *type, const int64_t *value, int pause)
+OA_THREAD_TEXT uint64_t oa_emit_wait_begin(struct oa_stream *s, unsigned n, const int32_t *type, const int64_t *value,
+					   int pause)
 {
 	uint64_t used = 0, t0 = 0, t1 = 0;
 	int flushed;
@@ -650,12 +651,12 @@ void oa_stream_write_pending(struct oa_stream *s)
 	write_pending(s, 0);
 }
 
-uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused)
+OA_START_TEXT uint64_t oa_emit_state(struct oa_stream *s, const char *mcv, int paused)
 {
 	return oa_emit_state_at(s, mcv, paused, 0);
 }
 
-uint64_t oa_emit_state_at(struct oa_stream *s, const char *mcv, int paused, uint64_t clock)
+OA_THREAD_TEXT uint64_t oa_emit_state_at(struct oa_stream *s, const char *mcv, int paused, uint64_t clock)
 {
 	unsigned q = oa_emit_enter(s);
 	uint64_t used = oa_emit_core(s, mcv, clock ? clock : oa_clock_now(), NULL, 0);
@@ -737,7 +738,7 @@ static void remove_stage_parents(char *path)
 
 /* Cut stream.obs at len, write stream.json (finished), move staged files.
  * Signals are blocked by the caller. */
-static int finish_files(struct oa_stream *s, uint64_t len)
+OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
 {
 	int r = oa_dir_truncate(s->path, "stream.obs", (off_t)len);
 	if (s->commit_fd1) {
@@ -815,7 +816,7 @@ static int close_slot(struct oa_stream *s)
 	return r;
 }
 
-int oa_stream_close(struct oa_stream *s)
+OA_START_TEXT int oa_stream_close(struct oa_stream *s)
 {
 	if (!s->live)
 		return -EBADF;
@@ -902,7 +903,7 @@ void oa_stream_fail(struct oa_stream *s)
 
 /* The closings of the states still open (oa_stream_track), innermost
  * first, at p; returns the bytes written (the reserve holds them all). */
-static size_t put_closers(struct oa_stream *s, uint8_t *p, uint64_t clock)
+OA_START_TEXT static size_t put_closers(struct oa_stream *s, uint8_t *p, uint64_t clock)
 {
 	unsigned n = s->nclosers;
 	if (n > OA_STREAM_MAX_CLOSERS)
@@ -923,7 +924,7 @@ static size_t put_closers(struct oa_stream *s, uint8_t *p, uint64_t clock)
 	return len;
 }
 
-int oa_stream_end(struct oa_stream *s)
+OA_START_TEXT int oa_stream_end(struct oa_stream *s)
 {
 	if (!s->live)
 		return -EBADF;
@@ -1015,7 +1016,7 @@ int oa_stream_end(struct oa_stream *s)
 	return oa_stream_close(s);
 }
 
-void oa_stream_drop(struct oa_stream *s)
+OA_START_TEXT void oa_stream_drop(struct oa_stream *s)
 {
 	atomic_store(&s->closed, 1);
 	if (s->commit_fd1) /* a fork child of a process ending this stream */

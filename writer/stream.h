@@ -380,8 +380,8 @@ static inline int oa_emit_ready(struct oa_stream *s)
 }
 
 /* The body of an emit, inside the bracket. */
-static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uint64_t clock, const void *payload,
-				       unsigned n, int raw)
+OA_START_TEXT static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uint64_t clock,
+						     const void *payload, unsigned n, int raw)
 {
 	uint64_t t0 = 0, t1 = 0;
 	int flushed;

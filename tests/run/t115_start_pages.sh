@@ -1,0 +1,80 @@
+# What a short process touches of the agent's object, counted in page
+# faults (tests/prog/pagewalk: the pages present when it ends, and the
+# fewest 64 KiB fault-around windows that map them).  Each such fault costs
+# 10-25 us on the project's VM, a sizeable part of what a traced command
+# costs (bench/README.md).  The text is laid out so that a traced process
+# runs its start and end in the first two windows and a disabled agent in
+# the first (common/compiler.h: OA_EARLY_TEXT, OA_START_TEXT), and the
+# read-only data starts on a 64 KiB boundary (preload/layout.ld): one
+# window.  A function the start path calls that is not in its section
+# lands anywhere in 350 KiB of text, and this test fails.  The program's
+# output and status and the trace are checked too.
+. "$(dirname "$0")/../lib.sh"
+[ -x "$PROG/pagewalk" ] || fail "tests/prog/pagewalk not built"
+
+walk() { # LABEL ENV... -- CMD...: pagewalk's lines for the agent
+	label=$1
+	shift
+	out=$("$PROG/pagewalk" libovni-auto.so env "$@" 2>"$WORK/err"); rc=$?
+	case $out in
+	*"none: no mapping"*|"") skip "pagewalk saw no mapping of the agent (ptrace refused?): $(cat "$WORK/err")" ;;
+	esac
+	echo "$out" | sed "s/^/$label: /" >&2
+}
+field() { # SEGMENT KEY: from $out; SEGMENT is text, rodata or anon
+	echo "$out" | awk -v seg="$1" -v key="$2" '
+		$1 == "r-xp" { t = 1; if (seg == "text") hit = 1 }
+		$1 == "r--p" && t && !r { r = 1; if (seg == "rodata") hit = 1 }
+		$1 == "anon" && seg == "anon" { hit = 1 }
+		hit { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == key) print kv[2] }; exit }'
+}
+at_most() { # WHAT LIMIT VALUE
+	[ -n "$3" ] || fail "$1: not in pagewalk's output"
+	[ "$3" -le "$2" ] || fail "$1: $3, at most $2 expected"
+}
+
+# A traced /bin/true, started by an untraced parent: two windows of text,
+# one of read-only data; the agent's zero pages it writes (.lbss: the
+# start block, the configuration, the symbol scope, the label table's
+# header and first buckets) at most five.
+walk traced OVNI_TRACEDIR="$WORK/t1" LD_PRELOAD="$LIBAGENT" /bin/true
+assert_eq "status of a traced /bin/true" 0 "$rc"
+at_most "text windows of a traced /bin/true" 2 "$(field text windows)"
+at_most "read-only data windows of a traced /bin/true" 1 "$(field rodata windows)"
+at_most "pages of .lbss a traced /bin/true writes" 5 "$(field anon present)"
+check_trace "$WORK/t1"
+
+# The same, exec'd in place by a traced shell and by env (the image reads
+# its predecessor's handover and labels at start: they once spread over
+# six pages of the label table).
+walk "from sh" OVNI_TRACEDIR="$WORK/t2" LD_PRELOAD="$LIBAGENT" sh -c '/bin/true; exec /bin/true'
+assert_eq "status of a traced sh" 0 "$rc"
+at_most "text windows of an exec'd /bin/true" 2 "$(field text windows)"
+at_most "read-only data windows of an exec'd /bin/true" 1 "$(field rodata windows)"
+at_most "pages of .lbss an exec'd /bin/true writes" 5 "$(field anon present)"
+check_trace "$WORK/t2"
+walk "from env" OVNI_TRACEDIR="$WORK/t5" LD_PRELOAD="$LIBAGENT" env /bin/true
+at_most "text windows of /bin/true exec'd by env" 2 "$(field text windows)"
+at_most "pages of .lbss /bin/true exec'd by env writes" 5 "$(field anon present)"
+check_trace "$WORK/t5"
+
+# A shell that leaves with a status (dash: by longjmp) and writes its output.
+walk "sh exit 3" OVNI_TRACEDIR="$WORK/t3" LD_PRELOAD="$LIBAGENT" sh -c 'echo out; exit 3'
+assert_eq "status of a traced sh -c 'exit 3'" 3 "$rc"
+at_most "text windows of a traced sh" 2 "$(field text windows)"
+check_trace "$WORK/t3"
+
+# A disabled agent: the first window of text only, nothing else of ours.
+for cmd in /bin/true "sh -c 'echo out; exit 3'"; do
+	eval walk disabled OVNI_DISABLE=1 OVNI_TRACEDIR="$WORK/off" LD_PRELOAD="$LIBAGENT" "$cmd"
+	at_most "text windows of a disabled $cmd" 1 "$(field text windows)"
+	at_most "read-only data windows of a disabled $cmd" 0 "$(field rodata windows)"
+	at_most "pages of .lbss a disabled $cmd writes" 0 "$(field anon present)"
+done
+assert_eq "status of a disabled sh -c 'exit 3'" 3 "$rc"
+[ -e "$WORK/off" ] && fail "a disabled agent wrote a trace"
+
+# What the program prints is its own.
+out=$(OVNI_TRACEDIR="$WORK/t4" LD_PRELOAD="$LIBAGENT" "$PROG/pagewalk" libovni-auto.so sh -c 'echo out; exit 3' | head -n 1)
+assert_eq "the program's output under pagewalk" out "$out"
+exit 0
