@@ -74,6 +74,33 @@ done
 assert_eq "status of a disabled sh -c 'exit 3'" 3 "$rc"
 [ -e "$WORK/off" ] && fail "a disabled agent wrote a trace"
 
+# A fork child of bash, stopped as it enters execve (pagewalk -f): the
+# agent's first text window only, and no window of libc that an untraced
+# bash's child does not fault in too (libc's string functions, its stat
+# calls, the vDSO: a fault each, per command, had crept back).
+child_windows() { # SEGMENT-TAG: the most windows of any child's line
+	echo "$out" | awk -v tag="$1" 'index($0, tag " ") == 1 { for (i = 1; i <= NF; i++) if ($i ~ /^windows=/) { split($i, kv, "="); if (kv[2] > m) m = kv[2] } } END { print m + 0 }'
+}
+# Where libc's text starts within a 64 KiB window moves with ASLR, and
+# with it whether two of its functions share one (an untraced child counts
+# 3 to 5 windows from run to run for the same functions): both runs
+# without ASLR (setarch -R), and one window of slack for the agent's
+# mapping moving libc's start (the agent's functions were two windows more
+# before this test).
+norand=""
+setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
+out=$($norand "$PROG/pagewalk" -f libovni-auto.so bash -c '/bin/true; /bin/true; :' 2>&1) ||
+	fail "untraced bash under pagewalk -f"
+echo "$out" | grep -q '^child libc r-xp' || skip "pagewalk -f saw no fork child at its exec"
+plain=$(($(child_windows "child libc r-xp") + 1))
+out=$($norand "$PROG/pagewalk" -f libovni-auto.so env OVNI_TRACEDIR="$WORK/t6" LD_PRELOAD="$LIBAGENT" \
+	bash -c '/bin/true; /bin/true; :' 2>&1) || fail "traced bash under pagewalk -f"
+echo "$out" | sed 's/^/bash child: /' >&2
+at_most "libc's text windows of a traced bash's fork child (untraced, plus one: $plain)" "$plain" "$(child_windows "child libc r-xp")"
+at_most "the agent's text windows of a traced bash's fork child" 1 "$(child_windows "child r-xp")"
+check_trace "$WORK/t6"
+assert_eq "processes of the traced bash" 3 "$(ls -d "$WORK"/t6/loom.*/proc.* | wc -l)"
+
 # What the program prints is its own.
 out=$(OVNI_TRACEDIR="$WORK/t4" LD_PRELOAD="$LIBAGENT" "$PROG/pagewalk" libovni-auto.so sh -c 'echo out; exit 3' | head -n 1)
 assert_eq "the program's output under pagewalk" out "$out"
