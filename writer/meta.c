@@ -22,18 +22,21 @@ OA_START_TEXT int oa_meta_init(struct oa_meta *m)
 	 * and its pages made private in every process (~3% of a loop of
 	 * short processes); reading them still faulted in 8 pages.  Labels
 	 * made before (a constructor calling the libovni API first) stay, on
-	 * their lists as in their buckets.  The first page of buckets, where
-	 * a short process's labels go, is written first (an OR of nothing):
-	 * looked up first, it was a read fault, then a write fault. */
-	__atomic_fetch_or((uintptr_t *)&m->buckets[0], (uintptr_t)0, __ATOMIC_RELAXED);
+	 * their lists as in their buckets.  The header's page, where a short
+	 * process's labels go (m->small), is written first (an OR of
+	 * nothing): looked up first, it was a read fault, then a write
+	 * fault. */
+	__atomic_fetch_or((uintptr_t *)&m->small[0], (uintptr_t)0, __ATOMIC_RELAXED);
 	return 0;
 }
 
 void oa_meta_fini(struct oa_meta *m)
 {
 	/* Labels are shared by every list: free each once, through the buckets. */
-	for (unsigned i = 0; i < OA_META_BUCKETS; i++) {
-		struct oa_label *l = atomic_exchange(&m->buckets[i], NULL);
+	for (unsigned i = 0; i < OA_META_SMALL_BUCKETS + OA_META_BUCKETS; i++) {
+		struct oa_label *_Atomic *b =
+			i < OA_META_SMALL_BUCKETS ? &m->small[i] : &m->buckets[i - OA_META_SMALL_BUCKETS];
+		struct oa_label *l = atomic_exchange(b, NULL);
 		while (l) {
 			struct oa_label *n = l->hnext;
 			oa_arena_free(l);
@@ -125,20 +128,19 @@ OA_START_TEXT static const char *fixed_label(const struct oa_meta *m, int type, 
 
 /* Each label inserted reads, then writes, its bucket's page: two faults
  * on a fresh page of a new process.  The labels every short process makes
- * (its fork, exec and exit marks, its name) share the first page of the
- * table (512 buckets: those channels get one label per event of a whole
+ * (its fork, exec and exit marks, its name) go to the small table on the
+ * header's page (those channels get one label per event of a whole
  * process, never per call), and so do small values of any type: the
  * kinds of a channel, such as the "Blocked in" labels an image exec'd in
  * place reads back from its predecessor's stream.json before it declares
  * them fixed (spread over the table, they were six pages more in every
  * `env CMD` or `bash -c CMD`).  The rest spread over the whole table. */
-#define OA_META_SMALL_BUCKETS 512u
-static unsigned bucket_of(int type, int64_t value)
+static struct oa_label *_Atomic *bucket_of(struct oa_meta *m, int type, int64_t value)
 {
 	uint64_t h = (uint64_t)value * 0x9e3779b97f4a7c15ull ^ (uint64_t)type * 0xc2b2ae3d27d4eb4full;
 	if (type == OA_MARK_PROC || type == OA_MARK_THREAD_NAME || (uint64_t)value < 4096)
-		return (unsigned)(h >> 40) & (OA_META_SMALL_BUCKETS - 1);
-	return (unsigned)(h >> 40) & (OA_META_BUCKETS - 1);
+		return &m->small[(h >> 40) & (OA_META_SMALL_BUCKETS - 1)];
+	return &m->buckets[(h >> 40) & (OA_META_BUCKETS - 1)];
 }
 
 static struct oa_label *find_from(struct oa_label *l, struct oa_label *stop, int type, int64_t value)
@@ -165,7 +167,7 @@ OA_START_TEXT static int insert(struct oa_meta *m, struct oa_label_list *owner, 
 {
 	if (fixed_label(m, l->type, l->value))
 		return 1;
-	struct oa_label *_Atomic *b = &m->buckets[bucket_of(l->type, l->value)];
+	struct oa_label *_Atomic *b = bucket_of(m, l->type, l->value);
 	struct oa_label *head = atomic_load_explicit(b, memory_order_acquire), *seen = NULL;
 	for (;;) {
 		if (find_from(head, seen, l->type, l->value))
@@ -210,7 +212,7 @@ OA_START_TEXT int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *ow
 	if (type >= 0 && type < OA_META_NTYPES && value != 0) {
 		if (fixed_label(m, type, value))
 			return 1;
-		struct oa_label *_Atomic *b = &m->buckets[bucket_of(type, value)];
+		struct oa_label *_Atomic *b = bucket_of(m, type, value);
 		if (find_from(atomic_load_explicit(b, memory_order_acquire), NULL, type, value))
 			return 1;
 	}
@@ -555,7 +557,7 @@ static void import_label(struct oa_meta *m, struct oa_label_list *owner, int typ
 {
 	if (oa_meta_mark_label(m, owner, type, value, text) != 1 || !owner)
 		return;
-	struct oa_label *l = find_from(atomic_load(&m->buckets[bucket_of(type, value)]), NULL, type, value);
+	struct oa_label *l = find_from(atomic_load(bucket_of(m, type, value)), NULL, type, value);
 	if (!l || l->owner == &m->global)
 		return; /* written in every stream already */
 	/* Owned by this list may mean an earlier stream of the same slot (a

@@ -25,9 +25,10 @@
 
 #define OA_REQUIRE_OPENMP 0x1u
 #define OA_REQUIRE_MPI 0x2u
-#define OA_META_NTYPES 100    /* the emulator accepts types 0..99 */
-#define OA_META_BUCKETS 4096u /* label hash buckets (chains grow past that) */
-#define OA_META_LABEL_MAX 480 /* bytes of a label (the emulator takes < 512) */
+#define OA_META_NTYPES 100         /* the emulator accepts types 0..99 */
+#define OA_META_BUCKETS 4096u      /* label hash buckets (chains grow past that) */
+#define OA_META_SMALL_BUCKETS 128u /* those of a short process's labels (meta.c) */
+#define OA_META_LABEL_MAX 480      /* bytes of a label (the emulator takes < 512) */
 
 struct oa_label_list;
 
@@ -87,9 +88,13 @@ struct oa_meta {
 	/* Labels written into every stream: on the header's page (after the
 	 * buckets, every stream.json's read of it was a page of its own). */
 	struct oa_label_list global;
+	/* The buckets of the labels every short process makes (meta.c,
+	 * bucket_of), on the header's page too: a page of buckets apart was
+	 * a fault of its own in every process.  With them, the header and
+	 * the agent's 20 types (oa_meta_type_at) still fill one page. */
+	struct oa_label *_Atomic small[OA_META_SMALL_BUCKETS];
 	struct oa_meta_type types[OA_META_NTYPES];
-	/* Page-aligned: the first 512 buckets, where a short process's few
-	 * labels go (meta.c, bucket_of), are one page. */
+	/* The rest, page-aligned. */
 	struct oa_label *_Atomic buckets[OA_META_BUCKETS] __attribute__((aligned(4096)));
 };
 
