@@ -35,17 +35,27 @@
 	X(int, clone, "clone", (int (*)(void *), void *, int, void *, ...))
 HOOK_REALS_EARLY(REALS) /* every shell resolves it */
 
-OA_START_TEXT static void record_child(const char *what, const char *path, pid_t pid)
+/* A spawn's label names its program: apart, so that a fork's frame stays
+ * small (each page of stack the parent writes while its child lives is
+ * copied: the 512 bytes here were one more page per fork of bash). */
+__attribute__((noinline)) static void record_spawn(const char *what, const char *path, pid_t pid)
 {
 	char label[512];
-	HOOK_ERRNO_SAVE();
-	/* oa_snprintf: a shallow stack (each page the parent writes while its
-	 * child lives is copied). */
-	if (path)
-		oa_snprintf(label, sizeof(label), "%s %s: child %d", what, path, (int)pid);
-	else
-		oa_snprintf(label, sizeof(label), "%s: child %d", what, (int)pid);
+	oa_snprintf(label, sizeof(label), "%s %s: child %d", what, path, (int)pid);
 	agent_proc_event(label);
+}
+
+OA_START_TEXT static void record_child(const char *what, const char *path, pid_t pid)
+{
+	HOOK_ERRNO_SAVE();
+	/* oa_snprintf: a shallow stack. */
+	if (path) {
+		record_spawn(what, path, pid);
+	} else {
+		char label[48];
+		oa_snprintf(label, sizeof(label), "%s: child %d", what, (int)pid);
+		agent_proc_event(label);
+	}
 	HOOK_ERRNO_RESTORE();
 }
 
