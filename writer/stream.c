@@ -233,11 +233,14 @@ static int open_slot(struct oa_stream *s, struct oa_spool *sp)
 	uint32_t version = OVNI_STREAM_VERSION;
 	memcpy(obs, OVNI_STREAM_MAGIC, 4);
 	memcpy(obs + 4, &version, 4);
-	/* stream.json as it is now (not finished), for whoever must finish
-	 * the stream if the process dies: what the files' version writes at
-	 * the start. */
-	ssize_t n = oa_meta_render(s->meta, oa_spool_json(slot), OA_SPOOL_JSON, s->tid, 0, &s->labels);
-	slot->json_len = n > 0 ? (uint32_t)n : 0;
+	/* No stream.json yet: the end renders it into the slot (DONE).  A
+	 * slot left LIVE by a process that died is written out by a finisher
+	 * with its process's main stream.json, its tid put in
+	 * (writer/spool.c, write_slot): what a render here would have said
+	 * but for the labels the thread owned at its start, which a thread
+	 * just started does not have.  Rendering it here cost every thread
+	 * start ~1.7 KB of JSON. */
+	slot->json_len = 0;
 	s->slot = slot;
 	s->map = obs;
 	s->map_len = OA_SPOOL_OBS;

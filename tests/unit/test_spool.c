@@ -626,9 +626,9 @@ int main(void)
 		open_in(&l[i], &sp, dead, 200 + i);
 		emit_n(&l[i], 4 + i);
 	}
-	/* Each LIVE slot holds its stream.json as at its start; one without
-	 * (an older agent's) gets the other thread's. */
-	l[2].slot->json_len = 0;
+	/* A LIVE slot holds no stream.json (the end renders it there): the
+	 * finisher writes its process's main one, with the slot's tid. */
+	CHECK(l[0].slot->json_len == 0 && l[2].slot->json_len == 0, "no stream.json rendered at a slot's start");
 	/* One killed in its end, after its final stream.json was rendered
 	 * there and before its OHe: written as not finished. */
 	ssize_t fj = oa_meta_render(&meta, oa_spool_json(l[1].slot), OA_SPOOL_JSON, 201, 1, &l[1].labels);
@@ -656,9 +656,9 @@ int main(void)
 		snprintf(want, sizeof(want), "\"tid\": %d,", 200 + i);
 		CHECK(j && strstr(j, want) && (i == 1 ? !strstr(j, "\"finished\": 1") && strstr(j, "\"finished\": 0,")
 						      : !strstr(j, "finished")) &&
-			      strstr(j, i == 2 ? "\"pid\": 2" : "\"pid\": 1"),
-		      "live stream %d: %s stream.json, its tid, not finished: %s", i, i == 2 ? "the other's" : "its own",
-		      j ? j : "(none)");
+			      strstr(j, i != 1 ? "\"pid\": 2" : "\"pid\": 1"),
+		      "live stream %d: %s stream.json, its tid, not finished: %s", i,
+		      i != 1 ? "the main stream's" : "its own", j ? j : "(none)");
 		free(j);
 	}
 	/* A process killed while it made a spool file: empty, or sized with
