@@ -54,6 +54,44 @@ static inline long oa_sys3(long n, long a, long b, long c)
 	return oa_sys4(n, a, b, c, 0);
 }
 
+/* The calls libc makes cancellation points, made directly (errno set as
+ * libc would), for the agent's file work inside its windows
+ * (writer/sigblock.h), where cancellation is disabled.  glibc 2.36 turns
+ * asynchronous cancellation on inside each cancellation point whatever the
+ * state, and its SIGCANCEL handler looks at that type only: a cancel that
+ * another thread's pthread_cancel sent just before the window disabled it
+ * (the program's own asynchronous cancellation) unwound the thread from
+ * inside the agent's open, its stream half flushed ("could not finish the
+ * stream", t114 under ovnirun, one run in ~40).  A system call made
+ * directly is no cancellation point: the cancel waits for the window's
+ * end. */
+#include <errno.h>
+#include <sys/types.h>
+static inline long oa_nc_ret(long r)
+{
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+static inline int oa_nc_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return (int)oa_nc_ret(oa_sys4(SYS_openat, dirfd, (long)path, flags, (long)mode));
+}
+static inline int oa_nc_close(int fd)
+{
+	return (int)oa_nc_ret(oa_sys3(SYS_close, fd, 0, 0));
+}
+static inline ssize_t oa_nc_write(int fd, const void *buf, size_t n)
+{
+	return oa_nc_ret(oa_sys3(SYS_write, fd, (long)buf, (long)n));
+}
+static inline ssize_t oa_nc_pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+	return oa_nc_ret(oa_sys4(SYS_pwrite64, fd, (long)buf, (long)n, (long)off));
+}
+
 /* fstatat(2) where the kernel's struct stat is libc's (x86_64, aarch64);
  * libc's elsewhere.  0 or -errno. */
 #include <fcntl.h>

@@ -5,6 +5,7 @@
  * directories.  All async-signal-safe: they run when a stream ends, possibly
  * in a fatal signal handler. */
 #include "../common/compiler.h"
+#include "../common/sys.h"
 #include "files.h"
 
 #include <errno.h>
@@ -41,7 +42,7 @@ int oa_stream_anchor(const char *root)
 	fd = oa_fd_move_high(fd);
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
-		close(fd);
+		oa_nc_close(fd);
 		return -errno;
 	}
 	memcpy(anchor_path, root, n + 1);
@@ -106,10 +107,10 @@ OA_START_TEXT int oa_open_at(const char *path, int flags, mode_t mode)
 {
 	const char *rel;
 	int d = oa_path_at(path, &rel);
-	int fd = openat(d, rel, flags, mode);
+	int fd = oa_nc_openat(d, rel, flags, mode);
 	if (fd < 0 && errno == EMFILE) {
 		if (more_room())
-			fd = openat(d, rel, flags, mode);
+			fd = oa_nc_openat(d, rel, flags, mode);
 		else
 			errno = EMFILE;
 	}
@@ -208,10 +209,10 @@ OA_START_TEXT int oa_dir_truncate(char *dir, const char *name, off_t len)
 	if (d == AT_FDCWD) {
 		r = truncate(dir, len) == 0 ? 0 : -errno; /* one call, no descriptor */
 	} else {
-		int fd = openat(d, rel, O_WRONLY | O_CLOEXEC);
+		int fd = oa_nc_openat(d, rel, O_WRONLY | O_CLOEXEC, 0);
 		r = fd < 0 || ftruncate(fd, len) != 0 ? -errno : 0;
 		if (fd >= 0)
-			close(fd);
+			oa_nc_close(fd);
 	}
 	dir[n] = '\0';
 	return r;
@@ -221,7 +222,7 @@ OA_START_TEXT int oa_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 	while (len) {
-		ssize_t w = write(fd, p, len);
+		ssize_t w = oa_nc_write(fd, p, len);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -260,7 +261,7 @@ int oa_move_file(char *from, char *to, const char *name)
 	int outfd = oa_open_at(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (outfd < 0) {
 		r = -errno;
-		close(in);
+		oa_nc_close(in);
 		goto out;
 	}
 	for (;;) {
@@ -274,8 +275,8 @@ int oa_move_file(char *from, char *to, const char *name)
 			break;
 		}
 	}
-	close(in);
-	close(outfd);
+	oa_nc_close(in);
+	oa_nc_close(outfd);
 	if (r == 0)
 		unlinkat(df, rf, 0);
 out:

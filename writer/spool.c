@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../common/compiler.h"
+#include "../common/sys.h"
 #include "../common/fdroom.h"
 #include "../common/log.h"
 #include "files.h"
@@ -76,9 +77,9 @@ static void tell_watcher(const struct oa_spool *sp, const char *path)
 	int fd = open(sp->watch, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	ssize_t w = write(fd, line, (size_t)n);
+	ssize_t w = oa_nc_write(fd, line, (size_t)n);
 	(void)w;
-	close(fd);
+	oa_nc_close(fd);
 }
 
 static size_t file_len(void)
@@ -141,12 +142,12 @@ OA_THREAD_TEXT static int add_file_in(struct oa_spool *sp)
 				     .pid = sp->pid };
 	memcpy(h.magic, OA_SPOOL_MAGIC, 8);
 	/* The header through the descriptor: its block exists then. */
-	if (m != MAP_FAILED && pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
+	if (m != MAP_FAILED && oa_nc_pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h)) {
 		e = errno;
 		munmap(m, len);
 		m = MAP_FAILED;
 	}
-	close(fd);
+	oa_nc_close(fd);
 	if (m == MAP_FAILED) {
 		oa_unlink_at(path);
 		return -e;
@@ -191,7 +192,7 @@ OA_THREAD_TEXT static int prepare(struct oa_spool *sp, struct oa_spool_file *f, 
 		int ok = fd >= 0 && fallocate(fd, 0, (off_t)(p - f->map), (off_t)len) == 0;
 		int e = errno;
 		if (fd >= 0)
-			close(fd);
+			oa_nc_close(fd);
 		oa_sigrestore(&old);
 		if (!ok && (fd < 0 || (e != EOPNOTSUPP && e != ENOSYS) || madvise(p, len, MADV_POPULATE_WRITE) != 0))
 			return -ENOSPC;
@@ -490,7 +491,7 @@ static int write_file(char *dir, const char *name, int flags, const void *buf, s
 	if (fd < 0)
 		return -errno;
 	int r = oa_write_all(fd, buf, len);
-	close(fd);
+	oa_nc_close(fd);
 	return r;
 }
 
@@ -540,7 +541,7 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 	if (!r)
 		r = base ? oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE)
 			 : oa_write_all(fd, obs, len);
-	close(fd);
+	oa_nc_close(fd);
 	if (r)
 		return r;
 	/* Its own stream.json: final (DONE), or as at its start (LIVE).  A
@@ -560,7 +561,7 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 			r = oa_write_all(fd, "0", 1);
 		if (!r)
 			r = oa_write_all(fd, j + at + 1, s->json_len - at - 1);
-		close(fd);
+		oa_nc_close(fd);
 		return r;
 	}
 	if (!like || atomic_exchange(&json_busy, 1))
@@ -825,7 +826,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	if (hn == 0 || (hn == (ssize_t)sizeof(h) && !memcmp(&h, &none, sizeof(h)))) {
 		/* Its process died making it (add_file_in: created, sized,
 		 * then the header): no slot of it was ever handed out. */
-		close(fd);
+		oa_nc_close(fd);
 		oa_unlink_at(path);
 		return 0;
 	}
@@ -834,7 +835,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	    (uint64_t)st.st_size >= OA_SPOOL_HEADER + (uint64_t)h.nslots * OA_SPOOL_SLOT)
 		m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	int e = errno;
-	close(fd);
+	oa_nc_close(fd);
 	if (m == MAP_FAILED)
 		return -(e ? e : EINVAL);
 	int in_use, busy;

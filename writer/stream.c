@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/sys.h"
 #include "../common/slab.h"
 #include "files.h"
 #include "sigblock.h"
@@ -96,11 +97,11 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 			 * ("finished": 0), for whoever finishes the stream. */
 			if ((off_t)len > st.st_size && oa_fsize_known && oa_fsize_limit != RLIM_INFINITY &&
 			    (rlim_t)len > oa_fsize_limit) {
-				close(fd);
+				oa_nc_close(fd);
 				return -EFBIG;
 			}
 			do
-				w = pwrite(fd, buf, len, 0);
+				w = oa_nc_pwrite(fd, buf, len, 0);
 			while (w < 0 && errno == EINTR);
 			r = w == (ssize_t)len ? 0 : w < 0 ? -errno : -EIO;
 			if (!r)
@@ -108,10 +109,10 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 			if (!r && keep)
 				*keep = fd;
 			else
-				close(fd);
+				oa_nc_close(fd);
 			return r;
 		}
-		close(fd);
+		oa_nc_close(fd);
 		if (r)
 			return r;
 	}
@@ -120,10 +121,10 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 	int dfd = oa_open_dir(dir);
 	if (dfd < 0)
 		return dfd;
-	int fd = openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = oa_nc_openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		int e = -errno;
-		close(dfd);
+		oa_nc_close(dfd);
 		return e;
 	}
 	int r = oa_meta_write(s->meta, fd, s->tid, finished, &s->labels);
@@ -134,8 +135,8 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 	if (!r && keep)
 		*keep = fd;
 	else
-		close(fd);
-	close(dfd);
+		oa_nc_close(fd);
+	oa_nc_close(dfd);
 	return r;
 }
 
@@ -179,12 +180,12 @@ static int open_files(struct oa_stream *s, int append, int fresh)
 	s->committed_size = start;
 	if ((r = advance(s, fd, start, 0, page_size())) != 0)
 		goto fail;
-	close(fd);
+	oa_nc_close(fd);
 	return 0;
 fail_errno:
 	r = -errno;
 fail:
-	close(fd);
+	oa_nc_close(fd);
 	return r;
 }
 
@@ -298,7 +299,7 @@ static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t 
 	if (!r)
 		r = write_meta_in(s->path, s, finished, fresh, NULL);
 	if (r) {
-		close(fd);
+		oa_nc_close(fd);
 		return r;
 	}
 	*size = (uint64_t)st.st_size;
@@ -321,7 +322,7 @@ OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int t
 	int fd = oa_dir_open(dir, "stream.obs", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	r = fd < 0 ? -errno : oa_write_all(fd, obs, len);
 	if (fd >= 0)
-		close(fd);
+		oa_nc_close(fd);
 	if (!r) {
 		/* One write when it fits a page (a reader never sees part of
 		 * it), as write_meta_in does. */
@@ -335,7 +336,7 @@ OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int t
 		else
 			r = oa_meta_write(m, fd, tid, 1, own);
 		if (fd >= 0)
-			close(fd);
+			oa_nc_close(fd);
 	}
 	if (r)
 		oa_xfsz_forget(xfsz);
@@ -498,7 +499,7 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 		r = fd < 0 ? -errno : advance(s, fd, cur, need, ps);
 	}
 	if (fd >= 0)
-		close(fd);
+		oa_nc_close(fd);
 	atomic_signal_fence(memory_order_seq_cst);
 	s->remapping = 0;
 	oa_xfsz_forget(xfsz); /* also after a smaller window that fitted */
@@ -749,10 +750,10 @@ OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
 		 * that stream.obs is whole. */
 		int fd = s->commit_fd1 - 1;
 		s->commit_fd1 = 0;
-		ssize_t w = r ? 1 : pwrite(fd, "1", 1, (off_t)OA_META_FINISHED_AT);
+		ssize_t w = r ? 1 : oa_nc_pwrite(fd, "1", 1, (off_t)OA_META_FINISHED_AT);
 		if (w != 1)
 			r = w < 0 ? -errno : -EIO;
-		close(fd);
+		oa_nc_close(fd);
 	}
 	int m = s->meta_written ? 0 : write_meta(s->path, s, 1);
 	if (!r)
@@ -806,7 +807,7 @@ static int close_slot(struct oa_stream *s)
 		uint64_t size;
 		int fd = spill_slot(s, len, 1, &size);
 		if (fd >= 0)
-			close(fd);
+			oa_nc_close(fd);
 		r = fd < 0 ? fd : 0;
 		if (r)
 			oa_xfsz_forget(xfsz);
@@ -955,8 +956,8 @@ OA_START_TEXT int oa_stream_end(struct oa_stream *s)
 		int r = -EIO;
 		int fd = oa_dir_open(s->path, "stream.obs", O_WRONLY, 0);
 		if (fd >= 0) {
-			r = pwrite(fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
-			close(fd);
+			r = oa_nc_pwrite(fd, ev, n, (off_t)s->committed_size) == (ssize_t)n ? 0 : -EIO;
+			oa_nc_close(fd);
 		}
 		s->live = 0;
 		int f = finish_files(s, s->committed_size + n);
@@ -1023,7 +1024,7 @@ OA_START_TEXT void oa_stream_drop(struct oa_stream *s)
 {
 	atomic_store(&s->closed, 1);
 	if (s->commit_fd1) /* a fork child of a process ending this stream */
-		close(s->commit_fd1 - 1);
+		oa_nc_close(s->commit_fd1 - 1);
 	s->commit_fd1 = 0;
 	s->pend_clock = 0;
 	s->remapping = 0;
