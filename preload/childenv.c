@@ -69,6 +69,21 @@ static OA_EARLY_TEXT const char *find(char *const envp[], const char *name, size
 	return NULL;
 }
 
+/* The loader takes the last LD_PRELOAD of an environment that has several
+ * (getenv, and libasan for ASAN_OPTIONS, the first): its value, and in *at
+ * its index. */
+static OA_EARLY_TEXT const char *find_preload(char *const envp[], size_t *at)
+{
+	const char *v = NULL;
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (oa_env_is(envp[i], ld_preload, 10)) {
+			v = envp[i] + 11;
+			if (at)
+				*at = i;
+		}
+	return v;
+}
+
 OA_START_TEXT void oa_childenv_init(void)
 {
 	libpath = "";
@@ -106,7 +121,7 @@ OA_EARLY_TEXT int oa_childenv_lib_reachable(void)
 
 OA_EARLY_TEXT size_t oa_childenv_text_size(char *const envp[])
 {
-	const char *preload = find(envp, ld_preload, 10), *asan = find(envp, asan_options, 12);
+	const char *preload = find_preload(envp, NULL), *asan = find(envp, asan_options, 12);
 	return 11 + oa_strlen(libpath) + 1 + (preload ? oa_strlen(preload) : 0) + 1 + sizeof(asan_only) +
 	       (asan ? oa_strlen(asan) + 1 : 0);
 }
@@ -122,9 +137,11 @@ char *const *oa_childenv_without_agent(char *const envp[], char **out, char *tex
 		       "the programs process %d starts run untraced",
 		       libpath, (int)getpid());
 	}
-	size_t n = 0, ll = strlen(libpath);
+	size_t n = 0, ll = strlen(libpath), last = 0;
+	find_preload(envp, &last);
 	for (size_t i = 0; envp && envp[i]; i++) {
-		if (!ll || !oa_env_prefix(envp[i], ld_preload, 11)) {
+		/* The loader's one (the last), not the others: one buffer. */
+		if (!ll || i != last || !oa_env_prefix(envp[i], ld_preload, 11)) {
 			out[n++] = envp[i];
 			continue;
 		}
@@ -174,7 +191,8 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 		own = own2;
 		own2 = NULL;
 	}
-	const char *preload = find(envp, ld_preload, 10);
+	size_t last = 0;
+	const char *preload = find_preload(envp, &last);
 	const char *asan = keep_asan ? find(envp, asan_options, 12) : NULL;
 	/* An ASAN_OPTIONS of the program's own without the flag: the flag is
 	 * added to it; none at all: the flag alone. */
@@ -192,8 +210,8 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 
 	size_t n = 0;
 	for (size_t i = 0; envp && envp[i]; i++) {
-		if (oa_env_prefix(envp[i], ld_preload, 11) && !has_agent(preload))
-			continue; /* replaced below */
+		if (preload && i == last && !has_agent(preload))
+			continue; /* replaced below, last (the loader's); any other stays */
 		if (own && oa_env_prefix(envp[i], own, ownlen + 1))
 			continue; /* the caller's, below */
 		if (own2 && oa_env_prefix(envp[i], own2, own2len + 1))
