@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../common/log.h"
@@ -185,6 +186,20 @@ OA_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *co
 	 * works from there was taken for a refused exec, the streams were not
 	 * ended, and the new image wrote after a zeroed window. */
 	EXEC_WRAP_AT(dirfd, flags, path, argv, envp_in, HOOK_REAL(execveat)(dirfd, path, argv, envp, flags));
+}
+
+/* syscall(SYS_execve, ...) and syscall(SYS_execveat, ...) (seccomp.c): the
+ * wrappers' work around the system call itself.  A started process that
+ * exec'd so left its stream open, and its next image wrote after a zeroed
+ * window (check: "not an event"). */
+long hook_raw_exec(long (*sys)(long, ...), long nr, long a, long b, long c, long d, long fl)
+{
+#ifdef SYS_execveat
+	if (nr == SYS_execveat)
+		EXEC_WRAP_AT((int)a, (int)fl, (const char *)b, (char *const *)c, (char *const *)d,
+			     sys(SYS_execveat, a, b, c, (long)envp, fl));
+#endif
+	EXEC_WRAP((const char *)a, (char *const *)b, (char *const *)c, sys(SYS_execve, a, b, (long)envp));
 }
 
 /* The list forms: collect the arguments on the stack (no malloc). */

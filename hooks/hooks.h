@@ -111,6 +111,9 @@ void hook_exec_no_room(const char *what);
  * the agent's fork handlers around it. */
 int hook_raw_fork_like(long nr, long a, long b);
 long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long d, long e, long f);
+/* The exec system calls made through syscall() (exec.c): as execve and
+ * execveat. */
+long hook_raw_exec(long (*sys)(long, ...), long nr, long a, long b, long c, long d, long e);
 
 /* Should this call be traced? (agent running for the process, not re-entered) */
 static inline int hook_tracing(void)

@@ -173,6 +173,14 @@ OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 	if (__builtin_expect(nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3, 0) && !oa_off && !oa_sealed &&
 	    hook_raw_fork_like(nr, a, b))
 		return hook_raw_fork(REAL(syscall), nr, a, b, c, d, e, f);
+	if (__builtin_expect(nr == SYS_execve, 0)
+#ifdef SYS_execveat
+	    || __builtin_expect(nr == SYS_execveat, 0)
+#endif
+	) {
+		if (!oa_off)
+			return hook_raw_exec(REAL(syscall), nr, a, b, c, d, e);
+	}
 	if (__builtin_expect(nr != SYS_seccomp, 1) || oa_off || oa_sealed ||
 	    !((a == SECCOMP_SET_MODE_STRICT) || (a == SECCOMP_SET_MODE_FILTER && c)))
 		return REAL(syscall)(nr, a, b, c, d, e, f);

@@ -97,6 +97,26 @@ grep -q '"exec /bin/true"' $(find "$WORK/refused" -name stream.json) || fail "th
 assert_eq "execveat output" before "$(cat "$WORK/at.out")"
 check_trace "$WORK/at"
 grep -rq '"exec bin/true"' "$WORK/at" || fail "execveat: no exec event"
+# The same exec as a raw system call through syscall() (SYS_execve,
+# SYS_execveat): before, a started process left its stream open and the new
+# image wrote after a zeroed window ("not an event").
+for m in raw rawat; do
+	(cd "$WORK" && "$OVNIRUN" -q -o "$WORK/$m" "$PROG/execat" $m) >"$WORK/$m.out" 2>&1; assert_eq "$m status" 0 $?
+	assert_eq "$m output" before "$(cat "$WORK/$m.out")"
+	check_trace "$WORK/$m"
+	grep -rq '"exec ' "$WORK/$m" || fail "$m: no exec event"
+done
+# An environment with two LD_PRELOAD entries: the loader takes the last (an
+# empty one here), and so does the agent, which adds itself to that one and
+# leaves the other (before: it merged into the first and dropped the last,
+# so the child loaded a library that untraced it would not).
+want=$("$PROG/execat" preload 2>&1)
+got=$(OVNI_TRACEDIR="$WORK/dup" LD_PRELOAD="$LIBAGENT" "$PROG/execat" preload 2>&1)
+assert_eq "two LD_PRELOAD: untraced" "before
+preload=[]" "$want"
+assert_eq "two LD_PRELOAD: traced, the last one taken" "before
+preload=[$LIBAGENT]" "$got"
+check_trace "$WORK/dup"
 
 # An exec whose environment fits the kernel's limit only without the agent's
 # variables (~450 bytes: OVNI_*, the agent in LD_PRELOAD, ASAN_OPTIONS's
