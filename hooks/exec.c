@@ -31,7 +31,7 @@ void hook_exec_no_room(const char *what)
 	if (!said) {
 		said = 1;
 		oa_log("exec of %s: its arguments and environment leave no room for the agent's variables "
-		       "(E2BIG): it runs with its own environment, perhaps untraced",
+		       "(E2BIG): tried again with its own environment; a program started so may run untraced",
 		       what ? what : "a program");
 	}
 }
