@@ -81,11 +81,15 @@ $(B)/gen/exports.map: $(EXPORT_LISTS)
 	@{ echo '{ global:'; cat $(EXPORT_LISTS) | sed '/^$$/d; s/.*/\t&;/'; echo 'local: *; };'; } > $@
 
 # preload/layout.ld: the read-only data on a 64 KiB boundary (a page fault
-# less per traced process).
+# less per traced process).  -z noseparate-code: the headers, symbol
+# tables, text and read-only data are one mapping, not three (two mmap
+# calls and a page fault less in every process that loads the agent,
+# disabled or not; docs/internals.md).
 $(LIB): $(WRITER_OBJ) $(AGENT_OBJ) $(B)/gen/exports.map preload/layout.ld
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=$(B)/gen/exports.map \
-		-Wl,-z,nodelete -Wl,-z,lazy -Wl,-fini=oa_fini -Wl,-T,preload/layout.ld $(AGENT_LIBS)
+		-Wl,-z,nodelete -Wl,-z,lazy -Wl,-z,noseparate-code -Wl,-fini=oa_fini -Wl,-T,preload/layout.ld \
+		$(AGENT_LIBS)
 
 # The viewer's page parts, built into ovni-auto as C strings.
 VIEW_ASSETS := tools/view/viewer.html tools/view/viewer.css tools/view/viewer.js
