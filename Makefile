@@ -118,9 +118,9 @@ $(addprefix $(B)/tests/,$(WRITER_TESTS)): $(B)/tests/%: tests/unit/%.c $(WRITER_
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(WRITER_OBJ) $(TOOLS_LIBS) -lpthread
 
 # Tests of single agent modules link just that module.
-$(B)/tests/test_real: tests/unit/test_real.c $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(B)/gen/exports.map tests/unit/test.h
+$(B)/tests/test_real: tests/unit/test_real.c $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(B)/obj/common/env.o $(B)/gen/exports.map tests/unit/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DEXPORTS_MAP='"$(B)/gen/exports.map"' -o $@ $< $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o -ldl -Wl,-z,lazy
+	$(CC) $(ALL_CFLAGS) -DEXPORTS_MAP='"$(B)/gen/exports.map"' -o $@ $< $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(B)/obj/common/env.o -ldl -Wl,-z,lazy
 $(B)/tests/test_symbols: tests/unit/test_symbols.c $(B)/obj/preload/symbols.o tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fvisibility=default -o $@ $< $(B)/obj/preload/symbols.o -ldl
@@ -159,6 +159,7 @@ PROG_BIN += $(B)/prog/adv03_signal_chain_c11
 $(B)/prog/adv03_signal_chain_c11: tests/prog/adv03_signal_chain.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror -o $@ $< -lpthread
+PROG_LIBS_bindpeek := -rdynamic
 PROG_LIBS_jsoncheck := -ljansson
 PROG_LIBS_truthcheck := -ljansson
 

@@ -89,4 +89,5 @@ const char *const oa_env_names[OA_ENV_N] = {
 	[OA_ENV_MPI_PER_RANK] = "OVNI_MPI_PER_RANK",
 	[OA_ENV_SPOOL_WATCH] = "OVNI_SPOOL_WATCH",
 	[OA_ENV_FORKED] = "OVNI_FORKED",
+	[OA_ENV_BIND] = "OVNI_BIND",
 };

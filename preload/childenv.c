@@ -103,6 +103,11 @@ OA_START_TEXT void oa_childenv_init(void)
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
 		if (oa_env_prefix(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
 			saved[nsaved++] = oa_arena_strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
+	/* What the agent bound, for the children's agents (real.c: not in
+	 * the program's own environment). */
+	const char *bind = oa_real_bind_string();
+	if (bind && nsaved < (int)(sizeof(saved) / sizeof(saved[0])))
+		saved[nsaved++] = (char *)bind;
 	/* The agent's own look, not getenv and strstr: libc text a short
 	 * process would fault in for it (~1 page). */
 	const char *asan = find(environ, asan_options, 12);

@@ -2,6 +2,8 @@
  * the process (and its main thread), the destructor ends every stream after
  * the program's own exit handlers have run. */
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -31,6 +33,46 @@ static OA_EARLY_TEXT void on_fork_child(void)
 	agent_fork_child();
 }
 
+/* Every import of ours bound (from OVNI_BIND where it serves), the real
+ * functions and libc's setenv found.  OVNI_BIND is taken out of the
+ * program's environment (~800 bytes it did not have untraced: no `env`
+ * shows it, and an exec near the kernel's limit on arguments and
+ * environment fails no sooner than untraced, hooks/exec.c); the exec and
+ * spawn wrappers give it to the programs this one starts (childenv.c),
+ * the one it used or, when none served, the one it made.  Its own frame:
+ * the table's ~1 KB on the stack is given back before the agent's start
+ * goes deeper.  Returns the counts for OVNI_DEBUG's line: bound | from
+ * OVNI_BIND << 10 | left << 20. */
+OA_START_TEXT __attribute__((noinline)) static int bind_imports(void)
+{
+	char table[1280];
+	int left = 0, from_parent = 0, bound = oa_real_bind(&left, &from_parent, table, sizeof(table));
+	oa_real_init();
+	/* The trace clock calls the vDSO itself (writer/clock.h). */
+	*(void **)&oa_clock_vdso = oa_real_vdso(OA_VDSO_CLOCK_GETTIME);
+	/* libc's, not the program's (env.h: bash defines its own). */
+	void *se = oa_real_lookup("setenv", NULL), *ue = oa_real_lookup("unsetenv", NULL);
+	if (se && se != (void *)-1)
+		*(void **)&oa_setenv_fn = se;
+	if (ue && ue != (void *)-1)
+		*(void **)&oa_unsetenv_fn = ue;
+	if (table[0]) {
+		/* Made here: kept for the children (the first traced process
+		 * of a run, or one with another libc than its parent's). */
+		size_t n = strlen(oa_env_names[OA_ENV_BIND]), len = strlen(table);
+		char *keep = malloc(n + 1 + len + 1);
+		if (keep) {
+			memcpy(keep, oa_env_names[OA_ENV_BIND], n);
+			keep[n] = '=';
+			memcpy(keep + n + 1, table, len + 1);
+			oa_real_bind_keep(keep);
+		}
+	}
+	if (oa_getenv(oa_env_names[OA_ENV_BIND]))
+		oa_env_unset(OA_ENV_BIND);
+	return (bound & 1023) | (from_parent & 1023) << 10 | (left & 1023) << 20;
+}
+
 __attribute__((constructor(101))) static void oa_constructor(void)
 {
 	if (oa_config_disabled()) {
@@ -55,21 +97,13 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 		oa_off = 1;
 		return;
 	}
-	int left = 0, bound = oa_real_bind(&left);
-	oa_real_init();
-	/* The trace clock calls the vDSO itself (writer/clock.h). */
-	*(void **)&oa_clock_vdso = oa_real_vdso(OA_VDSO_CLOCK_GETTIME);
-	/* libc's, not the program's (env.h: bash defines its own). */
-	void *se = oa_real_lookup("setenv", NULL), *ue = oa_real_lookup("unsetenv", NULL);
-	if (se && se != (void *)-1)
-		*(void **)&oa_setenv_fn = se;
-	if (ue && ue != (void *)-1)
-		*(void **)&oa_unsetenv_fn = ue;
+	int bound = bind_imports();
 	agent_at_fork(oa_sym_fork_prepare, oa_sym_fork_parent, oa_sym_fork_child);
 	oa_env_snapshot(1); /* until the agent's last constructor (env.h) */
 	agent_process_init();
 	if (oa_cfg.debug)
-		oa_log("bound %d imports, %d left to the loader", bound, left);
+		oa_log("bound %d imports (%d as OVNI_BIND says), %d left to the loader", bound & 1023,
+		       (bound >> 10) & 1023, bound >> 20);
 	/* What libc_nonshared's pthread_atfork stub calls: the stub itself
 	 * is linked at the end of our text, a page fault of its own. */
 	__register_atfork(on_fork_prepare, on_fork_parent, on_fork_child, __dso_handle);

@@ -19,12 +19,16 @@
 #include <string.h>
 
 #include "../common/compiler.h"
+#include "../common/env.h"
+#include "../common/str.h"
 #include "../common/log.h"
 
 /* Written at a hook's first call in a disabled agent: kept with the data the
  * loader has written, as is the code a disabled agent runs (compiler.h). */
 struct oa_real oa_real OA_EARLY_DATA;
 static _Atomic int resolved OA_EARLY_DATA; /* beside oa_real: .bss read then written costs two faults */
+/* "OVNI_BIND=..." for the children (oa_real_bind_string), NULL when none. */
+static const char *bind_string OA_EARLY_DATA;
 
 extern ElfW(Dyn) _DYNAMIC[]; /* ours: how our entry in the list is found */
 
@@ -232,15 +236,19 @@ OA_START_TEXT static void *ifunc_pick(const struct link_map *m, const ElfW(Sym) 
 #endif
 }
 
-/* name@version in the objects of the scope from `from` up to `to`: its address, NULL
- * when none, (void *)-1 when dlsym must say (an object or a symbol this
- * lookup does not read).  `bind`: a reference of ours, as the loader binds
- * it (any version may serve, IFUNCs resolved); otherwise as dlsym(RTLD_NEXT)
- * or dlvsym() find it. */
-OA_START_TEXT static void *scope_find(const struct scope *sc, int from, int to, const char *name, const char *version,
-				      int bind)
+/* name@version in the objects of the scope from `from` up to `to`: its
+ * address, NULL when none, (void *)-1 when dlsym must say (an object or a
+ * symbol this lookup does not read).  `bind`: a reference of ours, as the
+ * loader binds it (any version may serve, IFUNCs resolved); otherwise as
+ * dlsym(RTLD_NEXT) or dlvsym() find it.  *where (when not NULL) gets the
+ * index of the object that defines it and *sym its symbol (NULL when the
+ * address is not a plain definition's). */
+OA_START_TEXT static void *scope_sym(const struct scope *sc, int from, int to, const char *name, const char *version,
+				     int bind, int *where, const ElfW(Sym) * *sym)
 {
 	uint32_t h = gnu_hash(name);
+	if (sym)
+		*sym = NULL;
 	for (int k = from; k < to; k++) {
 		const struct obj *o = &sc->e[k].o;
 		const ElfW(Sym) *s = sym_find(o, sc->e[k].ver, name, h, version, bind);
@@ -249,13 +257,25 @@ OA_START_TEXT static void *scope_find(const struct scope *sc, int from, int to, 
 		int type = ELF64_ST_TYPE(s->st_info), b = ELF64_ST_BIND(s->st_info);
 		if (b != STB_GLOBAL && b != STB_WEAK)
 			return (void *)-1;
+		if (where)
+			*where = k;
+		if (sym)
+			*sym = s;
 		if (type == STT_FUNC || (!bind && type == STT_OBJECT))
 			return (void *)(o->m->l_addr + s->st_value);
 		if (bind && type == STT_GNU_IFUNC)
 			return ifunc_pick(o->m, s);
+		if (sym)
+			*sym = NULL;
 		return (void *)-1;
 	}
 	return sc->odd ? (void *)-1 : NULL;
+}
+
+OA_START_TEXT static void *scope_find(const struct scope *sc, int from, int to, const char *name, const char *version,
+				      int bind)
+{
+	return scope_sym(sc, from, to, name, version, bind, NULL, NULL);
 }
 
 OA_START_TEXT void oa_real_scope(int on)
@@ -408,9 +428,197 @@ OA_START_TEXT static const char *needed_version(const struct obj *o, const ElfW(
 #define OA_JUMP_SLOT R_AARCH64_JUMP_SLOT
 #endif
 
-OA_START_TEXT int oa_real_bind(int *left)
+/* ---- What a traced parent bound (OVNI_BIND) ----
+ * Binding looks each of ~150 names up in libc's hash table: ~20-50 us in
+ * a new process on this project's VMs (its tables' pages and cache lines
+ * are cold there; 5-9 us when bound again in the same process).  A process
+ * started by a traced one mostly has the same agent and the same libc, and
+ * so the same answers: the first traced process of a run puts them in
+ * OVNI_BIND, which its children inherit, and a process whose agent and
+ * libc have the build IDs written there takes each answer from it (an
+ * offset in the agent or in libc; an IFUNC's resolver is called again),
+ * unless an object before that one in its own scope (its program, another
+ * preloaded object, a library loaded before libc) may define the name
+ * (its Bloom filter says so): that name is looked up as before.  An IFUNC
+ * is resolved here again, as the CPU may differ (an MPI rank on another
+ * node with the same libc).  Anything that does not match (another agent,
+ * another libc, a value this code does not read) is ignored, and the
+ * process binds as before and writes its own.
+ * Value: AGENT_ID:LIBC_ID:ENTRIES, the IDs the first 8 bytes of each
+ * object's GNU build ID in hex, ENTRIES one per PLT slot of the agent in
+ * its order: `-` (look it up), or `A` (the agent), `L` (libc) or `I` (an
+ * IFUNC of libc) followed by the definition's offset in 4 characters of
+ * BIND_DIGITS. */
+#define BIND_ID 16
+static const char bind_digits[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ+/";
+
+/* The value of a digit of bind_digits, -1 for anything else (no libc
+ * call: none of this calls through a PLT slot not bound yet, each a trip
+ * through the loader's lazy resolver). */
+OA_START_TEXT static int bind_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A' + 36;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* The first 8 bytes of m's GNU build ID in hex into id (BIND_ID + 1): 0,
+ * or -1 when it has none that can be read (its ELF header is where its
+ * first segment maps offset 0: shared objects and PIE programs). */
+OA_START_TEXT static int build_id(const struct link_map *m, char *id)
+{
+	const ElfW(Ehdr) *e = (const void *)m->l_addr;
+	if (!m->l_addr || e->e_ident[EI_MAG0] != ELFMAG0 || e->e_ident[EI_MAG1] != ELFMAG1 ||
+	    e->e_ident[EI_MAG2] != ELFMAG2 || e->e_ident[EI_MAG3] != ELFMAG3 ||
+	    e->e_ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32) ||
+	    e->e_phentsize != sizeof(ElfW(Phdr)) || e->e_phoff > 4096 - (size_t)e->e_phnum * sizeof(ElfW(Phdr)))
+		return -1;
+	const ElfW(Phdr) *ph = (const void *)(m->l_addr + e->e_phoff);
+	for (int i = 0; i < e->e_phnum; i++) {
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(m->l_addr + ph[i].p_vaddr), *end = p + ph[i].p_memsz;
+		while ((size_t)(end - p) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			const char *name = p + sizeof(*n);
+			const unsigned char *desc = (const void *)(name + ((n->n_namesz + 3) & ~3u));
+			const char *next = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+			if (next > end || next <= p)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && name[0] == 'G' && name[1] == 'N' &&
+			    name[2] == 'U' && !name[3] && n->n_descsz >= BIND_ID / 2) {
+				for (int k = 0; k < BIND_ID / 2; k++) {
+					id[2 * k] = bind_digits[desc[k] >> 4];
+					id[2 * k + 1] = bind_digits[desc[k] & 15];
+				}
+				id[BIND_ID] = 0;
+				return 0;
+			}
+			p = next;
+		}
+	}
+	return -1;
+}
+
+/* May `o` define the name of GNU hash h?  Its Bloom filter's answer: 0
+ * means surely not. */
+OA_START_TEXT static int bloom_maybe(const struct obj *o, uint32_t h)
+{
+	const uint32_t *t = o->gnu_hash;
+	uint32_t nbuckets = t[0], bloom_size = t[2], shift = t[3];
+	if (!nbuckets || !bloom_size)
+		return 0;
+	const ElfW(Addr) *bloom = (const void *)(t + 4);
+	const unsigned bits = sizeof(ElfW(Addr)) * 8;
+	ElfW(Addr) word = bloom[(h / bits) % bloom_size];
+	ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
+	return (word & mask) == mask;
+}
+
+/* The scope's libc: the object named libc.so.*, or -1. */
+OA_START_TEXT static int scope_libc(const struct scope *sc)
+{
+	for (int k = 1; k < sc->n; k++) {
+		const char *n = sc->e[k].o.m->l_name, *b = n ? oa_strrchr(n, '/') : NULL;
+		b = b ? b + 1 : n;
+		if (b && b[0] == 'l' && b[1] == 'i' && b[2] == 'b' && b[3] == 'c' && b[4] == '.' && b[5] == 's' &&
+		    b[6] == 'o' && b[7] == '.')
+			return k;
+	}
+	return -1;
+}
+
+struct bind_table {
+	const char *entries; /* the parent's, NULL when none serves */
+	int libc, from_parent;
+	char *out; /* ours, built as we bind (NULL: not wanted) */
+	size_t len, cap;
+};
+
+/* The address the parent's entry at *pos gives, NULL when it gives none
+ * here (the name looked up as before); *pos moves past the entry. */
+OA_START_TEXT static void *bind_cached(const struct scope *sc, struct bind_table *bt, const char **pos,
+				       const char *name, const char *version)
+{
+	const char *e = *pos;
+	if (!e || !*e)
+		return NULL;
+	char tag = *e++;
+	if (tag == '-') {
+		*pos = e;
+		return NULL;
+	}
+	unsigned long off = 0;
+	for (int i = 0; i < 4; i++) {
+		int d = bind_digit(*e++);
+		if (d < 0) {
+			*pos = NULL; /* not ours: nothing more is read */
+			return NULL;
+		}
+		off = off * 64 + (unsigned long)d;
+	}
+	*pos = e;
+	int k = tag == 'A' ? sc->self : (tag == 'L' || tag == 'I') ? bt->libc : -1;
+	if (k < 0)
+		return NULL;
+	/* Nothing before it here defines the name as the loader would bind
+	 * it (the agent's own definitions are the parent's: the same
+	 * build).  The Bloom filter rules out most names at once. */
+	uint32_t h = gnu_hash(name);
+	for (int j = 0; j < k; j++)
+		if (j != sc->self && bloom_maybe(&sc->e[j].o, h) &&
+		    sym_find(&sc->e[j].o, sc->e[j].ver, name, h, version, 1))
+			return NULL;
+	const struct link_map *m = sc->e[k].o.m;
+	if (tag == 'I')
+		return ifunc_pick(m, &(ElfW(Sym)){ .st_value = off });
+	return (void *)(m->l_addr + off);
+}
+
+/* Our entry for a name bound to p, defined by object k's symbol s. */
+OA_START_TEXT static void bind_note(const struct scope *sc, struct bind_table *bt, int k, const ElfW(Sym) * s)
+{
+	if (!bt->out || bt->len + 6 > bt->cap)
+		return;
+	char *o = bt->out + bt->len;
+	char tag = '-';
+	if (s && k == sc->self && ELF64_ST_TYPE(s->st_info) == STT_FUNC)
+		tag = 'A';
+	else if (s && k == bt->libc && ELF64_ST_TYPE(s->st_info) == STT_FUNC)
+		tag = 'L';
+	else if (s && k == bt->libc && ELF64_ST_TYPE(s->st_info) == STT_GNU_IFUNC)
+		tag = 'I';
+	if (tag != '-' && s->st_value >= (ElfW(Addr))1 << 24)
+		tag = '-';
+	*o++ = tag;
+	if (tag != '-')
+		for (int i = 3; i >= 0; i--)
+			*o++ = bind_digits[(s->st_value >> (6 * i)) & 63];
+	*o = 0;
+	bt->len = (size_t)(o - bt->out);
+}
+
+OA_START_TEXT const char *oa_real_bind_string(void)
+{
+	return bind_string;
+}
+
+OA_START_TEXT void oa_real_bind_keep(const char *s)
+{
+	bind_string = s;
+}
+
+OA_START_TEXT int oa_real_bind(int *left, int *from_parent, char *table, size_t table_len)
 {
 	int bound = 0, lazy = 0;
+	struct bind_table bt = { 0 };
+	bt.libc = -1;
+	if (table && table_len)
+		table[0] = 0;
 #ifdef OA_JUMP_SLOT
 	const struct link_map *m = _r_debug.r_map;
 	while (m && m->l_ld != _DYNAMIC)
@@ -442,6 +650,30 @@ OA_START_TEXT int oa_real_bind(int *left)
 	}
 	if (!atomic_load(&scope_valid))
 		oa_real_scope(1);
+	/* The parent's answers, when its agent and libc are ours; ours for
+	 * the children otherwise (table: "ID:ID:" then an entry per slot). */
+	char ids[2 * BIND_ID + 3];
+	bt.libc = scope_libc(&scope);
+	if (!scope.odd && scope.self >= 0 && bt.libc > scope.self && build_id(m, ids) == 0 &&
+	    build_id(scope.e[bt.libc].o.m, ids + BIND_ID + 1) == 0) {
+		ids[BIND_ID] = ids[2 * BIND_ID + 1] = ':';
+		ids[2 * BIND_ID + 2] = 0;
+		const char *v = oa_getenv(oa_env_names[OA_ENV_BIND]);
+		size_t same = 0;
+		while (v && same < 2 * BIND_ID + 2 && v[same] == ids[same])
+			same++;
+		if (same == 2 * BIND_ID + 2) {
+			bt.entries = v + same;
+			/* Its string in the environment (the new image's
+			 * stack: it stays when the variable is unset). */
+			bind_string = v - oa_strlen(oa_env_names[OA_ENV_BIND]) - 1;
+		} else if (table && table_len > sizeof(ids)) {
+			oa_memcpy(table, ids, sizeof(ids));
+			bt.out = table;
+			bt.len = sizeof(ids) - 1;
+			bt.cap = table_len;
+		}
+	}
 	/* The versions our references name, by index, read once (a walk of
 	 * DT_VERNEED for each of ~150 references was 15K instructions). */
 	const char *need[SCOPE_NVER] = { 0 };
@@ -453,6 +685,7 @@ OA_START_TEXT int oa_real_bind(int *left)
 			a = (const void *)((const char *)a + a->vna_next);
 		}
 	}
+	const char *pos = bt.entries;
 	for (size_t k = 0; rel && k < size / sizeof(*rel); k++) {
 		if (ELF64_R_TYPE(rel[k].r_info) != OA_JUMP_SLOT)
 			continue;
@@ -462,9 +695,17 @@ OA_START_TEXT int oa_real_bind(int *left)
 		const char *version = want <= 1                         ? NULL
 				      : want < SCOPE_NVER && need[want] ? need[want]
 									: needed_version(&o, vn, i);
-		void *p = scope_find(&scope, 0, scope.n, name, version, 1);
-		if (p == (void *)-1)
-			p = version ? dlvsym(RTLD_DEFAULT, name, version) : dlsym(RTLD_DEFAULT, name);
+		void *p = bind_cached(&scope, &bt, &pos, name, version);
+		if (p) {
+			bt.from_parent++;
+		} else {
+			int where = -1;
+			const ElfW(Sym) *s = NULL;
+			p = scope_sym(&scope, 0, scope.n, name, version, 1, &where, &s);
+			bind_note(&scope, &bt, where, p == (void *)-1 ? NULL : s);
+			if (p == (void *)-1)
+				p = version ? dlvsym(RTLD_DEFAULT, name, version) : dlsym(RTLD_DEFAULT, name);
+		}
 		if (!p) {
 			lazy++; /* a weak reference to nothing: the loader's business */
 			continue;
@@ -473,10 +714,14 @@ OA_START_TEXT int oa_real_bind(int *left)
 		atomic_store_explicit(slot, (void *)((char *)p + rel[k].r_addend), memory_order_relaxed);
 		bound++;
 	}
+	if (bt.out && bt.len + 1 >= bt.cap)
+		table[0] = 0; /* did not fit: none */
 #endif
 out:
 	if (left)
 		*left = lazy;
+	if (from_parent)
+		*from_parent = bt.from_parent;
 	return bound;
 }
 

@@ -60,8 +60,16 @@ int oa_real_scope_lasts(void);
 /* Bind every PLT slot of the agent now, as the loader's -z now would (the
  * object is linked lazily so that a disabled agent binds none; real.c).
  * Returns how many were bound; *left gets those left to the loader's lazy
- * resolver (weak references to nothing; 0 normally). */
-int oa_real_bind(int *left);
+ * resolver (weak references to nothing; 0 normally), *from_parent those
+ * taken from OVNI_BIND (what a traced parent with the same agent and libc
+ * bound).  When OVNI_BIND does not serve this process, table (table_len
+ * bytes, ~1 KB) gets the value its children should have, else "". */
+int oa_real_bind(int *left, int *from_parent, char *table, size_t table_len);
+/* "OVNI_BIND=VALUE" for the programs this process starts (childenv.c adds
+ * it to their environment; the program's own does not have it), NULL when
+ * none: the one this process used, or one kept with oa_real_bind_keep. */
+const char *oa_real_bind_string(void);
+void oa_real_bind_keep(const char *s);
 /* Resolve one of them (its field and its name) and return it. */
 void *oa_real_one(void **field, const char *name);
 

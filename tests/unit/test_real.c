@@ -105,12 +105,43 @@ static void compare_all(void)
 
 int main(void)
 {
-	/* Before any of them is called (lazy binding): all bound at once. */
-	int left = -1, bound = oa_real_bind(&left);
-	CHECK(bound >= 10 && left == 0, "oa_real_bind: %d bound, %d left", bound, left);
-	check_plt();
-	struct timespec ts;
 	const char *volatile four = "four";
+	/* Before any of them is called (lazy binding): all bound at once. */
+	int left = -1, from = -1;
+	static char table[4096], again[4096];
+	unsetenv("OVNI_BIND");
+	int bound = oa_real_bind(&left, &from, table, sizeof(table));
+	CHECK(bound >= 10 && left == 0 && from == 0, "oa_real_bind: %d bound, %d left, %d from OVNI_BIND", bound, left,
+	      from);
+	check_plt();
+	/* OVNI_BIND: this program's answers (as the agent's, with the same
+	 * build and libc, in a child) serve again, and give the same slots;
+	 * strlen is an IFUNC, resolved again. */
+	CHECK(strlen(table) > 34 && table[16] == ':' && table[33] == ':' && strchr(table + 34, 'L') &&
+	      strchr(table + 34, 'I'),
+	      "a table for the children: %s", table);
+	setenv("OVNI_BIND", table, 1);
+	int bound2 = oa_real_bind(&left, &from, again, sizeof(again));
+	CHECK(bound2 == bound && from >= bound / 2 && again[0] == 0,
+	      "bound again from OVNI_BIND: %d of %d (%d before), none written", from, bound2, bound);
+	check_plt();
+	CHECK(strlen(four) == 4, "an IFUNC taken from OVNI_BIND runs");
+	/* Another libc's table (its build ID differs): not used, ours made. */
+	table[20] = table[20] == '0' ? '1' : '0';
+	setenv("OVNI_BIND", table, 1);
+	bound2 = oa_real_bind(&left, &from, again, sizeof(again));
+	CHECK(bound2 == bound && from == 0 && again[0] && strcmp(again, table),
+	      "another libc's OVNI_BIND is not used: %d from it", from);
+	check_plt();
+	/* A value this code does not read: looked up from there on. */
+	table[20] = again[20];
+	strcpy(table + 34, "L!!!!");
+	setenv("OVNI_BIND", table, 1);
+	bound2 = oa_real_bind(&left, &from, again, sizeof(again));
+	CHECK(bound2 == bound && from == 0, "a garbled OVNI_BIND is not used: %d from it", from);
+	check_plt();
+	unsetenv("OVNI_BIND");
+	struct timespec ts;
 	CHECK(clock_gettime(CLOCK_MONOTONIC, &ts) == 0 && strlen(four) == 4 && pthread_self() != 0,
 	      "bound functions run (a vDSO one, an IFUNC, libc)");
 	/* The same answers walking the list, and from the scope read once. */
