@@ -467,8 +467,10 @@ OA_START_TEXT static int bind_digit(char c)
 }
 
 /* The first 8 bytes of m's GNU build ID in hex into id (BIND_ID + 1): 0,
- * or -1 when it has none that can be read (its ELF header is where its
- * first segment maps offset 0: shared objects and PIE programs). */
+ * or -1 when it has none that can be read.  Its ELF header is read at
+ * l_addr, where an object whose first segment maps file offset 0 at
+ * address 0 has it: asked only of the agent (built so) and of libc
+ * (glibc's is, on every architecture it builds for). */
 OA_START_TEXT static int build_id(const struct link_map *m, char *id)
 {
 	const ElfW(Ehdr) *e = (const void *)m->l_addr;
