@@ -68,10 +68,13 @@ keep="$disk/.oa-cost-kept.$$"
 trap 'rm -rf "$res" "$keep"' EXIT
 loop="for i in \$(seq $procs); do /bin/true; done"
 # t NAME CMD...: one timed run, appended to NAME's results
+# (Its own variable: the callers' $name is still theirs after the call.
+# Sharing it sent, in every other round, this tree's traced run into the
+# other tree's results when VS was given: both trees' rows were mixed.)
 t() {
-	name=$1
+	t_name=$1
 	shift
-	"$here/runt" "$@" 2>/dev/null | tail -n 1 >>"$res/$name"
+	"$here/runt" "$@" 2>/dev/null | tail -n 1 >>"$res/$t_name"
 }
 traced() { # NAME DIR CMD...: under ovnirun, trace in a fresh directory under DIR
 	name=$1 dir=$2
@@ -171,7 +174,19 @@ row() { # LABEL NAME BASE
 		m=$(med "$2.vs") mc=$(med "$2.vs" 2) mf=$(med "$2.vs" 3)
 		printf '%-58s %8.3f s %6.2fx   cpu %8.3f s %6.2fx   faults %8d %6.2fx\n' "    the same with $VS" "$m" \
 			"$(ratio "$m" "$b")" "$mc" "$(ratio "$mc" "$bc")" "$mf" "$(ratio "$mf" "$bf")"
+		paired "$2" "$b" "$bc"
 	fi
+}
+# paired NAME BASE_WALL BASE_CPU: this tree against VS round by round (line
+# i of each file is round i): the median of the differences, in units of
+# the untraced row.  Separate medians of a few runs move with the VM's
+# drift from one batch of runs to the next; the difference within a
+# round does not (bench/ab.sh does the same for the loop alone).
+paired() {
+	paste -d ' ' "$res/$1" "$res/$1.vs" | awk -v bw="$2" -v bc="$3" '
+	function med(v, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t } return v[int((k + 1) / 2)] }
+	NF == 6 { n++; w[n] = $1 - $4; c[n] = $2 - $5 }
+	END { if (n) printf "%-58s %+8.3fx wall, %+8.3fx cpu (median of %d rounds)\n", "      this tree - the other, paired by round", med(w, n) / bw, med(c, n) / bc, n }'
 }
 echo "== cost.sh on $(uname -n), $np cores, $(date +%F), median of $reps"
 row "loop of $procs /bin/true, untraced" loop.none loop.none
