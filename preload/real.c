@@ -117,23 +117,32 @@ OA_EARLY_TEXT static int sym_ok(const struct obj *o, const char *const *vernames
 	return version_ok(o, i, version);
 }
 
+/* May `o` define the name of GNU hash h?  Its Bloom filter's answer: 0
+ * means surely not. */
+OA_EARLY_TEXT static int bloom_maybe(const struct obj *o, uint32_t h)
+{
+	const uint32_t *t = o->gnu_hash;
+	uint32_t nbuckets = t[0], bloom_size = t[2], shift = t[3];
+	if (!nbuckets || !bloom_size)
+		return 0;
+	const ElfW(Addr) *bloom = (const void *)(t + 4);
+	const unsigned bits = sizeof(ElfW(Addr)) * 8;
+	ElfW(Addr) word = bloom[(h / bits) % bloom_size];
+	ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
+	return (word & mask) == mask;
+}
+
 /* The definition of `name` (GNU hash h) in `o` that sym_ok() accepts, or
  * NULL: the object's bloom filter, bucket and chain. */
 OA_EARLY_TEXT static const ElfW(Sym) * sym_find(const struct obj *o, const char *const *vernames, const char *name,
 						uint32_t h, const char *version, int bind)
 {
+	if (!bloom_maybe(o, h))
+		return NULL;
 	const uint32_t *t = o->gnu_hash;
-	uint32_t nbuckets = t[0], symoffset = t[1], bloom_size = t[2], shift = t[3];
-	if (!nbuckets || !bloom_size)
-		return NULL;
-	const ElfW(Addr) *bloom = (const void *)(t + 4);
-	const uint32_t *buckets = (const void *)(bloom + bloom_size);
+	uint32_t nbuckets = t[0], symoffset = t[1], bloom_size = t[2];
+	const uint32_t *buckets = (const void *)((const ElfW(Addr) *)(t + 4) + bloom_size);
 	const uint32_t *chain = buckets + nbuckets;
-	const unsigned bits = sizeof(ElfW(Addr)) * 8;
-	ElfW(Addr) word = bloom[(h / bits) % bloom_size];
-	ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
-	if ((word & mask) != mask)
-		return NULL;
 	uint32_t i = buckets[h % nbuckets];
 	if (i < symoffset)
 		return NULL;
@@ -506,29 +515,13 @@ OA_START_TEXT static int build_id(const struct link_map *m, char *id)
 	return -1;
 }
 
-/* May `o` define the name of GNU hash h?  Its Bloom filter's answer: 0
- * means surely not. */
-OA_START_TEXT static int bloom_maybe(const struct obj *o, uint32_t h)
-{
-	const uint32_t *t = o->gnu_hash;
-	uint32_t nbuckets = t[0], bloom_size = t[2], shift = t[3];
-	if (!nbuckets || !bloom_size)
-		return 0;
-	const ElfW(Addr) *bloom = (const void *)(t + 4);
-	const unsigned bits = sizeof(ElfW(Addr)) * 8;
-	ElfW(Addr) word = bloom[(h / bits) % bloom_size];
-	ElfW(Addr) mask = ((ElfW(Addr))1 << (h % bits)) | ((ElfW(Addr))1 << ((h >> shift) % bits));
-	return (word & mask) == mask;
-}
-
 /* The scope's libc: the object named libc.so.*, or -1. */
 OA_START_TEXT static int scope_libc(const struct scope *sc)
 {
 	for (int k = 1; k < sc->n; k++) {
 		const char *n = sc->e[k].o.m->l_name, *b = n ? oa_strrchr(n, '/') : NULL;
 		b = b ? b + 1 : n;
-		if (b && b[0] == 'l' && b[1] == 'i' && b[2] == 'b' && b[3] == 'c' && b[4] == '.' && b[5] == 's' &&
-		    b[6] == 'o' && b[7] == '.')
+		if (b && oa_env_prefix(b, "libc.so.", 8))
 			return k;
 	}
 	return -1;
@@ -661,11 +654,8 @@ OA_START_TEXT int oa_real_bind(int *left, int *from_parent, char *table, size_t 
 		ids[BIND_ID] = ids[2 * BIND_ID + 1] = ':';
 		ids[2 * BIND_ID + 2] = 0;
 		const char *v = oa_getenv(oa_env_names[OA_ENV_BIND]);
-		size_t same = 0;
-		while (v && same < 2 * BIND_ID + 2 && v[same] == ids[same])
-			same++;
-		if (same == 2 * BIND_ID + 2) {
-			bt.entries = v + same;
+		if (v && oa_env_prefix(v, ids, 2 * BIND_ID + 2)) {
+			bt.entries = v + 2 * BIND_ID + 2;
 			/* Its string in the environment (the new image's
 			 * stack: it stays when the variable is unset). */
 			bind_string = v - oa_strlen(oa_env_names[OA_ENV_BIND]) - 1;
