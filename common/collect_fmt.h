@@ -58,9 +58,12 @@
 #define OA_COL_PROV OA_COL_TYPE('P', 'R', 'O', 'V') /* the agent's proof */
 #define OA_COL_NONCE_HEX 32                         /* 128 bits */
 #define OA_COL_PROOF_HEX 64                         /* HMAC-SHA-256 */
-/* The most PINGs a client answers in one exchange (a clock measurement is
- * OA_COL_SYNC_ROUNDS; the collector takes at most two in a row). */
-#define OA_COL_MAX_PINGS (4 * OA_COL_SYNC_ROUNDS)
+/* The most PINGs a client answers in one exchange: OA_COL_MAX_SERIES
+ * measurements of OA_COL_SYNC_ROUNDS in a row (the collector measures again
+ * while the round trips are poor; never more than this, or the agent breaks
+ * off). */
+#define OA_COL_MAX_SERIES 4
+#define OA_COL_MAX_PINGS (OA_COL_MAX_SERIES * OA_COL_SYNC_ROUNDS)
 
 static inline void oa_col_put32(uint8_t *p, uint32_t v)
 {

@@ -59,7 +59,11 @@ static const char usage_text[] =
 	"\n"
 	"The manual page has the details: man ovni-auto-collect\n";
 
-enum stage { ST_HELLO, ST_AUTH, ST_READY, ST_DATA, ST_WATCH };
+/* ST_DRAIN: said its last word (WELC, BYE) while a PING of a measurement
+ * cut short is still unanswered: what comes is dropped until the agent
+ * closes (closing first would answer its late PONG with a reset, which can
+ * take the last word with it). */
+enum stage { ST_HELLO, ST_AUTH, ST_READY, ST_DATA, ST_WATCH, ST_DRAIN };
 enum role { R_NONE, R_JOIN, R_WATCH, R_FINI, R_OVNIRUN };
 
 #define IN_MAX (64 * 1024 + OA_COL_HDR + OA_COL_MAX_CTRL)
@@ -188,14 +192,19 @@ static void drop(struct client *c, const char *why)
 	c->fd = -1;
 }
 
-/* A host's clock through one of its processes; its first offset is told. */
-static int measure(struct oa_col_host *h, int fd, int again)
+/* A host's clock through one of its processes; its first offset is told.
+ * 0 measured; -1 it answered in step but too slowly (a busy host); -2 it
+ * did not answer as an agent does.  Either way a PING may still be out:
+ * the connection is drained, not read as frames, after the last word. */
+static int measure(struct oa_col_host *h, struct client *c, int again)
 {
-	int r = oa_col_host_measure(h, fd, again);
+	int r = oa_col_host_measure(h, c->fd, again);
 	if (r == 1)
 		note("host %s: clock offset %+.0f ns (best round trip %.0f us)", h->loom, h->first,
 		     h->first_rtt / 1000);
-	return r < 0 ? -1 : 0;
+	if (r == -2)
+		note("host %s: proc.%d answered the clock measurement too slowly; not measured", h->loom, c->pid);
+	return r == -2 ? -1 : r < 0 ? -2 : 0;
 }
 
 /* HELO: a client of this run says who it is and gives its nonce; we prove
@@ -268,8 +277,10 @@ static int hello(struct client *c, const char *text)
 	struct oa_col_host *h = oa_col_host_get(loom);
 	if (!h)
 		return -1;
-	/* The clock first: a process that does not answer is not one. */
-	if (c->role == R_JOIN && h->joins_measured < 3 && measure(h, c->fd, 0) != 0)
+	/* The clock first: a process that does not answer is not one; one
+	 * that answers too slowly (a loaded host) is, unmeasured. */
+	int unmeasured = c->role == R_JOIN && h->joins_measured < 3 ? measure(h, c, 0) : 0;
+	if (unmeasured == -2)
 		return -1;
 	struct oa_col_proc *p = oa_col_proc_get(h, (int)pid);
 	if (!p)
@@ -287,6 +298,10 @@ static int hello(struct client *c, const char *text)
 		char w[64];
 		snprintf(w, sizeof(w), "failstop=%d\nstreams=%d\n", failstop, !clocks_only);
 		send_frame(c->fd, OA_COL_WELC, w);
+		if (unmeasured) {
+			c->stage = ST_DRAIN;
+			return 0;
+		}
 		return 1; /* done with this connection */
 	}
 	if (c->role == R_WATCH) {
@@ -336,11 +351,16 @@ static int fini(struct client *c, const char *text)
 	/* The clock again, for drift: once per host and second at most; or,
 	 * sooner, a better series where the join's was poor. */
 	struct oa_col_host *h = p->host;
+	int unmeasured = 0;
 	if (h->measured && oa_col_clock() - (h->measured == 2 ? h->t_last : h->t_first) > 1000000000ull)
-		measure(h, c->fd, 1);
+		unmeasured = measure(h, c, 1) != 0;
 	else if (h->measured == 1 && oa_col_host_poor(h))
-		measure(h, c->fd, 0);
+		unmeasured = measure(h, c, 0) != 0;
 	send_frame(c->fd, OA_COL_BYE, NULL);
+	if (unmeasured) {
+		c->stage = ST_DRAIN;
+		return 0;
+	}
 	return 1;
 }
 
@@ -409,6 +429,10 @@ static int consume(struct client *c)
 {
 	size_t off = 0;
 	int r = 0;
+	if (c->stage == ST_DRAIN) {
+		c->have = 0;
+		return 0;
+	}
 	while (!r && off < c->have) {
 		if (c->stage == ST_DATA) {
 			size_t n = c->have - off;
@@ -663,11 +687,15 @@ int cmd_collect(int argc, char **argv)
 				stop_all("a process vanished");
 			}
 		}
-		/* Connections that say nothing: 5 s to say who they are, 60 s between two reads. */
-		for (struct client *k = clients; k; k = k->next)
-			if (k->fd >= 0 && ((k->stage <= ST_AUTH && now - k->since > 5000000000ull) ||
-					   (k->stage != ST_WATCH && now - k->last_io > 60000000000ull)))
+		/* Connections that say nothing: 5 s to say who they are, 60 s
+		 * between two reads, 10 s to close after the last word. */
+		for (struct client *k = clients; k; k = k->next) {
+			if (k->fd >= 0 && k->stage == ST_DRAIN && now - k->last_io > 10000000000ull)
+				drop(k, NULL); /* the agent's own deadline has passed */
+			else if (k->fd >= 0 && ((k->stage <= ST_AUTH && now - k->since > 5000000000ull) ||
+						(k->stage != ST_WATCH && now - k->last_io > 60000000000ull)))
 				drop(k, "silent for too long");
+		}
 		for (struct client **pp = &clients; *pp;) {
 			if ((*pp)->fd < 0) {
 				struct client *dead = *pp;

@@ -54,7 +54,7 @@ int oa_col_clock_measure(int fd, uint64_t deadline, double *median, double *mean
 	for (int i = 0; i < OA_COL_SYNC_ROUNDS && !r; i++) {
 		uint64_t now = oa_col_clock();
 		if (now >= deadline) {
-			r = -1;
+			r = i ? -2 : -1;
 			break;
 		}
 		uint64_t left = deadline - now;
@@ -67,7 +67,7 @@ int oa_col_clock_measure(int fd, uint64_t deadline, double *median, double *mean
 		uint64_t t0 = oa_col_clock();
 		if (send(fd, ping, sizeof(ping), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(ping) ||
 		    read_n(fd, pong, sizeof(pong), deadline)) {
-			r = -1;
+			r = i && oa_col_clock() >= deadline ? -2 : -1;
 			break;
 		}
 		uint64_t t1 = oa_col_clock();
@@ -166,23 +166,23 @@ out:
 
 static double best_rtt = 1e18; /* the shortest round trip of any series: what the network can do */
 
-/* A series, again (5 at most) while its round trip is far from the best
- * seen: a process starting up, or a busy host, delays one way more.  The
- * event loop waits meanwhile: 100 ms at most per call, and at most
- * MEASURE_MAX series per host in the whole run. */
+/* A series, again (OA_COL_MAX_SERIES in all: what the agent answers) while
+ * its round trip is far from the best seen: a process starting up, or a busy
+ * host, delays one way more.  The event loop waits meanwhile: 100 ms at most
+ * per call, and at most MEASURE_MAX series per host in the whole run. */
 #define MEASURE_MAX 12
 static int series(struct oa_col_host *h, int fd, double *med, double *mean, double *std, double *rtt)
 {
-	int ok = 0;
+	int ok = 0, why = -1;
 	uint64_t deadline = oa_col_clock() + 100000000ull;
-	for (int i = 0; i < 5 && h->nmeasured < MEASURE_MAX; i++) {
+	for (int i = 0; i < OA_COL_MAX_SERIES && h->nmeasured < MEASURE_MAX; i++) {
 		double m, a, s, r;
 		if (i) {
 			struct timespec pause = { 0, 2000000 }; /* let the burst pass */
 			nanosleep(&pause, NULL);
 		}
 		h->nmeasured++;
-		if (oa_col_clock_measure(fd, deadline, &m, &a, &s, &r) != 0)
+		if ((why = oa_col_clock_measure(fd, deadline, &m, &a, &s, &r)) != 0)
 			break;
 		if (!ok || r < *rtt)
 			*med = m, *mean = a, *std = s, *rtt = r, ok = 1;
@@ -191,7 +191,7 @@ static int series(struct oa_col_host *h, int fd, double *med, double *mean, doub
 		if (*rtt <= 2 * best_rtt + 2000)
 			break;
 	}
-	return ok ? 0 : -1;
+	return ok ? 0 : why;
 }
 
 int oa_col_host_poor(const struct oa_col_host *h)
@@ -206,8 +206,9 @@ int oa_col_host_measure(struct oa_col_host *h, int fd, int again)
 	double med = 0, mean = 0, std = 0, rtt = 0;
 	if (h->nmeasured >= MEASURE_MAX)
 		return 0;
-	if (series(h, fd, &med, &mean, &std, &rtt) != 0)
-		return -1;
+	int r = series(h, fd, &med, &mean, &std, &rtt);
+	if (r)
+		return r;
 	if (!again) {
 		/* The first processes of a host are each measured: the series
 		 * with the shortest round trip is kept (the least delay to be

@@ -61,14 +61,15 @@ int oa_col_write_file(const char *name, const char *text); /* a small file of ou
 /* clocks.c */
 uint64_t oa_col_clock(void); /* the collector's CLOCK_MONOTONIC, ns */
 /* Measure the offset of the agent at fd (blocking, until `deadline` at
- * most, collector clock): 0 or -1. */
+ * most, collector clock): 0; -2 it answered in step but too slowly for the
+ * deadline; -1 it did not answer as an agent does. */
 int oa_col_clock_measure(int fd, uint64_t deadline, double *median, double *mean, double *std, double *rtt);
 void oa_col_clock_write(FILE *summary);
 
 /* clocks.c: measure a host's clock through one of its processes (fd):
  * the first processes of a host (again = 0) or a later one (again = 1).
- * 0, 1 when the host's first offset was just measured, -1 when the agent
- * did not answer.  poor: its first round trip was far from the best seen
+ * 0, 1 when the host's first offset was just measured, -2 when the agent
+ * answered too slowly (no series complete), -1 when it did not answer.  poor: its first round trip was far from the best seen
  * (measure the next process again). */
 int oa_col_host_measure(struct oa_col_host *h, int fd, int again);
 int oa_col_host_poor(const struct oa_col_host *h);
