@@ -8,8 +8,10 @@
 
 extern char **environ;
 
-int (*oa_setenv_fn)(const char *, const char *, int) = setenv;
-int (*oa_unsetenv_fn)(const char *) = unsetenv;
+/* NULL: libc's through the PLT (env.h); no address taken, so the loader
+ * looks neither name up when it loads the agent. */
+int (*oa_setenv_fn)(const char *, const char *, int);
+int (*oa_unsetenv_fn)(const char *);
 
 OA_EARLY_TEXT const char *oa_getenv(const char *name)
 {

@@ -103,14 +103,14 @@ static inline const char *oa_env(enum oa_env e)
 
 /* setenv() and unsetenv() as libc has them, not the program's (bash's
  * would start its own variable table, see above): the agent points these
- * at libc's at start; the tools keep their own. */
+ * at libc's at start; NULL (the tools): the calls below, direct. */
 extern int (*oa_setenv_fn)(const char *, const char *, int);
 extern int (*oa_unsetenv_fn)(const char *);
 
 /* Set it for this process and the children it starts. */
 static inline int oa_env_set(enum oa_env e, const char *value)
 {
-	int r = oa_setenv_fn(oa_env_names[e], value, 1);
+	int r = oa_setenv_fn ? oa_setenv_fn(oa_env_names[e], value, 1) : setenv(oa_env_names[e], value, 1);
 	if (oa_env_snap_on)
 		oa_env_snapshot(1);
 	return r;
@@ -119,7 +119,7 @@ static inline int oa_env_set(enum oa_env e, const char *value)
 /* Remove it from this process's environment. */
 static inline int oa_env_unset(enum oa_env e)
 {
-	int r = oa_unsetenv_fn(oa_env_names[e]);
+	int r = oa_unsetenv_fn ? oa_unsetenv_fn(oa_env_names[e]) : unsetenv(oa_env_names[e]);
 	if (oa_env_snap_on)
 		oa_env_snapshot(1);
 	return r;

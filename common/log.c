@@ -1,5 +1,5 @@
 /* log.c: a tiny async-signal-safe formatter (no malloc, no locale, no stdio)
- * used by the injected agent, plus die()/err() for the tools. */
+ * used by the injected agent (the tools' die()/err() are in die.c). */
 #include "log.h"
 
 #include "compiler.h"
@@ -16,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const char *oa_progname = "ovni-auto";
 int oa_log_fd = STDERR_FILENO;
 char oa_log_report[256];
 
@@ -162,32 +161,4 @@ void oa_log(const char *fmt, ...)
 		}
 	}
 	errno = saved;
-}
-
-__attribute__((format(printf, 1, 0))) static void vreport(const char *fmt, va_list ap)
-{
-	int e = errno;
-	fprintf(stderr, "%s: ", oa_progname);
-	vfprintf(stderr, fmt, ap);
-	size_t len = strlen(fmt);
-	if (len && fmt[len - 1] == ':')
-		fprintf(stderr, " %s", strerror(e));
-	fputc('\n', stderr);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport(fmt, ap);
-	va_end(ap);
-	exit(1);
-}
-
-void err(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vreport(fmt, ap);
-	va_end(ap);
 }

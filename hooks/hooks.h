@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "../common/str.h"
 #include "../preload/agent.h"
 #include "../preload/real.h"
 
@@ -27,7 +28,7 @@
  * a constructor resolves the table before main as before. */
 OA_EARLY_TEXT static inline void *hook_real_lookup(const char *sym)
 {
-	const char *at = strchr(sym, '@');
+	const char *at = oa_strchr(sym, '@'); /* no libc call: a disabled agent binds none lazily here */
 	if (!at)
 		return oa_real_lookup(sym, NULL);
 	char name[64];

@@ -308,9 +308,8 @@ static void start_watch(void)
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 128 * 1024);
 	pthread_t th;
-	int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
-		oa_real.pthread_create ? oa_real.pthread_create : pthread_create;
-	if (create(&th, &attr, watch_main, NULL) != 0) {
+	/* The real one (resolved at start): the name would be our own hook. */
+	if (!oa_real.pthread_create || oa_real.pthread_create(&th, &attr, watch_main, NULL) != 0) {
 		close(watch_fd);
 		watch_fd = -1;
 	}

@@ -81,7 +81,7 @@ OA_EARLY_TEXT static int version_ok(const struct obj *o, uint32_t i, const char 
 	for (;;) {
 		if (d->vd_ndx == (v & 0x7fff)) {
 			const ElfW(Verdaux) *a = (const void *)((const char *)d + d->vd_aux);
-			return !strcmp(o->strtab + a->vda_name, version);
+			return !oa_strcmp(o->strtab + a->vda_name, version);
 		}
 		if (!d->vd_next)
 			return 0;
@@ -113,7 +113,7 @@ OA_EARLY_TEXT static int sym_ok(const struct obj *o, const char *const *vernames
 	if (bind && v <= 1)
 		return !(o->versym[i] & 0x8000);
 	if (vernames && v < SCOPE_NVER)
-		return vernames[v] && !strcmp(vernames[v], version);
+		return vernames[v] && !oa_strcmp(vernames[v], version);
 	return version_ok(o, i, version);
 }
 
@@ -150,7 +150,7 @@ OA_EARLY_TEXT static const ElfW(Sym) * sym_find(const struct obj *o, const char 
 		uint32_t h2 = chain[i - symoffset];
 		const ElfW(Sym) *s = &o->symtab[i];
 		if ((h | 1) == (h2 | 1) && s->st_shndx != SHN_UNDEF && s->st_value &&
-		    !strcmp(o->strtab + s->st_name, name) && sym_ok(o, vernames, i, version, bind))
+		    !oa_strcmp(o->strtab + s->st_name, name) && sym_ok(o, vernames, i, version, bind))
 			return s;
 		if (h2 & 1)
 			return NULL;
