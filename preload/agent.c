@@ -299,8 +299,12 @@ OA_START_TEXT static void place_in_pidns(int may_setenv)
 /* Is the trace directory this process reaches by its path the run's?  The
  * first traced process notes its device and inode (OVNI_TRACEDIR_ID); a
  * process that reaches another directory there, or none (a chroot, a
- * sandbox's own /tmp, another mount namespace), must never write
- * elsewhere: it runs untraced, and says so.  1 yes, 0 no (said). */
+ * sandbox's own /tmp, another mount namespace, a user that may not search
+ * a directory on the way), must never write elsewhere: it runs untraced,
+ * and says so, once in the run: the first to say it notes the path's hash
+ * in OVNI_TRACEDIR_UNREACHABLE for the processes it starts (may_setenv:
+ * not in a fork child, whose environment's lock a thread of the parent
+ * may have held).  1 yes, 0 no. */
 static unsigned long path_hash(const char *p)
 {
 	unsigned long h = 5381;
@@ -309,12 +313,13 @@ static unsigned long path_hash(const char *p)
 	return h & 0xffffffffu;
 }
 
-OA_EARLY_TEXT static int tracedir_is_the_runs(void)
+OA_EARLY_TEXT static int tracedir_is_the_runs(int may_setenv)
 {
 	/* Its strings in .data: a fork child of a shell asks this before its
 	 * exec, and our .rodata would be a page it faults in for them. */
 	static char id_name[] OA_EARLY_DATA = "OVNI_TRACEDIR_ID", hash_fmt[] OA_EARLY_DATA = ":%lu",
-			      id_fmt[] OA_EARLY_DATA = "%lu:%lu:%lu";
+			      id_fmt[] OA_EARLY_DATA = "%lu:%lu:%lu",
+			      said_name[] OA_EARLY_DATA = "OVNI_TRACEDIR_UNREACHABLE";
 	const char *id = oa_env_snap_on ? oa_env(OA_ENV_TRACEDIR_ID) : oa_getenv(id_name);
 	char mine[64];
 	/* "dev:ino:hash of the path": another path is another run's (a traced
@@ -326,16 +331,36 @@ OA_EARLY_TEXT static int tracedir_is_the_runs(void)
 	const char *rel;
 	int d = oa_path_at(oa_cfg.tracedir, &rel);
 	struct stat st;
-	if (oa_fstatat(d, rel, &st) == 0) {
-		oa_snprintf(mine, sizeof(mine), id_fmt, (unsigned long)st.st_dev, (unsigned long)st.st_ino,
+	long e = oa_fstatat(d, rel, &st);
+	if (e == 0) {
+		char same[64];
+		oa_snprintf(same, sizeof(same), id_fmt, (unsigned long)st.st_dev, (unsigned long)st.st_ino,
 			    path_hash(oa_cfg.tracedir));
-		if (!oa_strcmp(mine, id))
+		if (!oa_strcmp(same, id))
 			return 1;
 	}
-	if (!atomic_exchange(&said_open_error, 1))
+	/* -EPERM is -1: libc's fstatat's failure too (errno then). */
+	int denied = e == -EACCES || e == -EPERM || (e == -1 && errno == EACCES);
+	const char *said = oa_env_snap_on ? oa_env(OA_ENV_TRACEDIR_UNREACHABLE) : oa_getenv(said_name);
+	if (said && !oa_strcmp(said, mine))
+		atomic_store(&said_open_error, 1); /* an earlier process of the run said it */
+	if (atomic_exchange(&said_open_error, 1))
+		return 0;
+	if (denied)
+		oa_log("cannot reach the trace directory %s as user %d (a directory on the way may not be searched): "
+		       "process %d and the processes of this run that cannot either run untraced",
+		       oa_cfg.tracedir, (int)geteuid(), (int)getpid());
+	else
 		oa_log("%s is not the run's trace directory here (a chroot, a sandbox's own file system, another mount "
-		       "namespace): process %d runs untraced",
+		       "namespace): process %d and the processes of this run that do not reach it either run untraced",
 		       oa_cfg.tracedir, (int)getpid());
+	/* For the programs it starts (a fork child, which may not setenv,
+	 * speaks for its exec'd image too); for its children, its own. */
+	static char said_var[48] OA_LARGE_BSS; /* only some runs write it */
+	oa_snprintf(said_var, sizeof(said_var), "%s=%s", said_name, mine);
+	oa_childenv_add(said_var);
+	if (may_setenv)
+		oa_env_set(OA_ENV_TRACEDIR_UNREACHABLE, mine);
 	return 0;
 }
 
@@ -973,7 +998,7 @@ OA_START_TEXT int agent_start_pending(int in_signal)
 	if (atomic_exchange(&oa_pending_flag, 0)) {
 		agent_fork_forget();
 		place_in_pidns(0);
-		if (tracedir_is_the_runs()) {
+		if (tracedir_is_the_runs(0)) {
 			prelude_on = 1;
 			prelude.at = pend.t_fork;
 			prelude.n = 0;
@@ -1007,7 +1032,7 @@ OA_EARLY_TEXT int agent_exec_handover(const char *path, char *const argv[], char
 	/* The new program must reach the agent and the run's trace from here
 	 * (a mount namespace of the child's own may hide either: a sandbox's
 	 * /tmp): else the child starts first, and says what it cannot do. */
-	if (!oa_childenv_lib_reachable() || !tracedir_is_the_runs())
+	if (!oa_childenv_lib_reachable() || !tracedir_is_the_runs(0))
 		return 0;
 	oa_guard++;
 	/* The mark values are drawn by the new image, from the counter of the
@@ -1050,7 +1075,7 @@ OA_START_TEXT int agent_end_pending(int64_t value, struct oa_label *label, const
 		goto out;
 	done = 1;
 	place_in_pidns(0);
-	if (!tracedir_is_the_runs() || set_process_dirs() != 0)
+	if (!tracedir_is_the_runs(0) || set_process_dirs() != 0)
 		goto out; /* untraced, as a start would leave it */
 	int made = oa_mkdir_p(procdir);
 	if (made != 1) {
@@ -1232,7 +1257,7 @@ OA_START_TEXT void agent_process_init(void)
 	}
 	if (oa_col_init() != 0)
 		goto out;
-	if (tracedir_is_the_runs() && start_process(take_handover()) == 0)
+	if (tracedir_is_the_runs(1) && start_process(take_handover()) == 0)
 		note_tracedir();
 	if (prelude_on)
 		prelude_on = 0; /* not started: nothing to write */
@@ -1360,7 +1385,7 @@ OA_EARLY_TEXT void agent_fork_child(void)
 	place_in_pidns(0);
 	if (oa_col_after_fork(traced) != 0)
 		traced = 0;
-	if (traced && tracedir_is_the_runs() && start_process(parent_tid) == 0) {
+	if (traced && tracedir_is_the_runs(0) && start_process(parent_tid) == 0) {
 		char label[64];
 		oa_procev_fork_text(label, sizeof(label), parent_pid);
 		agent_proc_event(label);

@@ -114,6 +114,19 @@ OA_START_TEXT void oa_childenv_init(void)
 	keep_asan = asan && oa_str_has(asan, asan_flag);
 }
 
+OA_EARLY_TEXT void oa_childenv_add(char *entry)
+{
+	size_t len = name_len(entry);
+	for (int i = 0; i < nsaved; i++) {
+		if (oa_env_is(saved[i], entry, len)) {
+			saved[i] = entry;
+			return;
+		}
+	}
+	if (nsaved < (int)(sizeof(saved) / sizeof(saved[0])))
+		saved[nsaved++] = entry;
+}
+
 static OA_EARLY_TEXT int has_agent(const char *preload)
 {
 	return preload && libpath[0] && oa_str_has(preload, libpath);

@@ -43,6 +43,10 @@ char *const *oa_childenv_sealed(char *const envp[], char **out);
  * mount namespace of its own may hide it.) */
 int oa_childenv_lib_reachable(void);
 
+/* One more "OVNI_X=value" (static storage) for the programs this process
+ * starts, replacing the one of that name it had; ignored when full. */
+void oa_childenv_add(char *entry);
+
 /* Number of entries of envp. */
 size_t oa_childenv_count(char *const envp[]);
 

@@ -19,6 +19,7 @@ info() { echo "-- $*"; }
 assert_eq() { [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"; }
 # assert_ge WHAT MIN ACTUAL
 assert_ge() { [ "$3" -ge "$2" ] 2>/dev/null || fail "$1: expected >= $2, got '$3'"; }
+assert_le() { [ "$3" -le "$2" ] 2>/dev/null || fail "$1: expected <= $2, got '$3'"; }
 
 # check_trace DIR: our own validator must accept it; upstream ovniemu -l too
 # when OVNIEMU names it (it is never required: CI has no upstream build).

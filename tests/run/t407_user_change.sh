@@ -49,3 +49,18 @@ if runuser -u nobody -- unshare -U -r -p -f true 2>/dev/null; then
 else
 	info "user namespaces are not allowed here: the rootless case skipped"
 fi
+
+# A user that may not search a directory on the way to the trace (the run's
+# trace inside root's private directory): its processes run untraced, the
+# program unchanged, and the run says so once, with that reason (before:
+# one line per process and per exec, blaming a chroot or a namespace).
+mkdir -m 700 "$T/priv" || fail mkdir
+job='echo hi; /bin/true; exec /bin/echo bye'
+got=$("$OVNIRUN" -q -o "$T/priv/t" runuser -u nobody -- sh -c "$job" 2>"$T/p.err"); st=$?
+cat "$T/p.err" >&2
+assert_eq "unreachable: status" 0 "$st"
+assert_eq "unreachable: output" "hi
+bye" "$got"
+assert_eq "unreachable: messages" 1 "$(grep -c 'ovni-auto:' "$T/p.err")"
+grep -q "cannot reach the trace directory $T/priv/t as user 65534" "$T/p.err" || fail "not the reason: $(cat "$T/p.err")"
+check_trace "$T/priv/t"
