@@ -1,5 +1,6 @@
 # SIGKILL: nothing runs at the end, but every event written before the kill is
-# in the page cache (the threads' in the process's spool file). `ovni-auto repair` trims the unwritten tail, ends the
+# in the page cache (the threads' in the process's spool file). `ovni-auto
+# check` says so and names the repair; `ovni-auto repair` trims the unwritten tail, ends the
 # threads and marks the streams finished; the repaired trace is valid and
 # keeps every thread creation done before the kill.  Under ovnirun the same
 # is done when the run ends, with a mark that says how the process ended;
@@ -19,6 +20,8 @@ assert_eq "killed by SIGKILL" 137 $?
 ls "$WORK"/tr/loom.*/proc.*/spool.*.oa >/dev/null 2>&1 || fail "no spool file: the threads were not spooled"
 "$OA" check -q "$WORK/tr" >"$WORK/chk" 2>&1 && fail "an unrepaired kill -9 trace passed check"
 grep -q "spool file(s)" "$WORK/chk" || fail "check did not report the spool: $(head -5 "$WORK/chk")"
+grep -q "^hint: 1 stream is not finished: .*ovni-auto repair $WORK/tr\` finishes it" "$WORK/chk" ||
+	fail "check did not point at repair: $(tail -3 "$WORK/chk")"
 "$OA" stats "$WORK/tr" >/dev/null 2>"$WORK/stats.err"
 grep -q "spool file(s).*ovni-auto repair" "$WORK/stats.err" || fail "stats did not warn of the spool: $(cat "$WORK/stats.err")"
 "$OA" repair "$WORK/tr" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "repair failed"; }

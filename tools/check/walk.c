@@ -140,6 +140,19 @@ static void summary(struct ck *c)
 			c->problems == 1 ? "" : "s", c->t->n, c->events);
 	else
 		fprintf(c->out, "ok: %d streams, %ld events\n", c->t->n, c->events);
+	/* Streams nobody finished: a process killed together with whoever
+	 * would have finished it (SIGKILL of ovnirun and its process group,
+	 * a batch system's hard kill of a job). */
+	for (size_t k = 0; k < 64 && c->kinds[k].kind; k++)
+		if (!strcmp(c->kinds[k].kind, "meta-finished"))
+			fprintf(c->out,
+				"hint: %ld stream%s not finished: %s process still runs, or was killed together "
+				"with what would have finished %s (ovnirun too?); once %s ended, `ovni-auto repair %s` "
+				"finishes %s\n",
+				c->kinds[k].n, c->kinds[k].n == 1 ? " is" : "s are",
+				c->kinds[k].n == 1 ? "its" : "their", c->kinds[k].n == 1 ? "it" : "them",
+				c->kinds[k].n == 1 ? "it has" : "they have", c->t->dir,
+				c->kinds[k].n == 1 ? "it" : "them");
 }
 
 long ck_check_path(const char *path, int quiet, FILE *out, char *err, size_t errlen)
