@@ -348,11 +348,12 @@ OA_EARLY_TEXT static int tracedir_is_the_runs(int may_setenv)
 		return 0;
 	if (denied)
 		oa_log("cannot reach the trace directory %s as user %d (a directory on the way may not be searched): "
-		       "process %d and the processes of this run that cannot either run untraced",
+		       "process %d runs untraced, and so do the processes it starts that cannot reach it either",
 		       oa_cfg.tracedir, (int)geteuid(), (int)getpid());
 	else
 		oa_log("%s is not the run's trace directory here (a chroot, a sandbox's own file system, another mount "
-		       "namespace): process %d and the processes of this run that do not reach it either run untraced",
+		       "namespace): process %d runs untraced, and so do the processes it starts that do not reach it "
+		       "either",
 		       oa_cfg.tracedir, (int)getpid());
 	/* For the programs it starts (a fork child, which may not setenv,
 	 * speaks for its exec'd image too); for its children, its own. */
