@@ -342,14 +342,27 @@ OA_EARLY_TEXT static void *lookup_next(const char *name, const char *version)
 	if (!self)
 		return (void *)-1;
 	uint32_t h = gnu_hash(name);
-	uintptr_t vdso = getauxval(AT_SYSINFO_EHDR);
+	/* The vDSO's address only for a map that may be it: its name is its
+	 * soname, "linux-vdso.so.1", "linux-gate.so.1"..., where a loaded
+	 * file's is a path.  A disabled agent's lookup of the real
+	 * __libc_start_main finds it in libc, after ours and before the vDSO
+	 * (which follows the program), and binds no getauxval lazily. */
+	uintptr_t vdso = 0;
+	int vdso_known = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		const struct link_map *m = pass == 0 ? self->l_next : _r_debug.r_map;
 		for (; m && m != (pass == 0 ? NULL : self); m = m->l_next) {
 			struct obj o;
-			if (!m->l_name || !m->l_name[0] || (vdso && (uintptr_t)m->l_ld - vdso < 65536))
-				continue; /* the program, or the vDSO (its symbols are libc's business; it
-					   * may have no GNU hash table: aarch64's) */
+			if (!m->l_name || !m->l_name[0])
+				continue;          /* the program */
+			const char *n = m->l_name; /* no literal: .rodata, a window a disabled agent never reads */
+			if (n[0] == 'l' && n[1] == 'i' && n[2] == 'n' && n[3] == 'u' && n[4] == 'x' && n[5] == '-') {
+				if (!vdso_known)
+					vdso = getauxval(AT_SYSINFO_EHDR), vdso_known = 1;
+				if (vdso && (uintptr_t)m->l_ld - vdso < 65536)
+					continue; /* the vDSO: its symbols are libc's business (it
+						   * may have no GNU hash table: aarch64's) */
+			}
 			if (obj_open(m, &o) != 0)
 				return (void *)-1;
 			void *p = obj_find(&o, name, h, version);
