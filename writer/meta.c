@@ -339,11 +339,11 @@ static const unsigned char jw_plain[256] = { JW_ROW(0),   JW_ROW(16),  JW_ROW(32
 					     JW_ROW(128), JW_ROW(144), JW_ROW(160), JW_ROW(176),
 					     JW_ROW(192), JW_ROW(208), JW_ROW(224), JW_ROW(240) };
 
-/* A JSON string: the text is valid UTF-8 already (sanitized). */
-OA_START_TEXT static void jw_str(struct jw *w, const char *s)
+/* A JSON string's characters, escaped where they must be: the text is
+ * valid UTF-8 already (sanitized). */
+OA_START_TEXT static void jw_str_body(struct jw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
-	jw_putc(w, '"');
 	for (; *s; s++) {
 		size_t run = 0; /* the bytes that need no escape, at once (a table: two
 				 * renders of each stream.json were ~27K instructions here) */
@@ -367,10 +367,17 @@ OA_START_TEXT static void jw_str(struct jw *w, const char *s)
 			jw_putc(w, (char)c);
 		}
 	}
+}
+
+OA_START_TEXT static void jw_str(struct jw *w, const char *s)
+{
+	jw_putc(w, '"');
+	jw_str_body(w, s);
 	jw_putc(w, '"');
 }
 
-OA_START_TEXT static void jw_int(struct jw *w, int64_t v)
+/* v in decimal at out (room for 21 bytes): its length. */
+OA_START_TEXT static int jw_digits(char *out, int64_t v)
 {
 	char tmp[24];
 	int n = 0;
@@ -381,10 +388,48 @@ OA_START_TEXT static void jw_int(struct jw *w, int64_t v)
 	} while (u);
 	if (v < 0)
 		tmp[n++] = '-';
-	char out[24];
 	for (int i = 0; i < n; i++)
 		out[i] = tmp[n - 1 - i];
-	jw_bytes(w, out, (size_t)n);
+	return n;
+}
+
+OA_START_TEXT static void jw_int(struct jw *w, int64_t v)
+{
+	char out[24];
+	jw_bytes(w, out, (size_t)jw_digits(out, v));
+}
+
+/* One label of a mark type's table: `,\n     "VALUE": "TEXT"` (no comma
+ * first), written in place while it fits and its text needs no escape
+ * (the ~45 labels of every stream.json: four calls and as many memcpy
+ * each were most of a render), else through the general writers. */
+OA_START_TEXT static void jw_label(struct jw *w, int first, int64_t value, const char *text)
+{
+	if (w->cap - w->n >= 40) {
+		char *p = w->buf + w->n, *end = w->buf + w->cap - 1; /* room for the closing quote */
+		if (!first)
+			*p++ = ',';
+		*p++ = '\n';
+		for (int k = 0; k < 5; k++)
+			*p++ = ' ';
+		*p++ = '"';
+		p += jw_digits(p, value);
+		*p++ = '"', *p++ = ':', *p++ = ' ', *p++ = '"';
+		while (*text && p < end && jw_plain[(unsigned char)*text])
+			*p++ = *text++;
+		w->n = (size_t)(p - w->buf);
+		if (!*text) {
+			w->buf[w->n++] = '"';
+			return;
+		}
+		jw_str_body(w, text); /* an escape, or the buffer is full: the rest as usual */
+		jw_putc(w, '"');
+		return;
+	}
+	jw_raw(w, first ? "\n     \"" : ",\n     \"");
+	jw_int(w, value);
+	jw_raw(w, "\": ");
+	jw_str(w, text);
 }
 
 static void jw_key(struct jw *w, const char *indent, const char *key)
@@ -406,12 +451,8 @@ OA_START_TEXT static void jw_labels(struct jw *w, const struct oa_meta *m, const
 	for (; l; l = l->onext) {
 		if (l->type != type || fixed_label(m, type, l->value))
 			continue;
-		jw_raw(w, *first ? "\n     " : ",\n     ");
+		jw_label(w, *first, l->value, l->text);
 		*first = 0;
-		jw_putc(w, '"');
-		jw_int(w, l->value);
-		jw_raw(w, "\": ");
-		jw_str(w, l->text);
 	}
 }
 
@@ -528,11 +569,8 @@ OA_START_TEXT static void compose(struct jw *w, const struct oa_meta *m, int tid
 			const char *text = type_at(m, t)->fixed[i];
 			if (!text)
 				continue;
-			jw_raw(w, first ? "\n     \"" : ",\n     \"");
+			jw_label(w, first, type_at(m, t)->fixed_first + i, text);
 			first = 0;
-			jw_int(w, type_at(m, t)->fixed_first + i);
-			jw_raw(w, "\": ");
-			jw_str(w, text);
 		}
 		jw_labels(w, m, atomic_load_explicit(&m->global.head, memory_order_acquire), t, &first);
 		if (own)
