@@ -299,7 +299,7 @@ OA_START_TEXT static void jw_flush(struct jw *w)
 	w->n = 0;
 }
 
-static void jw_putc(struct jw *w, char c)
+OA_START_TEXT static void jw_putc(struct jw *w, char c)
 {
 	if (w->n == w->cap) {
 		jw_flush(w);
@@ -322,7 +322,7 @@ OA_START_TEXT static void jw_bytes(struct jw *w, const char *s, size_t len)
 		jw_putc(w, *s++);
 }
 
-static void jw_raw(struct jw *w, const char *s)
+OA_START_TEXT static void jw_raw(struct jw *w, const char *s)
 {
 	jw_bytes(w, s, strlen(s));
 }
@@ -432,7 +432,7 @@ OA_START_TEXT static void jw_label(struct jw *w, int first, int64_t value, const
 	jw_str(w, text);
 }
 
-static void jw_key(struct jw *w, const char *indent, const char *key)
+OA_START_TEXT static void jw_key(struct jw *w, const char *indent, const char *key)
 {
 	jw_raw(w, indent);
 	jw_str(w, key);
@@ -459,7 +459,7 @@ OA_START_TEXT static void jw_labels(struct jw *w, const struct oa_meta *m, const
 static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished, const struct oa_label_list *own);
 
 /* A model's required version: the program's newer one, else the agent's. */
-static void jw_require_version(struct jw *w, const struct oa_meta *m, int i, const char *mine)
+OA_START_TEXT static void jw_require_version(struct jw *w, const struct oa_meta *m, int i, const char *mine)
 {
 	const char *v = atomic_load_explicit(&m->require_version[i], memory_order_acquire);
 	jw_str(w, v ? v : mine);
