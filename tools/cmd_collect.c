@@ -59,10 +59,11 @@ static const char usage_text[] =
 	"\n"
 	"The manual page has the details: man ovni-auto-collect\n";
 
-/* ST_DRAIN: said its last word (WELC, BYE) while a PING of a measurement
- * cut short is still unanswered: what comes is dropped until the agent
- * closes (closing first would answer its late PONG with a reset, which can
- * take the last word with it). */
+/* ST_DRAIN: said its last word (WELC, BYE) after a clock measurement,
+ * whose last PING may be unanswered still (a series cut short by its
+ * deadline): what comes is dropped until the agent closes (closing first
+ * would answer a late PONG with a reset, which can take the last word
+ * with it). */
 enum stage { ST_HELLO, ST_AUTH, ST_READY, ST_DATA, ST_WATCH, ST_DRAIN };
 enum role { R_NONE, R_JOIN, R_WATCH, R_FINI, R_OVNIRUN };
 
@@ -193,9 +194,10 @@ static void drop(struct client *c, const char *why)
 }
 
 /* A host's clock through one of its processes; its first offset is told.
- * 0 measured; -1 it answered in step but too slowly (a busy host); -2 it
- * did not answer as an agent does.  Either way a PING may still be out:
- * the connection is drained, not read as frames, after the last word. */
+ * oa_col_host_measure's answer: -1 the process did not answer as an agent
+ * does, -2 too slowly (a busy host: not measured), else measured.  A PING
+ * may still be out whatever the answer: the connection is drained after
+ * the last word (ST_DRAIN). */
 static int measure(struct oa_col_host *h, struct client *c, int again)
 {
 	int r = oa_col_host_measure(h, c->fd, again);
@@ -204,7 +206,7 @@ static int measure(struct oa_col_host *h, struct client *c, int again)
 		     h->first_rtt / 1000);
 	if (r == -2)
 		note("host %s: proc.%d answered the clock measurement too slowly; not measured", h->loom, c->pid);
-	return r == -2 ? -1 : r < 0 ? -2 : 0;
+	return r;
 }
 
 /* HELO: a client of this run says who it is and gives its nonce; we prove
@@ -279,8 +281,8 @@ static int hello(struct client *c, const char *text)
 		return -1;
 	/* The clock first: a process that does not answer is not one; one
 	 * that answers too slowly (a loaded host) is, unmeasured. */
-	int unmeasured = c->role == R_JOIN && h->joins_measured < 3 ? measure(h, c, 0) : 0;
-	if (unmeasured == -2)
+	int measured = c->role == R_JOIN && h->joins_measured < 3;
+	if (measured && measure(h, c, 0) == -1)
 		return -1;
 	struct oa_col_proc *p = oa_col_proc_get(h, (int)pid);
 	if (!p)
@@ -298,7 +300,7 @@ static int hello(struct client *c, const char *text)
 		char w[64];
 		snprintf(w, sizeof(w), "failstop=%d\nstreams=%d\n", failstop, !clocks_only);
 		send_frame(c->fd, OA_COL_WELC, w);
-		if (unmeasured) {
+		if (measured) {
 			c->stage = ST_DRAIN;
 			return 0;
 		}
@@ -351,13 +353,15 @@ static int fini(struct client *c, const char *text)
 	/* The clock again, for drift: once per host and second at most; or,
 	 * sooner, a better series where the join's was poor. */
 	struct oa_col_host *h = p->host;
-	int unmeasured = 0;
+	int measured = 1;
 	if (h->measured && oa_col_clock() - (h->measured == 2 ? h->t_last : h->t_first) > 1000000000ull)
-		unmeasured = measure(h, c, 1) != 0;
+		measure(h, c, 1);
 	else if (h->measured == 1 && oa_col_host_poor(h))
-		unmeasured = measure(h, c, 0) != 0;
+		measure(h, c, 0);
+	else
+		measured = 0;
 	send_frame(c->fd, OA_COL_BYE, NULL);
-	if (unmeasured) {
+	if (measured) {
 		c->stage = ST_DRAIN;
 		return 0;
 	}

@@ -69,8 +69,9 @@ void oa_col_clock_write(FILE *summary);
 /* clocks.c: measure a host's clock through one of its processes (fd):
  * the first processes of a host (again = 0) or a later one (again = 1).
  * 0, 1 when the host's first offset was just measured, -2 when the agent
- * answered too slowly (no series complete), -1 when it did not answer.  poor: its first round trip was far from the best seen
- * (measure the next process again). */
+ * answered too slowly (no series complete), -1 when it did not answer.
+ * poor: its first round trip was far from the best seen (measure the next
+ * process again). */
 int oa_col_host_measure(struct oa_col_host *h, int fd, int again);
 int oa_col_host_poor(const struct oa_col_host *h);
 
