@@ -101,7 +101,7 @@ static inline long oa_fstatat(int dirfd, const char *path, struct stat *st)
 #if (defined(__x86_64__) || defined(__aarch64__)) && defined(SYS_newfstatat)
 	return oa_sys4(SYS_newfstatat, dirfd, (long)path, (long)st, 0);
 #else
-	return fstatat(dirfd, path, st, 0) == 0 ? 0 : -1;
+	return fstatat(dirfd, path, st, 0) == 0 ? 0 : -errno;
 #endif
 }
 

@@ -339,8 +339,7 @@ OA_EARLY_TEXT static int tracedir_is_the_runs(int may_setenv)
 		if (!oa_strcmp(same, id))
 			return 1;
 	}
-	/* -EPERM is -1: libc's fstatat's failure too (errno then). */
-	int denied = e == -EACCES || e == -EPERM || (e == -1 && errno == EACCES);
+	int denied = e == -EACCES || e == -EPERM;
 	const char *said = oa_env_snap_on ? oa_env(OA_ENV_TRACEDIR_UNREACHABLE) : oa_getenv(said_name);
 	if (said && !oa_strcmp(said, mine))
 		atomic_store(&said_open_error, 1); /* an earlier process of the run said it */
