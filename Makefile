@@ -86,7 +86,7 @@ $(B)/gen/exports.map: $(EXPORT_LISTS)
 # calls and a page fault less in every process that loads the agent,
 # disabled or not; docs/internals.md).
 # The tools' die()/err() (common/die.c) stay out of the agent.
-AGENT_WRITER_OBJ := $(filter-out $(B)/obj/common/die.o,$(WRITER_OBJ))
+AGENT_WRITER_OBJ := $(filter-out $(B)/obj/common/die.o $(B)/obj/writer/runspool.o,$(WRITER_OBJ))
 $(LIB): $(AGENT_WRITER_OBJ) $(AGENT_OBJ) $(B)/gen/exports.map preload/layout.ld
 	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ $(AGENT_WRITER_OBJ) $(AGENT_OBJ) -Wl,--version-script=$(B)/gen/exports.map \
@@ -107,7 +107,7 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
 # ovnirun writes the threads' spools out while the run goes on (ovnirun_watch.c).
-RUN_WRITER := $(addprefix $(B)/obj/writer/,spool.o files.o stream.o clock.o meta.o) $(addprefix $(B)/obj/common/,env.o arena.o slab.o)
+RUN_WRITER := $(addprefix $(B)/obj/writer/,spool.o runspool.o files.o stream.o clock.o meta.o) $(addprefix $(B)/obj/common/,env.o arena.o slab.o)
 $(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/common/log.o $(B)/obj/common/die.o $(B)/obj/common/fdroom.o $(RUN_WRITER)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^

@@ -40,6 +40,10 @@
  * unnoticed. */
 #define OA_START_TEXT __attribute__((section(".text.sorted.oa_start")))
 #define OA_THREAD_TEXT __attribute__((section(".text.sorted.oa_thread")))
+/* The start of a process whose first stream is in the run's spool (under
+ * ovnirun, writer/spool.h): after the start text, before the thread's,
+ * so that the plain start keeps its two windows. */
+#define OA_RUN_TEXT __attribute__((section(".text.sorted.oa_start_run")))
 /* A large buffer (4 KiB or more) that a process may never touch, or a
  * smaller one that only some runs use (a collector's), placed after .bss
  * (in .lbss) so that the small variables every traced process writes

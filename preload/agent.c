@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,7 +67,12 @@ static char procdir_buf[PROCDIR_MAX] OA_LARGE_BSS;
 static char *procdir = procdir_buf;
 static char stagedir[4600] OA_LARGE_BSS; /* same under OVNI_TMPDIR, when staged */
 static int staged;                       /* stagedir holds one (read this, not stagedir[0]: its page) */
-static int fresh_procdir;                /* procdir was made by this image: no earlier image's streams */
+/* The run's spool (writer/spool.h), mapped (a fork child keeps its
+ * parent's), and whether this image's first stream starts there. */
+static uint8_t *run_map;
+static int run_first;
+static const char *run_rel; /* procdir, relative to the trace */
+static int fresh_procdir;   /* procdir was made by this image: no earlier image's streams */
 /* The threads' spool (writer/spool.h): made when the first thread after
  * the process's own starts; unpacked when the process ends. */
 static struct oa_spool spool OA_LARGE_BSS;
@@ -435,6 +441,71 @@ OA_START_TEXT static void spool_forget(void)
 	atomic_store(&spool_state, 0);
 }
 
+/* The run's spool mapped, when ovnirun made one for the trace: 1 yes. */
+#define RUN_NONE ((uint8_t *)1) /* run_map: looked for, none (once per image) */
+OA_RUN_TEXT static int run_attach(void)
+{
+	if (run_map)
+		return run_map != RUN_NONE;
+	run_map = RUN_NONE;
+	/* 8 MiB of address space is not ours to take from a program that
+	 * limits its own (as a process's spool, writer/spool.c). */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur != RLIM_INFINITY)
+		return 0;
+	/* The name on the stack (stored by the code itself): no page of
+	 * .rodata, no byte more of .data (whose size moves .bss's pages). */
+	char name[] = "/" OA_RUN_SPOOL_NAME;
+	size_t t = strlen(oa_cfg.tracedir);
+	char *path = oa_arena_take(t + sizeof(name));
+	if (!path)
+		return 0;
+	memcpy(path, oa_cfg.tracedir, t);
+	memcpy(path + t, name, sizeof(name));
+	uint8_t *m = oa_run_attach(path, oa_cfg.root_pid, oa_cfg.loom);
+	if (m)
+		run_map = m;
+	return m != NULL;
+}
+
+/* A child the process reaped, gone in its slot of the run's spool (killed,
+ * or ended without libc): its stream written out, cut after its last whole
+ * event, for the finish that follows (agent_child_gone); 0.  A child that
+ * ended its stream there (DONE, or ovnirun writing it out) is ovnirun's:
+ * 1, no finish (its files may be half written). */
+int agent_run_reaped(pid_t pid)
+{
+	if (!oa_cfg.spool_watch[0] || !run_attach())
+		return 0;
+	struct oa_spool_slot *s = oa_run_find(run_map, pid);
+	if (!s)
+		return 0;
+	if (atomic_load(&s->state) != OA_SPOOL_LIVE)
+		return 1;
+	sigset_t old;
+	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
+	int r = oa_run_write(oa_cfg.tracedir, run_map, s, OA_SPOOL_LIVE);
+	if (r < 0)
+		oa_xfsz_forget(xfsz);
+	oa_sigrestore(&old);
+	return r <= 0; /* not written by us: left to ovnirun */
+}
+
+/* Does this process start in the run's spool: mapped, and no directory
+ * of its pid in the trace (an earlier image's, or a process's that had
+ * the pid before)? */
+__attribute__((noinline)) OA_RUN_TEXT static int run_fresh(void)
+{
+	if (!run_attach())
+		return 0;
+	const char *rel;
+	struct stat st;
+	int d = oa_path_at(procdir, &rel);
+	run_rel = procdir + strlen(oa_cfg.tracedir) + 1;
+	return run_first = oa_fstatat(d, rel, &st) == -ENOENT;
+}
+
 /* What a process's first stream begins with when its start was late (a
  * fork child that started at its first event, or the program it exec'd):
  * OHx at the fork, the process marks it could not write then (fork, exec)
@@ -474,6 +545,11 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	atomic_store(&t->s.labels.ovni_attrs, NULL);
 	t->s.meta = &oa_meta;
 	cfg.spool = sp;
+	if (run_first && t->tid == oa_meta.pid) {
+		cfg.run = run_map; /* once: a later stream of the tid (a failed exec's) goes on in files */
+		cfg.run_rel = run_rel;
+		run_first = 0;
+	}
 	/* No slot for it (the spool is full, or failed): the spool may hold
 	 * an earlier stream of its tid all the same. */
 	if (!sp && t->tid != oa_meta.pid && atomic_load(&spool_state) == 2)
@@ -749,6 +825,9 @@ OA_START_TEXT static void process_end(int in_signal, int for_exec)
 			oa_log("could not write the streams of the threads spooled in %s", procdir);
 		spooled = atomic_load(&spool.nfiles) != 0;
 	}
+	/* The next image goes on with the main stream: from files. */
+	if (last && for_exec && last->s.slot && last->s.run)
+		oa_stream_unslot(&last->s);
 	if (last && (!spooled || for_exec))
 		end_stream(last, in_signal);
 	oa_files_ending(0);
@@ -801,6 +880,11 @@ void agent_user_change(uid_t euid)
 	oa_stream_anchor(oa_cfg.tracedir);
 	if (oa_cfg.staging)
 		oa_stream_anchor(oa_cfg.tmpdir); /* the first one wins: staging is rare */
+	/* A stream in the run's spool has no directory yet: the process
+	 * makes its files there as the new user (when it outgrows its slot,
+	 * or for its threads). */
+	if (run_map && run_map != RUN_NONE)
+		oa_mkdir_p(procdir);
 	int r = oa_owner_give(procdir, euid, (gid_t)-1);
 	if (staged)
 		oa_owner_give(stagedir, euid, (gid_t)-1);
@@ -1175,6 +1259,10 @@ OA_START_TEXT static int take_handover(void)
 	oa_env_unset(OA_ENV_FORKED); /* the program's children see none */
 	if (!ok)
 		return -1;
+	/* Its values are drawn before set_process_dirs(): the pid-based ones
+	 * (no .values page: a full disk, `ulimit -f`) are this process's, not
+	 * pid 0's, which every exec'd image shared. */
+	oa_pid = h.pid;
 	prelude_on = 1;
 	prelude.at = h.t_fork;
 	prelude.n = 0;
@@ -1202,8 +1290,12 @@ OA_START_TEXT static int start_process(int creator_tid)
 	 * staged, no collector) and is new, it has none: no look into it
 	 * (two failed lookups), and the first thread's mkdir succeeds at once. */
 	fresh_procdir = 0;
-	if (!staged && !oa_col_active())
-		fresh_procdir = oa_mkdir_p(procdir) == 1;
+	if (!staged && !oa_col_active()) {
+		/* Under ovnirun, a process whose pid has no directory yet starts
+		 * in the run's spool: no directory or file of its own. */
+		if (!oa_cfg.spool_watch[0] || !(fresh_procdir = run_fresh()))
+			fresh_procdir = oa_mkdir_p(procdir) == 1;
+	}
 	if (!fresh_procdir)
 		oa_images_scan(procdir);
 	oa_registry_init();

@@ -173,6 +173,10 @@ void agent_exec_attempt(const char *path);
  * unfinished (SIGKILL, no libc exit), they are finished now, with an
  * event saying how it ended.  Async-signal-safe (a SIGCHLD handler reaps). */
 void agent_child_gone(pid_t pid, int status);
+/* A child reaped: its stream still in the run's spool (it died there)
+ * written out first (writer/spool.h); 1 when it is ovnirun's to write
+ * (no finish). */
+int agent_run_reaped(pid_t pid);
 
 /* A fatal signal arrived: mark it on the calling thread (async-signal-safe). */
 void agent_signal_event(int sig);

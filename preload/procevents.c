@@ -281,6 +281,8 @@ OA_START_TEXT void agent_child_gone(pid_t pid, int status)
 		return;
 	if (!WIFEXITED(status) && !WIFSIGNALED(status))
 		return;
+	if (agent_run_reaped(pid))
+		return;
 	/* The usual case, a child that finished its streams, looked at with a
 	 * small stack (the buffers below took 5 pages of it: after a fork,
 	 * each is a copy-on-write fault, per command of a shell). */

@@ -6,6 +6,7 @@
  * thread with OHe, and set "ovni.finished": 1.  Streams with no event at all
  * are set aside (stream.json renamed to stream.json.empty). */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -555,6 +556,47 @@ static int unpack_all_spools(const char *trace, const char *loom, const long lon
 	return total;
 }
 
+/* Is process pid running (here), not a zombie? */
+static int pid_alive(int pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+}
+
+/* The run's spool (writer/spool.h) that its ovnirun could not empty (it was
+ * killed, or processes of the run outlived it): the streams of processes
+ * that are gone written out, to be finished below like any other. */
+static int unpack_run_spool(const char *trace, int dry)
+{
+	int in_use = oa_run_unpack_file(trace, 0, NULL);
+	if (in_use <= 0)
+		return 0;
+	if (dry) {
+		printf("would write the streams in %s/%s (%d)\n", trace, OA_RUN_SPOOL_NAME, in_use);
+		return in_use;
+	}
+	int n = oa_run_unpack_file(trace, 1, pid_alive);
+	if (n < 0)
+		err("%s/%s: %s: some streams stay in it", trace, OA_RUN_SPOOL_NAME, strerror(-n));
+	else if (n > 0)
+		printf("wrote %d streams of %s/%s\n", n, trace, OA_RUN_SPOOL_NAME);
+	int left = oa_run_unpack_file(trace, 0, NULL);
+	if (left > 0) {
+		live_procs += left;
+		printf("%s/%s: %d stream%s of processes still running left there; repair it once they have ended\n",
+		       trace, OA_RUN_SPOOL_NAME, left, left > 1 ? "s" : "");
+	}
+	return n > 0 ? n : 0;
+}
+
 int cmd_repair(int argc, char **argv)
 {
 	static const struct option opts[] = { { "dry-run", no_argument, 0, 'n' },
@@ -589,6 +631,8 @@ int cmd_repair(int argc, char **argv)
 	for (int k = 0; k < npids; k++)
 		nlocks += lock_process(argv[optind], loom, pids[k], locks + nlocks, 256 - nlocks);
 	int unspooled = looms_only ? 0 : unpack_all_spools(argv[optind], loom, pids, npids, dry);
+	if (!looms_only && !npids)
+		unspooled += unpack_run_spool(argv[optind], dry);
 	struct rd_trace t;
 	rd_open_or_die(&t, argv[optind]);
 	trace_of_repair = &t;

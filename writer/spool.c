@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../common/compiler.h"
+#include "../common/str.h"
 #include "../common/sys.h"
 #include "../common/fdroom.h"
 #include "../common/log.h"
@@ -125,6 +126,10 @@ OA_THREAD_TEXT static int add_file_in(struct oa_spool *sp)
 	for (int tries = 0; tries < 256 && fd < 0; tries++, k++) {
 		file_path(sp, k, path, sizeof(path));
 		fd = oa_open_at(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		/* A process whose first stream is in the run's spool has no
+		 * directory yet. */
+		if (fd < 0 && errno == ENOENT && !tries && oa_mkdir_p(sp->procdir) >= 0)
+			fd = oa_open_at(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0 && (e = errno) != EEXIST)
 			break;
 	}
@@ -895,4 +900,201 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 	}
 	order_done(order);
 	return done;
+}
+
+/* ---- The run's spool (spool.h) ---- */
+
+_Static_assert(sizeof(struct oa_spool_header) <= OA_RUN_AT, "run spool: the spool header first");
+_Static_assert(OA_RUN_AT + sizeof(struct oa_run_header) <= OA_SPOOL_TIDS_AT, "run spool header");
+
+static struct oa_run_header *run_header(uint8_t *map)
+{
+	return (struct oa_run_header *)(map + OA_RUN_AT);
+}
+
+static const char *run_rel(struct oa_spool_slot *s)
+{
+	return oa_spool_json(s) + OA_SLOT_JSON;
+}
+
+/* The file at fd mapped, if it is a run's spool of our layout. */
+OA_RUN_TEXT uint8_t *oa_run_map_fd(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || (size_t)st.st_size != file_len())
+		return NULL;
+	void *m = mmap(NULL, file_len(), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return NULL;
+	struct oa_spool_header *h = header_of(m);
+	if (memcmp(h->magic, OA_SPOOL_MAGIC, 8) || memcmp(run_header(m)->magic, OA_RUN_MAGIC, 8) ||
+	    h->slot_size != OA_SPOOL_SLOT || h->nslots != OA_SPOOL_SLOTS || h->json_cap != OA_SPOOL_JSON ||
+	    h->obs_cap != OA_SPOOL_OBS) {
+		munmap(m, file_len());
+		return NULL;
+	}
+	return m;
+}
+
+OA_RUN_TEXT uint8_t *oa_run_attach(const char *path, int root_pid, const char *loom)
+{
+	if (!oa_fd_room())
+		return NULL;
+	int fd = oa_open_at(path, O_RDWR | O_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	uint8_t *m = oa_run_map_fd(fd);
+	oa_nc_close(fd);
+	struct oa_run_header *h = m ? run_header(m) : NULL;
+	if (m && (!atomic_load(&h->ready) || atomic_load(&h->gone) || atomic_load(&h->root_pid) != root_pid ||
+		  oa_strcmp(h->loom, loom))) {
+		munmap(m, file_len());
+		m = NULL;
+	}
+	return m;
+}
+
+OA_RUN_TEXT struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char *rel, uint8_t **obs)
+{
+	size_t rl = strlen(rel);
+	if (rl >= OA_RUN_PATH || pid <= 0 || atomic_load(&run_header(map)->gone))
+		return NULL;
+	unsigned i0 = (unsigned)pid % OA_SPOOL_SLOTS;
+	for (unsigned k = 0; k < OA_RUN_PROBE; k++) {
+		unsigned i = (i0 + k) % OA_SPOOL_SLOTS;
+		struct oa_spool_slot *s = slot_at(map, i);
+		uint32_t expect = OA_SPOOL_FREE;
+		if (atomic_load_explicit(&s->state, memory_order_relaxed) != OA_SPOOL_FREE ||
+		    !atomic_compare_exchange_strong(&s->state, &expect, OA_SPOOL_LIVE))
+			continue;
+		/* Its blocks reserved now (the file is sparse), the faults
+		 * taken: writes through the mapping never meet a full file
+		 * system. */
+		if (madvise(s, OA_SPOOL_SLOT, MADV_POPULATE_WRITE) != 0) {
+			atomic_store(&s->state, OA_SPOOL_FREE);
+			return NULL;
+		}
+		memcpy(oa_spool_json(s) + OA_SLOT_JSON, rel, rl + 1);
+		s->json_len = 0;
+		s->obs_len = 0;
+		atomic_fetch_or(&run_header(map)->used[i / 64], (uint64_t)1 << (i % 64));
+		/* As taken_as(), here: its text is the threads'. */
+		s->tid = pid;
+		_Atomic uint8_t *c = tids_of(map) + ((unsigned)pid & (OA_SPOOL_TIDS - 1));
+		uint8_t v = atomic_load_explicit(c, memory_order_relaxed);
+		while (v != 255 && !atomic_compare_exchange_weak_explicit(c, &v, (uint8_t)(v + 1), memory_order_relaxed,
+									  memory_order_relaxed))
+			;
+		s->idx = i;
+		s->spill_base = 0;
+		atomic_store_explicit(&s->spilling, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->seq, atomic_fetch_add(&header_of(map)->seq, 1) + 1, memory_order_relaxed);
+		*obs = oa_spool_obs(s);
+		return s;
+	}
+	return NULL;
+}
+
+struct oa_spool_slot *oa_run_find(uint8_t *map, int pid)
+{
+	if (pid <= 0 ||
+	    !atomic_load_explicit(tids_of(map) + ((unsigned)pid & (OA_SPOOL_TIDS - 1)), memory_order_acquire))
+		return NULL;
+	/* The first in the probe order: each slot looked at is a page (an
+	 * earlier process of a recycled pid may hold one after it: rare). */
+	unsigned i0 = (unsigned)pid % OA_SPOOL_SLOTS;
+	for (unsigned k = 0; k < OA_RUN_PROBE; k++) {
+		struct oa_spool_slot *s = slot_at(map, (i0 + k) % OA_SPOOL_SLOTS);
+		if (atomic_load(&s->state) != OA_SPOOL_FREE && s->tid == pid)
+			return s;
+	}
+	return NULL;
+}
+
+OA_RUN_TEXT void oa_run_done(uint8_t *map, struct oa_spool_slot *s)
+{
+	unsigned i = s->idx;
+	atomic_thread_fence(memory_order_seq_cst); /* DONE before gone is read (oa_run_gone) */
+	if (i < OA_SPOOL_SLOTS)
+		atomic_fetch_or(&run_header(map)->done[i / 64], (uint64_t)1 << (i % 64));
+}
+
+OA_RUN_TEXT int oa_run_gone(uint8_t *map)
+{
+	return (int)atomic_load_explicit(&run_header(map)->gone, memory_order_seq_cst);
+}
+
+/* Slot s taken over (expect -> BUSY) and written out into procdir, or
+ * into tracedir/<its directory> when procdir is NULL. */
+static int run_write(const char *tracedir, const char *procdir, uint8_t *map, struct oa_spool_slot *s, uint32_t expect)
+{
+	uint32_t was = expect;
+	if (!atomic_compare_exchange_strong(&s->state, &was, OA_SPOOL_BUSY))
+		return 0;
+	unsigned i = s->idx;
+	if (i < OA_SPOOL_SLOTS)
+		atomic_fetch_and(&run_header(map)->done[i / 64], ~((uint64_t)1 << (i % 64)));
+	/* Its directory, under the trace's, never elsewhere. */
+	char dir[4400];
+	int r = 0;
+	if (!procdir) {
+		const char *rel = run_rel(s);
+		size_t rl = 0;
+		while (rl < OA_RUN_PATH && rel[rl])
+			rl++;
+		if (rl == OA_RUN_PATH || strncmp(rel, "loom.", 5) || strstr(rel, "..") || !strstr(rel, "/proc.") ||
+		    oa_snprintf(dir, sizeof(dir), "%s/%s", tracedir, rel) < 0)
+			r = -EINVAL;
+		procdir = dir;
+	}
+	int live = expect != OA_SPOOL_DONE;
+	if (!r)
+		r = write_slot(procdir, s, live, NULL, 0);
+	if (r < 0) {
+		atomic_store(&s->state, expect);
+		if (!live && i < OA_SPOOL_SLOTS)
+			atomic_fetch_or(&run_header(map)->done[i / 64], (uint64_t)1 << (i % 64));
+		return r;
+	}
+	oa_run_release(map, s, live ? OA_SPOOL_OBS : s->obs_len);
+	return 1;
+}
+
+void oa_run_release(uint8_t *map, struct oa_spool_slot *s, size_t used)
+{
+	unsigned i = s->idx;
+	release_at(map, i, used);
+	if (i < OA_SPOOL_SLOTS)
+		atomic_fetch_and(&run_header(map)->used[i / 64], ~((uint64_t)1 << (i % 64)));
+}
+
+int oa_run_write(const char *tracedir, uint8_t *map, struct oa_spool_slot *s, uint32_t expect)
+{
+	return run_write(tracedir, NULL, map, s, expect);
+}
+
+int oa_run_write_in(const char *procdir, uint8_t *map, struct oa_spool_slot *s)
+{
+	int r = run_write(NULL, procdir, map, s, OA_SPOOL_DONE);
+	/* The last process of the run (ovnirun gone): the file goes with it
+	 * (TRACE/loom.L/proc.P -> TRACE/spool.run.oa). */
+	struct oa_run_header *h = run_header(map);
+	for (unsigned w = 0; w < OA_SPOOL_SLOTS / 64; w++)
+		if (atomic_load(&h->used[w]))
+			return r;
+	char path[4400];
+	if (oa_snprintf(path, sizeof(path), "%s", procdir) < 0)
+		return r;
+	for (int up = 0; up < 2; up++) {
+		char *slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			return r;
+		*slash = '\0';
+	}
+	size_t n = strlen(path);
+	if (n + sizeof("/" OA_RUN_SPOOL_NAME) <= sizeof(path)) {
+		memcpy(path + n, "/" OA_RUN_SPOOL_NAME, sizeof("/" OA_RUN_SPOOL_NAME));
+		oa_unlink_at(path);
+	}
+	return r;
 }

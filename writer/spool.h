@@ -211,4 +211,122 @@ extern _Atomic unsigned oa_spool_waits;
 int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len,
 			 int take_watched);
 
+/* The run's spool.  Under ovnirun, a process that starts with no stream of
+ * its pid in the trace (not an exec'd image of a traced one) writes its
+ * first stream into a slot of one file of the run, TRACE/spool.run.oa
+ * (OA_RUN_SPOOL_NAME), which ovnirun makes, reserves and maps: no
+ * directory or file is made by the process for it (two directories and
+ * two files, ~50 us of a traced `/bin/true` on tmpfs, more on a disk).
+ * ovnirun writes each slot that is DONE out as loom.L/proc.P/thread.T while
+ * the program runs, on a core it leaves idle.  The same layout as a
+ * process's spool (header page, OA_SPOOL_SLOTS slots); a process takes the
+ * slot at pid % OA_SPOOL_SLOTS or one of the OA_RUN_PROBE after it, so that
+ * its parent finds it by pid; the slot's json area keeps its last
+ * OA_RUN_PATH bytes for the process directory, relative to the trace; its
+ * stream.json is rendered there at the start (a process killed at once
+ * keeps its metadata, as one with files does).  A slot leaves the spool
+ * as a thread's does: into files of its own when it outgrows it, or when
+ * its image execs (the next image goes on in them); at the end (DONE) for
+ * ovnirun; by the parent that reaps a child killed in it (oa_run_write,
+ * then the usual finish); by ovnirun at the end for a process gone without
+ * a parent that did; by the process itself when ovnirun has gone (gone).
+ * `ovni-auto repair` writes out what is left. */
+#define OA_RUN_SPOOL_NAME "spool.run.oa"
+#define OA_RUN_MAGIC "oarun001"
+#define OA_RUN_PROBE 16u
+#define OA_RUN_PATH 256u
+/* Room for a slot's stream.json (a thread's too: one limit for both, no
+ * test on the way; a larger one goes to files of its own). */
+#define OA_SLOT_JSON (OA_SPOOL_JSON - OA_RUN_PATH)
+/* In the header page, after struct oa_spool_header, before the tid counts. */
+#define OA_RUN_AT 1024u
+struct oa_run_header {
+	char magic[8];
+	_Atomic uint32_t ready;                     /* the slots' blocks are reserved: slots may be taken */
+	_Atomic uint32_t gone;                      /* ovnirun is gone: a process writes its own slot out */
+	_Atomic uint64_t done[OA_SPOOL_SLOTS / 64]; /* DONE slots, for ovnirun */
+	_Atomic uint64_t used[OA_SPOOL_SLOTS / 64]; /* slots taken and not yet written out */
+	/* Whose it is: the run's first process (OVNI_ROOT_PID: another run's,
+	 * or a stale one, is not ours) and the loom whose directory ovnirun
+	 * made (a process of another loom, a PID namespace's, makes its own). */
+	_Atomic int32_t root_pid;
+	char loom[256];
+};
+
+static inline struct oa_spool_slot *oa_spool_slot_at(uint8_t *map, unsigned i)
+{
+	return (struct oa_spool_slot *)(map + OA_SPOOL_HEADER + (size_t)i * OA_SPOOL_SLOT);
+}
+static inline struct oa_spool_header *oa_spool_header_of(uint8_t *map)
+{
+	return (struct oa_spool_header *)map;
+}
+static inline struct oa_run_header *oa_run_header_of(uint8_t *map)
+{
+	return (struct oa_run_header *)(map + OA_RUN_AT);
+}
+
+/* The file at fd mapped, if it is a run's spool of our layout, or NULL. */
+uint8_t *oa_run_map_fd(int fd);
+
+/* ovnirun: make the file (0 or -errno), then map it (ready), or NULL.  It
+ * stays sparse: a process reserves its slot's blocks when it takes it
+ * (MADV_POPULATE_WRITE: a full file system is no slot, never a SIGBUS),
+ * so that a run costs the pages of its slots in use, not 8 MiB. */
+int oa_run_create(const char *path, const char *loom);
+/* The run's first process, once ovnirun has started it. */
+void oa_run_root(uint8_t *map, int root_pid);
+uint8_t *oa_run_open(const char *path, int prepare);
+size_t oa_run_len(void);
+
+/* A process of run root_pid and loom `loom`: map the run's spool at path
+ * if it is ready and theirs (or NULL). */
+uint8_t *oa_run_attach(const char *path, int root_pid, const char *loom);
+
+/* A slot for process pid (LIVE), its directory `rel` (relative to the
+ * trace) noted in it; its obs area in *obs.  NULL when none is free. */
+struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char *rel, uint8_t **obs);
+
+/* The slot process pid holds (the first found), or NULL; without a probe
+ * when the header's count says there is none. */
+struct oa_spool_slot *oa_run_find(uint8_t *map, int pid);
+
+/* A slot just made DONE (its obs_len and json_len set): shown to ovnirun. */
+void oa_run_done(uint8_t *map, struct oa_spool_slot *s);
+
+/* Free a run slot its stream left (into files of its own), used: the obs
+ * bytes it wrote. */
+void oa_run_release(uint8_t *map, struct oa_spool_slot *s, size_t used);
+
+/* Is ovnirun gone (a process then writes its slot out itself)? */
+int oa_run_gone(uint8_t *map);
+
+/* Write slot s out into tracedir/<its directory>/thread.T and free it, if
+ * it is in state `expect` (DONE, or LIVE for a process that is gone): 1,
+ * 0 when it is not (someone else has it), or -errno (left as it was).
+ * Signals should be blocked by the caller. */
+int oa_run_write(const char *tracedir, uint8_t *map, struct oa_spool_slot *s, uint32_t expect);
+
+/* The process itself, ovnirun gone: its DONE slot s into procdir (its
+ * own directory).  1, 0 (not DONE: ovnirun took it), or -errno. */
+int oa_run_write_in(const char *procdir, uint8_t *map, struct oa_spool_slot *s);
+
+/* ovnirun: write the DONE slots out (in the order they were taken); with
+ * alive (the end of the run), the LIVE slots of processes that are gone
+ * too.  The streams written; *in_use: slots left. */
+int oa_run_unpack(const char *tracedir, uint8_t *map, int (*alive)(int pid, const uint8_t *obs), unsigned *in_use);
+
+/* ovnirun, at its end: gone (what ends from now on is written out by its
+ * process). */
+void oa_run_leave(uint8_t *map);
+
+/* `ovni-auto repair` and `check`: the run's spool of trace `tracedir`,
+ * if any.  write 0: the slots in use.  write 1: every slot in use written
+ * out (in the order taken: DONE ones as they are, the others as cut
+ * short), but those of processes that alive() says still run; the file
+ * removed when none is left and its ovnirun (the header's pid) is gone.
+ * The slots in use (write 0) or the streams written, 0 for no file (or
+ * none), or -errno. */
+int oa_run_unpack_file(const char *tracedir, int write, int (*alive)(int pid));
+
 #endif

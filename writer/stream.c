@@ -225,7 +225,7 @@ static const char *where(const struct oa_stream *s)
 }
 
 /* The first window in a spool slot: no system call. */
-static int open_slot(struct oa_stream *s, struct oa_spool *sp)
+__attribute__((noinline)) OA_THREAD_TEXT static int open_slot(struct oa_stream *s, struct oa_spool *sp)
 {
 	uint8_t *obs;
 	struct oa_spool_slot *slot = oa_spool_take(sp, s->tid, &obs);
@@ -243,6 +243,37 @@ static int open_slot(struct oa_stream *s, struct oa_spool *sp)
 	 * start ~1.7 KB of JSON. */
 	slot->json_len = 0;
 	s->slot = slot;
+	s->run = NULL;
+	s->map = obs;
+	s->map_len = OA_SPOOL_OBS;
+	s->map_off = 0;
+	s->pos = obs + OVNI_HEADER_SIZE;
+	s->soft_end = obs + OA_SPOOL_OBS - OA_STREAM_RESERVE;
+	s->committed_size = OVNI_HEADER_SIZE;
+	s->live = 1;
+	atomic_store(&s->closed, 0);
+	return 0;
+}
+
+/* The same in a slot of the run's spool (spool.h), its stream.json
+ * rendered there now: a process killed in it keeps its metadata. */
+__attribute__((noinline)) OA_RUN_TEXT static int open_run_slot(struct oa_stream *s, const struct oa_stream_cfg *cfg)
+{
+	uint8_t *obs;
+	struct oa_spool_slot *slot;
+	if (cfg->spool || !cfg->meta || s->has_final || !(slot = oa_run_take(cfg->run, s->tid, cfg->run_rel, &obs)))
+		return -1;
+	ssize_t n = oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, 0, &s->labels);
+	if (n <= 0) {
+		oa_run_release(cfg->run, slot, 0);
+		return -1;
+	}
+	uint32_t version = OVNI_STREAM_VERSION;
+	memcpy(obs, OVNI_STREAM_MAGIC, 4);
+	memcpy(obs + 4, &version, 4);
+	slot->json_len = (uint32_t)n;
+	s->slot = slot;
+	s->run = cfg->run;
 	s->map = obs;
 	s->map_len = OA_SPOOL_OBS;
 	s->map_off = 0;
@@ -402,6 +433,8 @@ OA_START_TEXT int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg
 
 	s->slot = NULL;
 	s->spool = cfg->spool ? cfg->spool : cfg->settle;
+	if (cfg->run && open_run_slot(s, cfg) == 0)
+		return 0;
 	if (cfg->spool && cfg->meta && !s->has_final) {
 		if (open_slot(s, cfg->spool) == 0)
 			return 0;
@@ -485,7 +518,11 @@ int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *
 			r = advance(s, fd, size, need, ps);
 			if (r == 0) {
 				s->slot = NULL;
-				oa_spool_release(slot, cur);
+				if (s->run)
+					oa_run_release(s->run, slot, cur);
+				else
+					oa_spool_release(slot, cur);
+				s->run = NULL;
 			} else {
 				s->map = obs; /* the slot is still the stream's */
 				s->map_len = OA_SPOOL_OBS;
@@ -773,8 +810,20 @@ OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
 
 int oa_stream_sync_meta(struct oa_stream *s)
 {
+	/* A slot's stream.json is written when it ends; one of the run's
+	 * spool, which a finisher takes as it is when the process dies in it,
+	 * is rendered there again now (memory only: a process about to be
+	 * sealed makes no system call). */
+	if (s->live && !s->meta_written && s->slot && s->run) {
+		s->slot->json_len = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+		ssize_t n = oa_meta_render(s->meta, oa_spool_json(s->slot), OA_SLOT_JSON, s->tid, 0, &s->labels);
+		atomic_signal_fence(memory_order_seq_cst);
+		s->slot->json_len = n > 0 ? (uint32_t)n : 0;
+		return n > 0 ? 0 : -ENOSPC;
+	}
 	if (!s->live || s->meta_written || s->slot)
-		return 0; /* a slot's stream.json is written when it ends */
+		return 0;
 	sigset_t old;
 	oa_sigblock(&old);
 	int r = write_meta(s->path, s, 0);
@@ -782,23 +831,41 @@ int oa_stream_sync_meta(struct oa_stream *s)
 	return r;
 }
 
+/* A slot of the run's spool DONE, for ovnirun; gone, it writes it out no
+ * more: we do (whichever of us sees the other's store takes the slot). */
+__attribute__((noinline)) OA_RUN_TEXT static int close_run_slot(struct oa_stream *s, struct oa_spool_slot *slot)
+{
+	oa_run_done(s->run, slot);
+	if (!oa_run_gone(s->run))
+		return 0;
+	sigset_t old;
+	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
+	int r = oa_run_write_in(s->path_base, s->run, slot);
+	if (r < 0)
+		oa_xfsz_forget(xfsz);
+	oa_sigrestore(&old);
+	return r < 0 ? r : 0;
+}
+
 /* Close a stream whose window is a spool slot: its stream.json into the
  * slot, which is then DONE (the spool is unpacked later); or, when it does
  * not fit there, files of its own now. */
-static int close_slot(struct oa_stream *s)
+__attribute__((noinline)) OA_RUN_TEXT static int close_slot(struct oa_stream *s)
 {
 	struct oa_spool_slot *slot = s->slot;
 	uint64_t len = oa_stream_size(s);
 	if (!s->meta_written)
 		slot->json_len = 0;
-	ssize_t n = s->meta_written
-			    ? (ssize_t)slot->json_len
-			    : oa_meta_render(s->meta, oa_spool_json(slot), OA_SPOOL_JSON, s->tid, 1, &s->labels);
+	ssize_t n = s->meta_written ? (ssize_t)slot->json_len
+				    : oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, 1, &s->labels);
 	int r = 0;
 	if (n > 0) {
 		slot->obs_len = len;
 		slot->json_len = (uint32_t)n;
 		atomic_store_explicit(&slot->state, OA_SPOOL_DONE, memory_order_release);
+		if (s->run)
+			r = close_run_slot(s, slot);
 	} else {
 		slot->json_len = 0;
 		sigset_t old;
@@ -812,9 +879,13 @@ static int close_slot(struct oa_stream *s)
 		if (r)
 			oa_xfsz_forget(xfsz);
 		oa_sigrestore(&old);
-		oa_spool_release(slot, len);
+		if (s->run)
+			oa_run_release(s->run, slot, len);
+		else
+			oa_spool_release(slot, len);
 	}
 	s->slot = NULL;
+	s->run = NULL;
 	s->map = s->pos = s->soft_end = NULL;
 	s->live = 0;
 	return r;
@@ -989,7 +1060,7 @@ OA_START_TEXT int oa_stream_end(struct oa_stream *s)
 			s->slot->json_len = 0;
 			atomic_signal_fence(memory_order_seq_cst);
 			ssize_t n =
-				oa_meta_render(s->meta, oa_spool_json(s->slot), OA_SPOOL_JSON, s->tid, 1, &s->labels);
+				oa_meta_render(s->meta, oa_spool_json(s->slot), OA_SLOT_JSON, s->tid, 1, &s->labels);
 			s->meta_written = n > 0;
 			s->slot->json_len = n > 0 ? (uint32_t)n : 0;
 		} else {
@@ -1033,4 +1104,12 @@ OA_START_TEXT void oa_stream_drop(struct oa_stream *s)
 	s->slot = NULL; /* a fork child: the slot is the parent's */
 	s->map = s->pos = s->soft_end = NULL;
 	s->live = 0;
+}
+
+int oa_stream_unslot(struct oa_stream *s)
+{
+	if (!s->live || !s->slot || !s->run)
+		return 0;
+	uint64_t t0, t1;
+	return oa_stream_advance(s, 0, &t0, &t1);
 }

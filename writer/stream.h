@@ -77,6 +77,7 @@ struct oa_stream {
 	const struct oa_meta *meta;  /* what stream.json says (NULL: no stream.json) */
 	struct oa_spool_slot *slot;  /* the window is this slot of the process's spool (spool.h) */
 	struct oa_spool *spool;      /* that spool (or the one cfg->settle named): oa_spool_settle */
+	uint8_t *run;                /* or: the slot is one of the run's spool, mapped here (spool.h) */
 	struct oa_label_list labels; /* mark labels this stream writes */
 	int claimed;                 /* claimed by oa_registry_end_others() */
 	struct oa_stream *next;      /* registry list, never unlinked */
@@ -210,6 +211,12 @@ struct oa_stream_cfg {
 	 * all the same (it has no free slot); they are written out before the
 	 * stream's files are made (oa_spool_settle).  With spool, that one. */
 	struct oa_spool *settle;
+	/* Without spool: start in a slot of the run's spool mapped at run
+	 * (spool.h, needs meta), the process directory noted there as
+	 * run_rel (relative to the trace); its stream.json rendered there
+	 * now. */
+	uint8_t *run;
+	const char *run_rel;
 };
 
 /* Create the directory and stream.obs with its header and the first window,
@@ -235,6 +242,10 @@ int oa_stream_make_paths(struct oa_stream *s) USE_RET;
  * and move staged files.  Async-signal-safe (no malloc, no locks, ~1.5 KiB
  * of stack). The caller has ended the thread (OHe) and owns the stream. */
 int oa_stream_close(struct oa_stream *s);
+
+/* A stream in a slot of the run's spool into files of its own now (an
+ * exec: the next image goes on with them).  0 or -errno. */
+int oa_stream_unslot(struct oa_stream *s);
 
 /* Forget the stream without writing anything (inherited across fork). */
 void oa_stream_drop(struct oa_stream *s);
@@ -277,7 +288,8 @@ int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const stru
 			 const uint8_t *obs, size_t len);
 
 /* Write stream.json now, not finished (owner; a live stream that is not
- * ending). 0 or a negative errno. */
+ * ending); a stream in a slot of the run's spool renders it into the slot
+ * (no system call).  0 or a negative errno. */
 int oa_stream_sync_meta(struct oa_stream *s);
 
 /* Set: no stream maps another window (the process may no longer make the

@@ -173,8 +173,8 @@ long ck_check_path(const char *path, int quiet, FILE *out, char *err, size_t err
 		ck_problem(&c, NULL, NULL, "offsets", "clock offsets: %s", t.offsets_error);
 	if (t.nspools)
 		ck_problem(&c, NULL, NULL, "spool",
-			   "%d spool file(s) (%s...): threads whose streams were not written out, because the "
-			   "process still runs or ended without its agent; `ovni-auto repair` writes them",
+			   "%d spool file(s) (%s...): streams not written out yet, because their process still "
+			   "runs or ended without its agent (ovnirun killed?); `ovni-auto repair` writes them",
 			   t.nspools, t.spool);
 	ck_meta(&c);
 	walk(&c);

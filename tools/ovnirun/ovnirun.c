@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -543,10 +544,30 @@ int main(int argc, char **argv)
 	/* The threads' spools written out while the program runs (not for a
 	 * collector: the processes send their streams there). */
 	const char *spools = contact[0] ? NULL : watch_start(report_dir);
+	/* And the processes' first streams in the run's spool (not staged,
+	 * not when every rank of a launch runs ovnirun into one directory). */
+	char run_loom[256] = "";
+	if (spools && !tmpdir && !launcher_rank()) {
+		/* The loom the agent takes (preload/config.c): ours, OVNI_LOOM,
+		 * or the host name; '/' made '_'. */
+		const char *l = loom ? loom : getenv("OVNI_LOOM");
+		struct utsname u;
+		if (l && *l)
+			snprintf(run_loom, sizeof(run_loom), "%s", l);
+		else if (uname(&u) == 0 && u.nodename[0])
+			snprintf(run_loom, sizeof(run_loom), "%s", u.nodename);
+		else
+			snprintf(run_loom, sizeof(run_loom), "localhost");
+		for (char *p = run_loom; *p; p++)
+			if (*p == '/')
+				*p = '_';
+		watch_run_start(absdir, run_loom);
+	}
 	setup_signals();
 	child = fork();
 	if (child < 0) {
 		int e = errno;
+		watch_run_end();
 		report_discard();
 		errno = e;
 		die("fork:");
@@ -619,6 +640,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
+	/* The run's spool is the program's and its children's (the program
+	 * starts in it a moment later: one that comes first uses files). */
+	watch_run_root(child);
 	int status;
 	while (watch_wait(child, &status) < 0) {
 		if (errno != EINTR)
@@ -636,6 +660,7 @@ int main(int argc, char **argv)
 		const char *w = getenv("OVNI_END_WAIT_MS");
 		settle_run(dir, child, status, w && *w ? atoi(w) : 3000, quiet);
 	}
+	watch_run_end();
 	/* What the agent said, again, then one line that is true. */
 	char said[96] = "";
 	if (report[0] && !quiet) {

@@ -1,5 +1,6 @@
 /* ovnirun_settle.c: see ovnirun_settle.h. */
 #include "ovnirun_settle.h"
+#include "ovnirun_watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -117,6 +118,18 @@ static int alive(pid_t pid, uint64_t first_event)
 	uint64_t skew = ns_of(CLOCK_BOOTTIME) - ns_of(CLOCK_MONOTONIC);
 	start = start > skew ? start - skew : 0;
 	return start <= first_event + 2000000000ull / (uint64_t)hz; /* two ticks */
+}
+
+/* Is the process of a slot of the run's spool still running?  Its stream
+ * begins with its header (8 bytes) and an event whose clock is its first. */
+static int slot_alive(int pid, const uint8_t *obs)
+{
+	uint64_t first = 0;
+	memcpy(&first, obs + 12, 8);
+	const char *skew = getenv("OVNI_TEST_CLOCK_SKEW");
+	if (skew && first)
+		first -= (uint64_t)strtoll(skew, NULL, 10);
+	return alive((pid_t)pid, first);
 }
 
 /* Processes of the run that may have no directory in the trace yet (forked
@@ -518,6 +531,10 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 	 * be rewritten, its directory says it then). */
 	int nlate = members(root, late, MAX_PROCS);
 	for (;;) {
+		/* Streams still in the run's spool: those that ended, and those
+		 * of processes gone in it, written out first (then finished as
+		 * any, below). */
+		watch_run_settle(slot_alive);
 		int n = scan(dir, procs, MAX_PROCS, root);
 		running = 0;
 		for (int i = 0; i < n; i++)

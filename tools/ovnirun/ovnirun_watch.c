@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -32,6 +33,12 @@ static char list[PATH_MAX];
 static off_t list_off; /* bytes of the list read */
 static int pidfd = -1;
 static long written;
+/* The run's spool (writer/spool.h): the processes' first streams. */
+static uint8_t *run_map;
+static char run_trace[PATH_MAX], run_path[PATH_MAX + 32];
+#define MAX_MADE 8
+static char dirs_made[MAX_MADE][PATH_MAX + 300];
+static int nmade;
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -126,7 +133,7 @@ static void read_list(void)
 static int poll_once(void)
 {
 	read_list();
-	int n = 0;
+	int n = run_map ? oa_run_unpack(run_trace, run_map, NULL, NULL) : 0;
 	for (int i = 0; i < nfiles;) {
 		unsigned left;
 		int closed;
@@ -181,4 +188,77 @@ long watch_stop(void)
 	unlink(list);
 	list[0] = '\0';
 	return written;
+}
+
+int watch_run_start(const char *trace, const char *loom)
+{
+	if (!list[0] || strlen(trace) >= sizeof(run_trace))
+		return 0;
+	/* Another run's (an ovnirun that was killed, or one writing into the
+	 * same directory now) is left alone: `ovni-auto repair` is for it. */
+	/* A file size limit under the file's size (`ulimit -f`): none (the
+	 * processes' streams then meet the limit in files of their own, where
+	 * the agent takes the SIGXFSZ back). */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_FSIZE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < oa_run_len())
+		return 0;
+	snprintf(run_trace, sizeof(run_trace), "%s", trace);
+	snprintf(run_path, sizeof(run_path), "%s/%s", trace, OA_RUN_SPOOL_NAME);
+	/* With the loom's directory: its processes find it there. */
+	char made[PATH_MAX + 300];
+	snprintf(made, sizeof(made), "%s/loom.%s", trace, loom);
+	for (char *p = made + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(made, 0755) == 0) {
+			/* Ours: removed at the end if the run wrote nothing there
+			 * (a program that did not start, untraced processes). */
+			if (nmade < MAX_MADE)
+				snprintf(dirs_made[nmade++], sizeof(dirs_made[0]), "%s", made);
+		} else if (errno != EEXIST) {
+			return 0;
+		}
+		if (!(*p = c))
+			break;
+	}
+	if (oa_run_create(run_path, loom) != 0)
+		return 0;
+	run_map = oa_run_open(run_path, 1);
+	if (!run_map)
+		unlink(run_path);
+	return run_map != NULL;
+}
+
+void watch_run_root(pid_t root)
+{
+	if (run_map)
+		oa_run_root(run_map, (int)root);
+}
+
+int watch_run_settle(int (*alive)(int pid, const uint8_t *obs))
+{
+	if (!run_map)
+		return 0;
+	unsigned in_use;
+	return oa_run_unpack(run_trace, run_map, alive, &in_use);
+}
+
+unsigned watch_run_end(void)
+{
+	if (!run_map)
+		return 0;
+	/* Gone first, then what ended meanwhile: a process that ends later
+	 * sees it and writes its stream out itself. */
+	oa_run_leave(run_map);
+	unsigned in_use = 0;
+	written += oa_run_unpack(run_trace, run_map, NULL, &in_use);
+	munmap(run_map, oa_run_len());
+	run_map = NULL;
+	if (!in_use)
+		unlink(run_path);
+	while (nmade > 0)
+		rmdir(dirs_made[--nmade]); /* only when empty */
+	return in_use;
 }

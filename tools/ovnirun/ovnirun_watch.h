@@ -11,6 +11,7 @@
 #ifndef OA_OVNIRUN_WATCH_H
 #define OA_OVNIRUN_WATCH_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Make the list in `dir` (ovnirun's private directory): its path, to give
@@ -25,5 +26,20 @@ pid_t watch_wait(pid_t child, int *status);
 /* Forget the files and remove the list; the streams written while the
  * program ran. */
 long watch_stop(void);
+
+/* The run's spool (writer/spool.h) in the trace directory `trace` (made
+ * here, with the directory of `loom`), followed while the program runs: 1
+ * when made (the processes of that loom in the run of watch_run_root's
+ * pid, the program, use it), 0 without a watcher or when it cannot be made (or
+ * one is there already: another run's).  At the end, while processes of
+ * the run finish: watch_run_settle writes out what ended and what is
+ * gone (alive: is the process with that pid, whose stream begins with
+ * those bytes, still running?).  Then watch_run_end: from now on each
+ * process writes its own; the file is removed unless a slot is in use
+ * (processes still running): their number. */
+int watch_run_start(const char *trace, const char *loom);
+void watch_run_root(pid_t root);
+int watch_run_settle(int (*alive)(int pid, const uint8_t *obs));
+unsigned watch_run_end(void);
 
 #endif

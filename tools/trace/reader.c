@@ -149,6 +149,14 @@ static int collect(const char *path, const struct stat *st, int type, struct FTW
 			return 0;
 		base = path + strlen(path); /* keep the whole file path */
 	} else if (strcmp(base + 1, "stream.json")) {
+		/* The run's spool counts only with a stream in it (a process
+		 * of the run that still runs, or ovnirun was killed). */
+		if (!strcmp(base + 1, OA_RUN_SPOOL_NAME)) {
+			char dir[4200];
+			snprintf(dir, sizeof(dir), "%.*s", (int)(base - path), path);
+			if (oa_run_unpack_file(dir, 0, NULL) == 0)
+				return 0;
+		}
 		if (oa_spool_name(base + 1) && !nspools++)
 			snprintf(first_spool, sizeof(first_spool), "%s", path);
 		return 0;
@@ -641,9 +649,9 @@ void rd_open_or_die(struct rd_trace *t, const char *path)
 	if (rd_open(t, path, msg, sizeof(msg)) != 0)
 		die("%s", msg);
 	if (t->nspools)
-		err("%s: %d spool file(s) (%s...): threads whose streams were not written out are missing here "
-		    "(the process still runs, or ended without its agent and nobody finished it); `ovni-auto repair "
-		    "%s` writes them",
+		err("%s: %d spool file(s) (%s...): streams not written out yet are missing here (their process "
+		    "still runs, or ended without its agent and nobody finished it: ovnirun killed?); `ovni-auto "
+		    "repair %s` writes them",
 		    path, t->nspools, t->spool, path);
 }
 

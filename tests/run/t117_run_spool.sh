@@ -1,0 +1,114 @@
+# The run's spool (writer/spool.h): under ovnirun a process that starts
+# afresh writes its first stream into a slot of TRACE/spool.run.oa, makes
+# no directory or file of its own, and ovnirun writes it out.  Checked:
+# a process sees no directory of its own while it runs, yet the trace has
+# every stream, finished, and nothing is left behind; a stream that
+# outgrows its slot, or whose image execs, goes on in files; a child killed
+# in its slot is finished by its parent, one whose parent is untraced by
+# ovnirun; a process that outlives ovnirun writes its own and the file
+# goes with the last one; ovnirun killed leaves the file, which `check`
+# names and `repair` empties; another run's file is not used.
+. "$(dirname "$0")/../lib.sh"
+spool_left() { find "$1" -name spool.run.oa | wc -l; }
+# SIGKILL for a process and all below it at once (stopped first, so that
+# none is reaped and finished by its parent meanwhile).
+killtree() {
+	all=$1 more=$1
+	kill -STOP "$1"
+	while [ -n "$more" ]; do
+		next=""
+		for p in $more; do
+			for c in $(pgrep -P "$p"); do kill -STOP "$c" 2>/dev/null; next="$next $c"; done
+		done
+		all="$all $next" more=$next
+	done
+	kill -9 $all 2>/dev/null
+	wait "$1" 2>/dev/null
+}
+unfinished() { grep -L '"finished": 1' $(find "$1" -name stream.json) | wc -l; }
+
+# No directory of its own while it runs; the trace whole afterwards.
+T="$WORK/a"
+out=$("$OVNIRUN" -q -o "$T" sh -c '/bin/true; /bin/true; ls "$0"/loom.*/ | grep -c "^proc.$$\$"; true' "$T") ||
+	fail "a: status $?"
+assert_eq "a: the shell's directory while it runs" 0 "$out"
+check_trace "$T"
+assert_eq "a: streams (sh, 2 /bin/true, ls, grep)" 5 "$(streams "$T")"
+assert_eq "a: unfinished" 0 "$(unfinished "$T")"
+assert_eq "a: spool left" 0 "$(spool_left "$T")"
+
+# Outgrown (the shell's 400 forks), exec'd (bash execs /bin/true after its
+# own events), threads (their spool in the process's directory).
+T="$WORK/b"
+"$OVNIRUN" -q -o "$T" sh -c 'i=0; while [ $i -lt 400 ]; do i=$((i+1)); (:); done; bash -c "(:); exec /bin/true"; "$0" join 4' \
+	"$PROG/threads" >"$WORK/b.out" || fail "b: status $?"
+assert_eq "b: output" "done join 4" "$(cat "$WORK/b.out")"
+check_trace "$T"
+dump "$T" >"$WORK/b.d"
+# bash and the /bin/true it became: one stream, two images.
+# bash's stream (its fork child's fork label) goes on with /bin/true's
+# exec: one stream with both.
+pe=$(grep -l '"exec /bin/true"' $(find "$T" -name stream.json) | xargs grep -l '"fork: child' | wc -l)
+assert_eq "b: bash's stream and its exec'd image's: one" 1 "$pe"
+assert_eq "b: unfinished" 0 "$(unfinished "$T")"
+assert_eq "b: spool left" 0 "$(spool_left "$T")"
+# The threads program: its own stream and its 4 threads', in its directory
+# (made when its first thread needed the process's spool).
+assert_eq "b: a process with 5 streams" 1 "$(for d in "$T"/loom.*/proc.*; do ls -d "$d"/thread.* | wc -l; done | grep -c '^5$')"
+
+# A child killed in its slot: its traced parent finishes it, saying how.
+T="$WORK/c"
+"$OVNIRUN" -q -o "$T" sh -c 'sleep 10 & sleep 0.3; kill -9 $!; wait; echo done' >"$WORK/c.out" || fail "c: status $?"
+assert_eq "c: output" done "$(cat "$WORK/c.out")"
+check_trace "$T"
+grep -q '"killed by signal SIGKILL; streams finished by its parent"' $(find "$T" -name stream.json) ||
+	fail "c: the parent's finish not in the trace"
+# The program itself killed (ovnirun reaps it): ovnirun finishes it.
+T="$WORK/c2"
+"$OVNIRUN" -q -o "$T" sh -c 'kill -9 $$'
+assert_eq "c2: status" 137 "$?"
+check_trace "$T"
+grep -q '"killed by signal SIGKILL; streams finished by ovnirun"' $(find "$T" -name stream.json) ||
+	fail "c2: ovnirun's finish not in the trace"
+assert_eq "c2: spool left" 0 "$(spool_left "$T")"
+
+# A process that outlives ovnirun: named, then it writes its own stream,
+# and the last one out removes the file.
+T="$WORK/d"
+OVNI_END_WAIT_MS=100 "$OVNIRUN" -q -o "$T" sh -c 'sleep 1 & exit 0' 2>"$WORK/d.err" || fail "d: status $?"
+grep -q "still running" "$WORK/d.err" || fail "d: not named: $(cat "$WORK/d.err")"
+for i in $(seq 50); do [ "$(spool_left "$T")" = 0 ] && break; sleep 0.1; done
+assert_eq "d: spool left after the last process" 0 "$(spool_left "$T")"
+check_trace "$T"
+assert_eq "d: streams" 2 "$(streams "$T")"
+
+# ovnirun killed with its program: the file stays, check names it, repair
+# writes it out.
+T="$WORK/e"
+"$OVNIRUN" -q -o "$T" sh -c 'sleep 0.2; /bin/true; sleep 5' &
+pid=$!
+sleep 1
+killtree "$pid"
+assert_eq "e: spool left by a killed ovnirun" 1 "$(spool_left "$T")"
+"$OA" check "$T" >"$WORK/e.check" 2>&1 && fail "e: check accepted a trace with streams in the spool"
+grep -q "spool.run.oa" "$WORK/e.check" || fail "e: check did not name the spool: $(cat "$WORK/e.check")"
+"$OA" repair "$T" >"$WORK/e.repair" 2>&1 || fail "e: repair: $(cat "$WORK/e.repair")"
+grep -q "streams of $T/spool.run.oa" "$WORK/e.repair" || fail "e: repair said: $(cat "$WORK/e.repair")"
+assert_eq "e: spool left after repair" 0 "$(spool_left "$T")"
+check_trace "$T"
+assert_ge "e: streams" 3 "$(streams "$T")"
+
+# Another run's file (-f into a trace with a spool that is not ours): not
+# used, not touched.
+T="$WORK/f"
+"$OVNIRUN" -q -o "$T" sleep 5 &
+pid=$!
+sleep 0.5
+killtree "$pid"
+before=$(md5sum <"$T/spool.run.oa")
+"$OVNIRUN" -q -f -o "$T" sh -c '/bin/true; /bin/true' || fail "f: status $?"
+assert_eq "f: the other run's file untouched" "$before" "$(md5sum <"$T/spool.run.oa")"
+assert_eq "f: this run's streams, in files" 3 "$(streams "$T")"
+"$OA" repair "$T" >/dev/null 2>&1
+check_trace "$T"
+assert_eq "f: both runs' streams after repair" 4 "$(streams "$T")"
