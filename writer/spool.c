@@ -959,9 +959,9 @@ OA_RUN_TEXT struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char 
 	size_t rl = strlen(rel);
 	if (rl >= OA_RUN_PATH || pid <= 0 || atomic_load(&run_header(map)->gone))
 		return NULL;
-	unsigned i0 = (unsigned)pid % OA_SPOOL_SLOTS;
+	unsigned i0 = (unsigned)pid % OA_RUN_SLOTS;
 	for (unsigned k = 0; k < OA_RUN_PROBE; k++) {
-		unsigned i = (i0 + k) % OA_SPOOL_SLOTS;
+		unsigned i = (i0 + k) % OA_RUN_SLOTS;
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t expect = OA_SPOOL_FREE;
 		if (atomic_load_explicit(&s->state, memory_order_relaxed) != OA_SPOOL_FREE ||
@@ -1002,9 +1002,9 @@ struct oa_spool_slot *oa_run_find(uint8_t *map, int pid)
 		return NULL;
 	/* The first in the probe order: each slot looked at is a page (an
 	 * earlier process of a recycled pid may hold one after it: rare). */
-	unsigned i0 = (unsigned)pid % OA_SPOOL_SLOTS;
+	unsigned i0 = (unsigned)pid % OA_RUN_SLOTS;
 	for (unsigned k = 0; k < OA_RUN_PROBE; k++) {
-		struct oa_spool_slot *s = slot_at(map, (i0 + k) % OA_SPOOL_SLOTS);
+		struct oa_spool_slot *s = slot_at(map, (i0 + k) % OA_RUN_SLOTS);
 		if (atomic_load(&s->state) != OA_SPOOL_FREE && s->tid == pid)
 			return s;
 	}
@@ -1048,8 +1048,14 @@ static int run_write(const char *tracedir, const char *procdir, uint8_t *map, st
 		procdir = dir;
 	}
 	int live = expect != OA_SPOOL_DONE;
-	if (!r)
+	/* Its directory first (usually new): one mkdir less than finding it
+	 * missing from the thread's. */
+	if (!r) {
+		const char *rel;
+		int d = oa_path_at(procdir, &rel);
+		mkdirat(d, rel, 0755);
 		r = write_slot(procdir, s, live, NULL, 0);
+	}
 	if (r < 0) {
 		atomic_store(&s->state, expect);
 		if (!live && i < OA_SPOOL_SLOTS)

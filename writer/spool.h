@@ -220,7 +220,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
  * ovnirun writes each slot that is DONE out as loom.L/proc.P/thread.T while
  * the program runs, on a core it leaves idle.  The same layout as a
  * process's spool (header page, OA_SPOOL_SLOTS slots); a process takes the
- * slot at pid % OA_SPOOL_SLOTS or one of the OA_RUN_PROBE after it, so that
+ * slot at pid % OA_RUN_SLOTS or one of the OA_RUN_PROBE after it, so that
  * its parent finds it by pid; the slot's json area keeps its last
  * OA_RUN_PATH bytes for the process directory, relative to the trace; its
  * stream.json is rendered there at the start (a process killed at once
@@ -233,7 +233,13 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
  * `ovni-auto repair` writes out what is left. */
 #define OA_RUN_SPOOL_NAME "spool.run.oa"
 #define OA_RUN_MAGIC "oarun001"
-#define OA_RUN_PROBE 16u
+/* Of the file's slots, the first OA_RUN_SLOTS are taken (at pid %
+ * OA_RUN_SLOTS, or one of the OA_RUN_PROBE after it, wrapping): slots
+ * come back often, so their pages stay allocated in the file and mapped in
+ * ovnirun (1024 distinct slots cost each process two fresh pages and
+ * ovnirun two faults).  The rest of the file is never touched. */
+#define OA_RUN_SLOTS 256u
+#define OA_RUN_PROBE 32u
 #define OA_RUN_PATH 256u
 /* Room for a slot's stream.json (a thread's too: one limit for both, no
  * test on the way; a larger one goes to files of its own). */

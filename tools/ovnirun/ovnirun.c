@@ -574,6 +574,9 @@ int main(int argc, char **argv)
 	}
 	if (child == 0) {
 		restore_signals();
+		/* The run's spool is this process's and its children's: said
+		 * before the program starts (the mapping is ours too). */
+		watch_run_root(getpid());
 		/* Only the program gets the agent, not ovnirun itself. */
 		const char *old = getenv("LD_PRELOAD");
 		size_t len = strlen(lib) + (old ? strlen(old) : 0) + 2;
@@ -640,9 +643,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
-	/* The run's spool is the program's and its children's (the program
-	 * starts in it a moment later: one that comes first uses files). */
-	watch_run_root(child);
 	int status;
 	while (watch_wait(child, &status) < 0) {
 		if (errno != EINTR)
