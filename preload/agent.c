@@ -264,10 +264,12 @@ OA_EARLY_TEXT int agent_nspid_env(char *buf, size_t len, int spawn)
 
 /* Copy only when different: a fork child writes no page it need not (each
  * one a copy-on-write fault). */
-static void copy_if_changed(void *dst, const void *src, size_t n)
+static int copy_if_changed(void *dst, const void *src, size_t n)
 {
-	if (memcmp(dst, src, n))
-		memcpy(dst, src, n);
+	if (!memcmp(dst, src, n))
+		return 0;
+	memcpy(dst, src, n);
+	return 1;
 }
 
 OA_START_TEXT static void place_in_pidns(int may_setenv)
@@ -276,7 +278,11 @@ OA_START_TEXT static void place_in_pidns(int may_setenv)
 		pidns_bits = 0;
 	if (!base_loom[0])
 		memcpy(base_loom, oa_cfg.loom, sizeof(base_loom));
-	copy_if_changed(oa_cfg.loom, base_loom, sizeof(oa_cfg.loom));
+	/* A process in another loom than its parent's draws its values from
+	 * its own loom's counter, not the one it inherited (the two would give
+	 * the same values: bwrap --unshare-pid's init and its children). */
+	if (copy_if_changed(oa_cfg.loom, base_loom, sizeof(oa_cfg.loom)))
+		oa_procev_loom_changed();
 	copy_if_changed(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
 	unsigned long ino = own_pidns();
 	if (!ino)
@@ -296,6 +302,8 @@ OA_START_TEXT static void place_in_pidns(int may_setenv)
 		return;
 	char loom[sizeof(oa_cfg.loom)];
 	oa_snprintf(loom, sizeof(loom), "%s.pidns%lu", base_loom, ino);
+	if (strcmp(loom, oa_cfg.loom))
+		oa_procev_loom_changed();
 	memcpy(oa_cfg.loom, loom, sizeof(oa_cfg.loom));
 	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
 	pidns_bits = (long long)(ino & 0x1ffff) << 22;

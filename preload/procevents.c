@@ -94,6 +94,15 @@ static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 	return m;
 }
 
+/* The loom's counter is another loom's (a process that entered a PID
+ * namespace): forgotten, its own looked for at the next value.  The
+ * mapping stays (a page; no system call here). */
+void oa_procev_loom_changed(void)
+{
+	atomic_store(&value_counter, NULL);
+	atomic_store(&value_counter_tried, 0);
+}
+
 static OA_EARLY_TEXT int64_t next_proc_value(void)
 {
 	_Atomic uint32_t *c = loom_counter();

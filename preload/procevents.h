@@ -35,6 +35,9 @@ struct oa_label *oa_procev_take_exit_label(void);
 int oa_procev_refused_active(void);
 /* A new value of the channel, unique in the trace (async-signal-safe). */
 int64_t oa_procev_value(void);
+/* The process's loom changed (it entered a PID namespace): values from
+ * that loom's counter from now on. */
+void oa_procev_loom_changed(void);
 /* A process mark of value `value` on t's stream: its label `text` (with
  * `label` prepared, nothing is allocated; `fresh`: value is one of
  * oa_procev_value's, never labelled, the label hash is not looked at),

@@ -78,3 +78,17 @@ assert_ge "join: processes in the namespace's loom" 2 "$(ls -d "$WORK"/join/loom
 grep -q "ovnirun: 1 process of the run still running" "$WORK/left.err" || fail "left: $(cat "$WORK/left.err")"
 assert_eq "left: named" 1 "$(grep -c '(in a PID namespace still running)' "$WORK/left.err")"
 kill $u
+
+# bubblewrap's init in its PID namespace is a fork child that does not
+# exec: it labelled its forks with values of the loom it was forked in
+# (its parent's counter, inherited) but of its new loom, the same values as
+# the namespace's own processes drew from theirs (check: "mark value ...
+# already defined").  It takes its new loom's counter.
+if command -v bwrap >/dev/null && bwrap --unshare-pid --bind / / true 2>/dev/null; then
+	want=$(bash -c 'bwrap --unshare-pid --bind / / sh -c "for i in 1 2 3 4; do echo \$i | cat; done"; echo end')
+	got=$("$OVNIRUN" -q -o "$WORK/bwrap" bash -c 'bwrap --unshare-pid --bind / / sh -c "for i in 1 2 3 4; do echo \$i | cat; done"; echo end' 2>"$WORK/bwrap.err"); st=$?
+	assert_eq "bwrap: status" 0 "$st"
+	assert_eq "bwrap: output" "$want" "$got"
+	check_trace "$WORK/bwrap"
+	assert_ge "bwrap: processes in the namespace's loom" 6 "$(ls -d "$WORK"/bwrap/loom.*.pidns*/proc.* | wc -l)"
+fi
