@@ -13,11 +13,12 @@
 #   - spawn: a Python multiprocessing pool with the "spawn" start method,
 #           4 workers, 200 small tasks.
 # With VS=DIR (another built tree), its ovnirun runs each workload too.
-# Usage: sh bench/real.sh      (REPS=N, ONLY="dash go ...")
+# Usage: sh bench/real.sh      (REPS=N, ONLY="dash go ...", TRACE_ROOT=/tmp)
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 run="$top/build/bin/ovnirun"
 reps=${REPS:-5}
+troot=${TRACE_ROOT:-/dev/shm} # where the traces go (TRACE_ROOT=/tmp: a disk)
 cc=${CC:-cc}
 [ -x "$run" ] || { echo "build first: make" >&2; exit 1; }
 [ "$here/runt" -nt "$here/runt.c" ] || $cc -O2 -o "$here/runt" "$here/runt.c" || exit 1
@@ -115,7 +116,7 @@ one() { # NAME KIND [RUNNER]: one timed run, appended to $work/NAME.KIND
 	eval "c=\$cmd_$name"
 	rm -rf "$work/w" "$work/tr"
 	mkdir "$work/w"
-	tr=$(mktemp -d /dev/shm/.oa-real.XXXXXX)
+	tr=$(mktemp -d "$troot/.oa-real.XXXXXX")
 	if [ -z "$runner" ]; then
 		(cd "$work/w" && "$here/runt" sh -c "$c" 2>/dev/null | tail -n 1) >>"$work/$name.$kind"
 	else
@@ -131,7 +132,7 @@ for r in $(seq "$reps"); do
 	done
 done
 med() { sort -n -k"$2" "$work/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
-echo "== real.sh on $(uname -n), $np cores, $(date +%F), median of $reps, trace on /dev/shm"
+echo "== real.sh on $(uname -n), $np cores, $(date +%F), median of $reps, trace on $troot"
 printf '%-10s %10s %10s %8s %8s\n' workload untraced traced wall cpu
 for n in $names; do
 	for k in traced vs; do
