@@ -1049,12 +1049,16 @@ static int run_write(const char *tracedir, const char *procdir, uint8_t *map, st
 	}
 	int live = expect != OA_SPOOL_DONE;
 	/* Its directory first (usually new): one mkdir less than finding it
-	 * missing from the thread's. */
+	 * missing from the thread's; and no more than that one: a trace that
+	 * was deleted meanwhile (a process that outlived its run, whose trace
+	 * the user removed) is not made again. */
 	if (!r) {
 		const char *rel;
 		int d = oa_path_at(procdir, &rel);
-		mkdirat(d, rel, 0755);
-		r = write_slot(procdir, s, live, NULL, 0);
+		if (mkdirat(d, rel, 0755) != 0 && errno != EEXIST)
+			r = -errno;
+		else
+			r = write_slot(procdir, s, live, NULL, 0);
 	}
 	if (r < 0) {
 		atomic_store(&s->state, expect);

@@ -9,6 +9,8 @@
 # goes with the last one; ovnirun killed leaves the file, which `check`
 # names and `repair` empties; another run's file is not used.
 . "$(dirname "$0")/../lib.sh"
+# ovnirun's private directories, which a killed ovnirun leaves, go with $WORK.
+export TMPDIR="$WORK"
 spool_left() { find "$1" -name spool.run.oa | wc -l; }
 # SIGKILL for a process and all below it at once (stopped first, so that
 # none is reaped and finished by its parent meanwhile).
@@ -81,6 +83,12 @@ for i in $(seq 50); do [ "$(spool_left "$T")" = 0 ] && break; sleep 0.1; done
 assert_eq "d: spool left after the last process" 0 "$(spool_left "$T")"
 check_trace "$T"
 assert_eq "d: streams" 2 "$(streams "$T")"
+# The same, its trace deleted while it runs: not made again at its end.
+T="$WORK/d2"
+OVNI_END_WAIT_MS=100 "$OVNIRUN" -q -o "$T" sh -c 'sleep 1 & exit 0' 2>/dev/null || fail "d2: status $?"
+rm -rf "$T"
+sleep 1.5
+[ -e "$T" ] && fail "d2: the deleted trace was made again: $(find "$T")"
 
 # ovnirun killed with its program: the file stays, check names it, repair
 # writes it out.
