@@ -58,6 +58,17 @@ uint8_t *oa_run_open(const char *path, int prepare)
 	return m;
 }
 
+/* Slots idx[0, n) in the order they were taken (spool.c's order). */
+static void by_seq(uint8_t *map, unsigned *idx, unsigned n)
+{
+	static uint64_t keys[OA_SPOOL_SLOTS];
+	for (unsigned k = 0; k < n; k++)
+		keys[k] = oa_spool_order_key(map, idx[k]);
+	oa_spool_sort_keys(keys, n);
+	for (unsigned k = 0; k < n; k++)
+		idx[k] = (unsigned)(keys[k] & 2047);
+}
+
 /* The slots of the run in `state` among those marked in bits (done or
  * used), in the order they were taken. */
 static unsigned run_slots(uint8_t *map, uint32_t state, _Atomic uint64_t *bits, unsigned *out)
@@ -72,15 +83,7 @@ static unsigned run_slots(uint8_t *map, uint32_t state, _Atomic uint64_t *bits, 
 				out[n++] = i;
 		}
 	}
-	/* Insertion by seq: a handful at a time while the run goes on. */
-	for (unsigned a = 1; a < n; a++)
-		for (unsigned c = a; c > 0 && atomic_load(&oa_spool_slot_at(map, out[c])->seq) <
-						      atomic_load(&oa_spool_slot_at(map, out[c - 1])->seq);
-		     c--) {
-			unsigned t = out[c];
-			out[c] = out[c - 1];
-			out[c - 1] = t;
-		}
+	by_seq(map, out, n);
 	return n;
 }
 
@@ -149,14 +152,7 @@ int oa_run_unpack_file(const char *tracedir, int write, int (*alive)(int pid))
 	/* In the order taken: DONE as it is, the others (a process, or a
 	 * writer, that died) as cut short; a process still running keeps
 	 * its slot. */
-	for (unsigned a = 1; a < k; a++)
-		for (unsigned b = a; b > 0 && atomic_load(&oa_spool_slot_at(m, idx[b])->seq) <
-						      atomic_load(&oa_spool_slot_at(m, idx[b - 1])->seq);
-		     b--) {
-			unsigned t = idx[b];
-			idx[b] = idx[b - 1];
-			idx[b - 1] = t;
-		}
+	by_seq(m, idx, k);
 	for (unsigned j = 0; j < k; j++) {
 		struct oa_spool_slot *s = oa_spool_slot_at(m, idx[j]);
 		uint32_t st2 = atomic_load(&s->state);

@@ -354,7 +354,7 @@ void oa_spool_release(struct oa_spool_slot *slot, size_t used)
 
 /* A slot's sort key: the order it was taken in (seq: an older agent's
  * slots have none), then its index. */
-static uint64_t order_key(uint8_t *map, unsigned i)
+uint64_t oa_spool_order_key(uint8_t *map, unsigned i)
 {
 	uint64_t seq = atomic_load_explicit(&slot_at(map, i)->seq, memory_order_relaxed);
 	if (seq >= (uint64_t)1 << 50)
@@ -376,6 +376,20 @@ static void sift(uint64_t *o, unsigned r, unsigned n)
 	}
 }
 
+/* Heap sort: no recursion, no allocation (a signal handler may be
+ * here). */
+void oa_spool_sort_keys(uint64_t *o, unsigned n)
+{
+	for (unsigned k = n; k-- > 0;)
+		sift(o, k, n);
+	for (unsigned e = n; e-- > 1;) {
+		uint64_t t = o[0];
+		o[0] = o[e];
+		o[e] = t;
+		sift(o, 0, e);
+	}
+}
+
 static _Atomic int order_busy;
 static uint64_t order_buf[OA_SPOOL_SLOTS] OA_LARGE_BSS;
 
@@ -394,7 +408,7 @@ OA_THREAD_TEXT static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned
 	for (i = 0; i < nslots; i++) {
 		if (atomic_load_explicit(&slot_at(map, i)->state, memory_order_acquire) == OA_SPOOL_FREE)
 			continue;
-		uint64_t k = order_key(map, i);
+		uint64_t k = oa_spool_order_key(map, i);
 		if (k < prev)
 			break;
 		prev = k;
@@ -405,17 +419,8 @@ OA_THREAD_TEXT static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned
 	unsigned c = 0;
 	for (i = 0; i < nslots; i++)
 		if (atomic_load_explicit(&slot_at(map, i)->state, memory_order_acquire) != OA_SPOOL_FREE)
-			o[c++] = order_key(map, i);
-	/* Heap sort: no recursion, no allocation (a signal handler may be
-	 * here). */
-	for (unsigned k = c; k-- > 0;)
-		sift(o, k, c);
-	for (unsigned e = c; e-- > 1;) {
-		uint64_t t = o[0];
-		o[0] = o[e];
-		o[e] = t;
-		sift(o, 0, e);
-	}
+			o[c++] = oa_spool_order_key(map, i);
+	oa_spool_sort_keys(o, c);
 	*n = c;
 	return o;
 }
@@ -786,7 +791,7 @@ int oa_spool_settle(struct oa_spool *sp, int tid, const struct oa_spool_slot *mi
 				uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
 				if (st == OA_SPOOL_FREE || st == OA_SPOOL_LIVE)
 					continue;
-				uint64_t k = order_key(map, i);
+				uint64_t k = oa_spool_order_key(map, i);
 				if (k > last && k < best)
 					best = k, pick = i;
 			}

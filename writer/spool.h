@@ -272,6 +272,11 @@ static inline struct oa_run_header *oa_run_header_of(uint8_t *map)
 	return (struct oa_run_header *)(map + OA_RUN_AT);
 }
 
+/* The order slots are written out in (the order they were taken): slot
+ * i's key (its index in the low 11 bits), and n keys sorted in place. */
+uint64_t oa_spool_order_key(uint8_t *map, unsigned i);
+void oa_spool_sort_keys(uint64_t *keys, unsigned n);
+
 /* The file at fd mapped, if it is a run's spool of our layout, or NULL. */
 uint8_t *oa_run_map_fd(int fd);
 

@@ -224,6 +224,24 @@ static const char *where(const struct oa_stream *s)
 	return s->path_base ? s->path_base : s->path ? s->path : "?";
 }
 
+/* The stream's window is slot (its obs area at obs), of the run's spool
+ * mapped at run or of its process's (NULL).  Inlined: each caller keeps
+ * its text section. */
+static inline __attribute__((always_inline)) void slot_window(struct oa_stream *s, struct oa_spool_slot *slot,
+							      uint8_t *obs, uint8_t *run)
+{
+	s->slot = slot;
+	s->run = run;
+	s->map = obs;
+	s->map_len = OA_SPOOL_OBS;
+	s->map_off = 0;
+	s->pos = obs + OVNI_HEADER_SIZE;
+	s->soft_end = obs + OA_SPOOL_OBS - OA_STREAM_RESERVE;
+	s->committed_size = OVNI_HEADER_SIZE;
+	s->live = 1;
+	atomic_store(&s->closed, 0);
+}
+
 /* The first window in a spool slot: no system call. */
 __attribute__((noinline)) OA_THREAD_TEXT static int open_slot(struct oa_stream *s, struct oa_spool *sp)
 {
@@ -242,16 +260,7 @@ __attribute__((noinline)) OA_THREAD_TEXT static int open_slot(struct oa_stream *
 	 * just started does not have.  Rendering it here cost every thread
 	 * start ~1.7 KB of JSON. */
 	slot->json_len = 0;
-	s->slot = slot;
-	s->run = NULL;
-	s->map = obs;
-	s->map_len = OA_SPOOL_OBS;
-	s->map_off = 0;
-	s->pos = obs + OVNI_HEADER_SIZE;
-	s->soft_end = obs + OA_SPOOL_OBS - OA_STREAM_RESERVE;
-	s->committed_size = OVNI_HEADER_SIZE;
-	s->live = 1;
-	atomic_store(&s->closed, 0);
+	slot_window(s, slot, obs, NULL);
 	return 0;
 }
 
@@ -272,16 +281,7 @@ __attribute__((noinline)) OA_RUN_TEXT static int open_run_slot(struct oa_stream 
 	memcpy(obs, OVNI_STREAM_MAGIC, 4);
 	memcpy(obs + 4, &version, 4);
 	slot->json_len = (uint32_t)n;
-	s->slot = slot;
-	s->run = cfg->run;
-	s->map = obs;
-	s->map_len = OA_SPOOL_OBS;
-	s->map_off = 0;
-	s->pos = obs + OVNI_HEADER_SIZE;
-	s->soft_end = obs + OA_SPOOL_OBS - OA_STREAM_RESERVE;
-	s->committed_size = OVNI_HEADER_SIZE;
-	s->live = 1;
-	atomic_store(&s->closed, 0);
+	slot_window(s, slot, obs, cfg->run);
 	return 0;
 }
 
