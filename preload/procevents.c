@@ -315,7 +315,16 @@ __attribute__((noinline)) static void finish_child(pid_t pid, int status)
 			oa_snprintf(how, sizeof(how), "killed by signal %d; streams finished by its parent",
 				    WTERMSIG(status));
 	}
+	/* Past the program's `ulimit -f` (a shell's `ulimit -f 1`) a file of
+	 * the finish fails and raises SIGXFSZ, whose default would end this
+	 * process: taken back (sigblock.h).  The stream is then left to
+	 * ovnirun or `ovni-auto repair`. */
+	sigset_t old;
+	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
 	oa_finish_process(dir, pid, how, gone_value);
+	oa_xfsz_forget(xfsz);
+	oa_sigrestore(&old);
 }
 
 void agent_signal_event(int sig)

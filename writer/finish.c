@@ -16,6 +16,7 @@
 #include "../common/log.h"
 #include "meta.h"
 #include "ovni_fmt.h"
+#include "sigblock.h"
 #include "stream.h"
 
 static void mark_used(struct oa_replay *r, int32_t type, int stack)
@@ -430,7 +431,11 @@ static int finish_stream(int dfd, const char *name, long pid, const char *how, i
 	}
 	oa_replay_closers(&rp, obuf, sizeof(obuf), &len);
 	int r = 0;
-	if (ftruncate(fd, good) != 0 || pwrite(fd, obuf, len, good) != (ssize_t)len)
+	/* Past the finisher's `ulimit -f` (a traced parent's): nothing cut
+	 * short, the stream left for ovnirun or `ovni-auto repair`. */
+	if (oa_fsize_exceeds((uint64_t)good + len))
+		r = -EFBIG;
+	else if (ftruncate(fd, good) != 0 || pwrite(fd, obuf, len, good) != (ssize_t)len)
 		r = -errno;
 	struct stat js;
 	int have = fstatat(dfd, json, &js, AT_SYMLINK_NOFOLLOW) == 0;
@@ -446,7 +451,7 @@ static int finish_stream(int dfd, const char *name, long pid, const char *how, i
 		text = jbuf;
 		m = m2;
 	}
-	r = write_at(dfd, json, tmp, text, (size_t)m, have ? &js : NULL);
+	r = oa_fsize_exceeds((uint64_t)m) ? -EFBIG : write_at(dfd, json, tmp, text, (size_t)m, have ? &js : NULL);
 	return r ? r : 1;
 }
 

@@ -23,6 +23,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -122,6 +123,15 @@ static inline int oa_xfsz_pending(void)
 		return -1;
 	sigset_t p;
 	return sigpending(&p) == 0 && sigismember(&p, SIGXFSZ) == 1;
+}
+
+/* Would a file written up to byte `end` pass the limit oa_xfsz_pending
+ * read?  The kernel writes a write that crosses it in part (from any
+ * offset, even inside the file's size): the agent's files are then not
+ * written at all, rather than cut. */
+static inline int oa_fsize_exceeds(uint64_t end)
+{
+	return oa_fsize_known && oa_fsize_limit != RLIM_INFINITY && end > (uint64_t)oa_fsize_limit;
 }
 
 static inline void oa_xfsz_forget(int was_pending)

@@ -519,6 +519,11 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 		return -EINVAL;
 	if (len <= OVNI_HEADER_SIZE)
 		return 0; /* nothing written: no stream */
+	/* Past the process's `ulimit -f` (its thread, sigblock.h) nothing is
+	 * written, not a stream.json cut short: the slot stays for ovnirun,
+	 * or for the finisher. */
+	if (oa_fsize_exceeds(len) || oa_fsize_exceeds(s->json_len ? s->json_len : like_len + 16))
+		return -EFBIG;
 	char dir[4400];
 	if (oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, s->tid) < 0)
 		return -ENAMETOOLONG;
@@ -542,6 +547,8 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 		base = s->spill_base;
 	if (!r && base < OVNI_HEADER_SIZE)
 		base = 0; /* nothing whole there: the stream from its header */
+	if (!r && oa_fsize_exceeds(base + len))
+		r = -EFBIG;
 	if (!r && !atomic_load_explicit(&s->spilling, memory_order_acquire)) {
 		s->spill_base = base;
 		atomic_store_explicit(&s->spilling, 1, memory_order_release);

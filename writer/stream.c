@@ -95,8 +95,7 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 			/* Past `ulimit -f` it would be written in part, a
 			 * stream.json that is no JSON: the one there stays
 			 * ("finished": 0), for whoever finishes the stream. */
-			if ((off_t)len > st.st_size && oa_fsize_known && oa_fsize_limit != RLIM_INFINITY &&
-			    (rlim_t)len > oa_fsize_limit) {
+			if (oa_fsize_exceeds(len)) {
 				oa_nc_close(fd);
 				return -EFBIG;
 			}
@@ -447,6 +446,13 @@ OA_START_TEXT int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg
 	sigset_t old;
 	oa_sigblock(&old);
 	int xfsz = oa_xfsz_pending();
+	/* Under a `ulimit -f` smaller than a page the stream's first window
+	 * cannot be had: no directory or file is made (an empty stream.json
+	 * left there is a stream no tool reads). */
+	if (oa_fsize_exceeds(page_size())) {
+		oa_sigrestore(&old);
+		return -EFBIG;
+	}
 	/* Files of its own while the spool may hold an earlier stream of its
 	 * tid (no slot was free): that one goes first. */
 	if (s->spool && !s->has_final)

@@ -48,3 +48,16 @@ for lim in 1 3; do
 	grep -q "cannot write the trace in .*File too large" "$WORK/g.err" || fail "ulimit -f $lim: not said: $(cat "$WORK/g.err")"
 	check_trace "$WORK/g$lim"
 done
+# The same under ovnirun, where each process's first stream starts in the
+# run's spool (no file) and meets the limit only later: at an exec (the next
+# image goes on in files), in its threads' files, in a parent finishing a
+# child.  The program was killed by SIGXFSZ (status 153, 5 runs in 5) and
+# the trace held stream.json files cut at the limit, or empty ones.
+for lim in 1 2; do
+	script="ulimit -f $lim; for i in 1 2 3 4 5; do bash -c 'exec env true'; done; sh -c 'exec sh -c \"exec echo x\"'; \"$PROG/threads\" join 20; echo end"
+	a=$(sh -c "$script" 2>&1); ra=$?
+	b=$("$OVNIRUN" -q -o "$WORK/h$lim" sh -c "$script" 2>"$WORK/h.err"); rb=$?
+	assert_eq "exec chains at ulimit -f $lim under ovnirun: status" "$ra" "$rb"
+	assert_eq "exec chains at ulimit -f $lim under ovnirun: stdout" "$a" "$b"
+	check_trace "$WORK/h$lim"
+done
