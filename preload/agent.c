@@ -500,6 +500,38 @@ int agent_run_reaped(pid_t pid)
 	return r <= 0; /* not written by us: left to ovnirun */
 }
 
+/* An earlier process of this pid (the pid given again while its stream
+ * waited in the run's spool for ovnirun, ~10 ms) is written out first, by
+ * us: its stream comes before ours in the same files, and no one else
+ * writes them while we do (its files and ours were written at once: a
+ * stream.json cut, processes lost or out of order).  One that ovnirun is
+ * writing is waited for (50 ms at most); one gone without an end
+ * (LIVE) is finished too. */
+__attribute__((noinline)) static void run_settle_pid(int pid)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct oa_spool_slot *s = oa_run_find(run_map, pid);
+		if (!s)
+			return;
+		uint32_t st = atomic_load(&s->state);
+		if (st == OA_SPOOL_DONE || st == OA_SPOOL_LIVE) {
+			sigset_t old;
+			oa_sigblock(&old);
+			int xfsz = oa_xfsz_pending();
+			int r = oa_run_write(oa_cfg.tracedir, run_map, s, st);
+			oa_xfsz_forget(xfsz);
+			oa_sigrestore(&old);
+			if (r < 0)
+				return;
+			if (r > 0 && st == OA_SPOOL_LIVE)
+				agent_pid_predecessor_gone(pid);
+			continue;
+		}
+		struct timespec ts = { 0, 500 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Does this process start in the run's spool: mapped, and no directory
  * of its pid in the trace (an earlier image's, or a process's that had
  * the pid before)? */
@@ -507,6 +539,8 @@ __attribute__((noinline)) OA_RUN_TEXT static int run_fresh(void)
 {
 	if (!run_attach())
 		return 0;
+	if (oa_run_maybe(run_map, oa_meta.pid))
+		run_settle_pid(oa_meta.pid);
 	const char *rel;
 	struct stat st;
 	int d = oa_path_at(procdir, &rel);

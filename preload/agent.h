@@ -173,6 +173,10 @@ void agent_exec_attempt(const char *path);
  * unfinished (SIGKILL, no libc exit), they are finished now, with an
  * event saying how it ended.  Async-signal-safe (a SIGCHLD handler reaps). */
 void agent_child_gone(pid_t pid, int status);
+/* An earlier process of this process's pid, gone in the run's spool with
+ * its streams unfinished (no parent of ours reaped it): finished now,
+ * before this one's stream goes on after its. */
+void agent_pid_predecessor_gone(pid_t pid);
 /* A child reaped: its stream still in the run's spool (it died there)
  * written out first (writer/spool.h); 1 when it is ovnirun's to write
  * (no finish). */

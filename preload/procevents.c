@@ -327,6 +327,19 @@ __attribute__((noinline)) static void finish_child(pid_t pid, int status)
 	oa_sigrestore(&old);
 }
 
+void agent_pid_predecessor_gone(pid_t pid)
+{
+	char dir[4600];
+	oa_snprintf(dir, sizeof(dir), "%s/loom.%s/proc.%d", oa_cfg.tracedir, oa_cfg.loom, (int)pid);
+	sigset_t old;
+	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
+	oa_finish_process(dir, pid, "ended without notice; streams finished by the next process of its pid",
+			  gone_value);
+	oa_xfsz_forget(xfsz);
+	oa_sigrestore(&old);
+}
+
 void agent_signal_event(int sig)
 {
 	/* A fork child killed before the agent's fork handler ran in it

@@ -272,6 +272,14 @@ static inline struct oa_run_header *oa_run_header_of(uint8_t *map)
 	return (struct oa_run_header *)(map + OA_RUN_AT);
 }
 
+/* May the run's spool hold a slot of pid?  The header's count of slots in
+ * use by pid & (OA_SPOOL_TIDS - 1): a byte of the header page. */
+static inline int oa_run_maybe(uint8_t *map, int32_t pid)
+{
+	_Atomic uint8_t *c = (_Atomic uint8_t *)(map + OA_SPOOL_TIDS_AT) + ((uint32_t)pid & (OA_SPOOL_TIDS - 1));
+	return pid > 0 && atomic_load_explicit(c, memory_order_acquire) != 0;
+}
+
 /* The order slots are written out in (the order they were taken): slot
  * i's key (its index in the low 11 bits), and n keys sorted in place. */
 uint64_t oa_spool_order_key(uint8_t *map, unsigned i);

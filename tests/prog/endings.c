@@ -8,6 +8,11 @@
  *   rtsig        killed by SIGRTMIN+2 (fatal by default)
  *   prof         killed by SIGPROF
  *   kill9        SIGKILL to itself
+ *   mainkill [N] the main thread leaves (pthread_exit); another thread
+ *                sleeps N times 1 us (recorded waits: with N 1000, more
+ *                events than a spool slot holds, so that its stream has
+ *                files of its own), then 100 ms, then sends SIGKILL to
+ *                the process
  *   daemon2 FILE a daemon that forks twice: the program returns at once;
  *                its child forks the daemon 300 ms later and leaves; the
  *                daemon runs 150 ms without a recorded event (a fork child
@@ -31,6 +36,17 @@ static void *idle(void *p)
 }
 
 static void on_abrt(int s) { (void)s; }
+
+static void *killer(void *p)
+{
+	long n = (long)p;
+	for (long i = 0; i < n; i++)
+		usleep(1);
+	struct timespec d = { 0, 100 * 1000 * 1000 };
+	nanosleep(&d, NULL);
+	kill(getpid(), SIGKILL);
+	return NULL;
+}
 
 static int (*volatile again)(volatile char *, int);
 
@@ -84,5 +100,10 @@ int main(int argc, char **argv)
 		raise(SIGPROF);
 	else if (!strcmp(how, "kill9"))
 		raise(SIGKILL);
+	else if (!strcmp(how, "mainkill")) {
+		pthread_t k;
+		pthread_create(&k, NULL, killer, (void *)(argc > 2 ? atol(argv[2]) : 0L));
+		pthread_exit(NULL);
+	}
 	return 9;
 }

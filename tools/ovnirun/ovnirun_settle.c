@@ -1,6 +1,7 @@
 /* ovnirun_settle.c: see ovnirun_settle.h. */
 #include "ovnirun_settle.h"
 #include "ovnirun_watch.h"
+#include "../../writer/spool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -328,6 +329,14 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			int open_streams = 0, ranked = 0;
 			long nthreads = 0;
 			while (pdir && (th = readdir(pdir)) && !open_streams) {
+				/* Threads left in a spool file: a process whose main
+				 * thread left (pthread_exit) before it died without
+				 * its end (SIGKILL).  Its main stream is finished, the
+				 * spool's are not: for repair (writes them out). */
+				if (oa_spool_name(th->d_name)) {
+					open_streams = 1;
+					break;
+				}
 				if (strncmp(th->d_name, "thread.", 7))
 					continue;
 				char js[PATH_MAX + 64];
