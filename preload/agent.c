@@ -71,8 +71,9 @@ static int staged;                       /* stagedir holds one (read this, not s
  * parent's), and whether this image's first stream starts there. */
 static uint8_t *run_map;
 static int run_first;
-static const char *run_rel; /* procdir, relative to the trace */
-static int fresh_procdir;   /* procdir was made by this image: no earlier image's streams */
+static _Atomic int run_threads_of; /* the pid whose note in it (oa_run_mark_ended) was taken back */
+static const char *run_rel;        /* procdir, relative to the trace */
+static int fresh_procdir;          /* procdir was made by this image: no earlier image's streams */
 /* The threads' spool (writer/spool.h): made when the first thread after
  * the process's own starts; unpacked when the process ends. */
 static struct oa_spool spool OA_LARGE_BSS;
@@ -80,6 +81,7 @@ static struct oa_spool spool OA_LARGE_BSS;
  * touches the spool's page), 1 being set up by a thread, 2 ready. */
 static _Atomic int spool_state OA_EARLY_DATA;
 static _Atomic int said_open_error;
+static _Atomic int end_failed; /* a stream of this image could not be finished */
 static _Atomic int said_fd_limit;
 
 #define THREAD_OF(stream) oa_thread_of(stream)
@@ -587,6 +589,13 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	atomic_store(&t->s.labels.ovni_attrs, NULL);
 	t->s.meta = &oa_meta;
 	cfg.spool = sp;
+	/* A second thread: the run's note that this pid's process ended whole
+	 * (an earlier process's, an earlier image's) is void from now on. */
+	if (t->tid != oa_meta.pid && run_map && run_map != RUN_NONE &&
+	    atomic_load_explicit(&run_threads_of, memory_order_relaxed) != oa_meta.pid) {
+		oa_run_unmark_ended(run_map, oa_meta.pid);
+		atomic_store_explicit(&run_threads_of, oa_meta.pid, memory_order_relaxed);
+	}
 	if (run_first && t->tid == oa_meta.pid) {
 		cfg.run = run_map; /* once: a later stream of the tid (a failed exec's) goes on in files */
 		cfg.run_rel = run_rel;
@@ -630,6 +639,8 @@ OA_START_TEXT static void end_stream(struct oa_thread *t, int in_signal)
 		oa_sample_label(&t->s.labels);
 	int r = oa_stream_end(&t->s);
 	oa_cpus_release(atomic_exchange(&t->cpu, -1), t->tid);
+	if (r != 0)
+		atomic_store(&end_failed, 1);
 	if (r != 0 && !in_signal && !atomic_exchange(&said_open_error, 1))
 		oa_log("could not finish the stream of thread %d: %s", t->tid, strerror(-r));
 }
@@ -866,8 +877,11 @@ OA_START_TEXT static void process_end(int in_signal, int for_exec)
 		/* Past `ulimit -f`: the SIGXFSZ is ours (sigblock.h). */
 		int xfsz = oa_xfsz_pending(), u = oa_spool_unpack(&spool, 0, NULL, 0);
 		oa_xfsz_forget(xfsz);
-		if (u < 0 && !in_signal && !atomic_exchange(&said_open_error, 1))
-			oa_log("could not write the streams of the threads spooled in %s", procdir);
+		if (u < 0) {
+			atomic_store(&end_failed, 1);
+			if (!in_signal && !atomic_exchange(&said_open_error, 1))
+				oa_log("could not write the streams of the threads spooled in %s", procdir);
+		}
 		spooled = atomic_load(&spool.nfiles) != 0;
 	}
 	/* The next image goes on with the main stream: from files. */
@@ -875,6 +889,11 @@ OA_START_TEXT static void process_end(int in_signal, int for_exec)
 		oa_stream_unslot(&last->s);
 	if (last && (!spooled || for_exec))
 		end_stream(last, in_signal);
+	/* Every stream of the process finished (the main one last): said in
+	 * the run's spool, so that ovnirun's last look reads one stream.json
+	 * of this process, not one per thread. */
+	if (!for_exec && !spooled && run_map && run_map != RUN_NONE && !atomic_load(&end_failed))
+		oa_run_mark_ended(run_map, oa_meta.pid);
 	oa_files_ending(0);
 	oa_registry_done();
 	oa_guard--;

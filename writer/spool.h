@@ -246,6 +246,7 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 #define OA_SLOT_JSON (OA_SPOOL_JSON - OA_RUN_PATH)
 /* In the header page, after struct oa_spool_header, before the tid counts. */
 #define OA_RUN_AT 1024u
+#define OA_RUN_ENDED 96u
 struct oa_run_header {
 	char magic[8];
 	_Atomic uint32_t ready;                     /* the slots' blocks are reserved: slots may be taken */
@@ -257,7 +258,14 @@ struct oa_run_header {
 	 * made (a process of another loom, a PID namespace's, makes its own). */
 	_Atomic int32_t root_pid;
 	char loom[256];
+	/* Processes that ended with every stream of theirs finished, by pid
+	 * (OA_RUN_ENDED entries, at pid % OA_RUN_ENDED: a later one takes the
+	 * place).  ovnirun's last look at the trace reads one stream.json of
+	 * such a process, not one per thread (oa_run_has_ended). */
+	_Atomic int32_t ended[OA_RUN_ENDED];
 };
+_Static_assert(OA_RUN_AT + sizeof(struct oa_run_header) <= OA_SPOOL_TIDS_AT,
+	       "the run's header ends before the header page's counts by pid");
 
 static inline struct oa_spool_slot *oa_spool_slot_at(uint8_t *map, unsigned i)
 {
@@ -272,12 +280,32 @@ static inline struct oa_run_header *oa_run_header_of(uint8_t *map)
 	return (struct oa_run_header *)(map + OA_RUN_AT);
 }
 
+/* The note that process pid ended with all its streams finished, set by
+ * its end (after the last of them), taken back by its first thread other
+ * than the main one (an earlier process's note, of a pid given again, or
+ * an earlier image's): a note is only ever true of the process that now
+ * has the streams of loom.L/proc.PID.  Entries taken by another pid are
+ * lost, never wrong. */
+static inline void oa_run_mark_ended(uint8_t *map, int32_t pid)
+{
+	atomic_store(&oa_run_header_of(map)->ended[(uint32_t)pid % OA_RUN_ENDED], pid);
+}
+static inline void oa_run_unmark_ended(uint8_t *map, int32_t pid)
+{
+	int32_t was = pid;
+	atomic_compare_exchange_strong(&oa_run_header_of(map)->ended[(uint32_t)pid % OA_RUN_ENDED], &was, 0);
+}
 /* May the run's spool hold a slot of pid?  The header's count of slots in
  * use by pid & (OA_SPOOL_TIDS - 1): a byte of the header page. */
 static inline int oa_run_maybe(uint8_t *map, int32_t pid)
 {
 	_Atomic uint8_t *c = (_Atomic uint8_t *)(map + OA_SPOOL_TIDS_AT) + ((uint32_t)pid & (OA_SPOOL_TIDS - 1));
 	return pid > 0 && atomic_load_explicit(c, memory_order_acquire) != 0;
+}
+
+static inline int oa_run_has_ended(uint8_t *map, int32_t pid)
+{
+	return pid > 0 && atomic_load(&oa_run_header_of(map)->ended[(uint32_t)pid % OA_RUN_ENDED]) == pid;
 }
 
 /* The order slots are written out in (the order they were taken): slot

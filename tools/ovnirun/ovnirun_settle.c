@@ -315,8 +315,6 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			char pd[PATH_MAX];
 			snprintf(pd, sizeof(pd), "%s/%s", ld, p->d_name);
 			pid_t pid = (pid_t)atoi(p->d_name + 5);
-			char live[64];
-			snprintf(live, sizeof(live), "/proc/%d", (int)pid);
 			/* In a nested PID namespace: its pid here, when it runs
 			 * (one that ended while the namespace lives on is not
 			 * waited for: setns, nsenter into a lasting one). */
@@ -324,10 +322,24 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			for (int k = 0; ns && k < nns && !here; k++)
 				if (nsp[k].inner == pid)
 					here = nsp[k].outer;
-			int exists = ns ? (nns < 0 ? 1 : here != 0) : pid != root && access(live, F_OK) == 0;
+			/* Is there a process of that pid (kill 0, not a look in
+			 * /proc: a failed lookup there was ~6 us a process)? */
+			int exists =
+				ns ? (nns < 0 ? 1 : here != 0) : pid != root && (kill(pid, 0) == 0 || errno == EPERM);
 			DIR *pdir = opendir(pd);
 			int open_streams = 0, ranked = 0;
 			long nthreads = 0;
+			/* One the run's spool says ended with every stream finished:
+			 * its main stream read (a pid given again since is unfinished
+			 * there), its threads only counted (~3 us each read). */
+			int whole = 0;
+			if (!ns && watch_run_ended(l->d_name, pid)) {
+				char js[PATH_MAX + 64];
+				int seen;
+				snprintf(js, sizeof(js), "%s/thread.%d/stream.json", pd, (int)pid);
+				whole = !unfinished(js, &ranked, &seen) && seen;
+				ranked &= whole;
+			}
 			while (pdir && (th = readdir(pdir)) && !open_streams) {
 				/* Threads left in a spool file: a process whose main
 				 * thread left (pthread_exit) before it died without
@@ -339,6 +351,10 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 				}
 				if (strncmp(th->d_name, "thread.", 7))
 					continue;
+				if (whole) {
+					nthreads++;
+					continue;
+				}
 				char js[PATH_MAX + 64];
 				int r, seen;
 				snprintf(js, sizeof(js), "%s/%s/stream.json", pd, th->d_name);

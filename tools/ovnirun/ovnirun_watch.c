@@ -36,6 +36,7 @@ static long written;
 /* The run's spool (writer/spool.h): the processes' first streams. */
 static uint8_t *run_map;
 static char run_trace[PATH_MAX], run_path[PATH_MAX + 32];
+static char run_loomdir[300]; /* "loom.L": the directory of its loom */
 #define MAX_MADE 8
 static char dirs_made[MAX_MADE][PATH_MAX + 300];
 static int nmade;
@@ -204,6 +205,7 @@ int watch_run_start(const char *trace, const char *loom)
 		return 0;
 	snprintf(run_trace, sizeof(run_trace), "%s", trace);
 	snprintf(run_path, sizeof(run_path), "%s/%s", trace, OA_RUN_SPOOL_NAME);
+	snprintf(run_loomdir, sizeof(run_loomdir), "loom.%s", loom);
 	/* With the loom's directory: its processes find it there. */
 	char made[PATH_MAX + 300];
 	snprintf(made, sizeof(made), "%s/loom.%s", trace, loom);
@@ -243,6 +245,11 @@ int watch_run_settle(int (*alive)(int pid, const uint8_t *obs))
 		return 0;
 	unsigned in_use;
 	return oa_run_unpack(run_trace, run_map, alive, &in_use);
+}
+
+int watch_run_ended(const char *loomdir, pid_t pid)
+{
+	return run_map && !strcmp(loomdir, run_loomdir) && oa_run_has_ended(run_map, (int32_t)pid);
 }
 
 unsigned watch_run_end(void)

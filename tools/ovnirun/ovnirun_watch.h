@@ -40,6 +40,9 @@ long watch_stop(void);
 int watch_run_start(const char *trace, const char *loom);
 void watch_run_root(pid_t root);
 int watch_run_settle(int (*alive)(int pid, const uint8_t *obs));
+/* Did process pid of the loom directory `loomdir` ("loom.L") end with all
+ * its streams finished, as the run's spool says (oa_run_has_ended)? */
+int watch_run_ended(const char *loomdir, pid_t pid);
 unsigned watch_run_end(void);
 
 #endif
