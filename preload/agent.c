@@ -530,7 +530,7 @@ __attribute__((noinline)) static void run_settle_pid(int pid)
 			continue;
 		}
 		struct timespec ts = { 0, 500 * 1000 };
-		nanosleep(&ts, NULL);
+		oa_sys3(SYS_nanosleep, (long)&ts, 0, 0); /* not the interposed one */
 	}
 }
 
