@@ -264,8 +264,6 @@ struct oa_run_header {
 	 * such a process, not one per thread (oa_run_has_ended). */
 	_Atomic int32_t ended[OA_RUN_ENDED];
 };
-_Static_assert(OA_RUN_AT + sizeof(struct oa_run_header) <= OA_SPOOL_TIDS_AT,
-	       "the run's header ends before the header page's counts by pid");
 
 static inline struct oa_spool_slot *oa_spool_slot_at(uint8_t *map, unsigned i)
 {
