@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int oa_log_fd = STDERR_FILENO;
@@ -132,6 +134,23 @@ static void log_write(int fd, const void *p, size_t n)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* A stderr that is a file within 1 MiB of the program's file size limit
+ * (`ulimit -f`): the bytes left to write there are the program's (a line
+ * of ours took ~110 of the 512 of `ulimit -f 1`, and the program's next
+ * write past them raised SIGXFSZ: killed where it ran to its end
+ * untraced; or the line was cut in its file).  Our line then goes to
+ * ovnirun's report only. */
+static int stderr_budgeted(int fd, size_t n)
+{
+	struct rlimit rl;
+	struct stat st;
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || fstat(fd, &st) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	uint64_t used = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+	return used + n + (1u << 20) > (uint64_t)rl.rlim_cur;
+}
+
 void oa_log(const char *fmt, ...)
 {
 	char buf[512];
@@ -145,7 +164,7 @@ void oa_log(const char *fmt, ...)
 	if (n == 0 || buf[n - 1] != '\n')
 		buf[n++] = '\n';
 	buf[n] = '\0'; /* the report below reads it as a string */
-	if (oa_log_fd >= 0)
+	if (oa_log_fd >= 0 && !stderr_budgeted(oa_log_fd, n))
 		log_write(oa_log_fd, buf, n);
 	if (oa_log_report[0] && oa_fd_room()) {
 		/* One line, "PID message", appended in one write (the file is

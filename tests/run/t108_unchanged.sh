@@ -42,12 +42,30 @@ done
 for lim in 1 3; do
 	script="ulimit -f $lim; \"$PROG/threads\" join 2; sh -c 'echo inner'; echo after"
 	a=$(bash -c "$script" 2>&1); ra=$?
-	b=$("$OVNIRUN" -q -o "$WORK/g$lim" bash -c "$script" 2>"$WORK/g.err"); rb=$?
+	b=$("$OVNIRUN" -o "$WORK/g$lim" bash -c "$script" 2>"$WORK/g.err"); rb=$?
 	assert_eq "shell at ulimit -f $lim: status" "$ra" "$rb"
 	assert_eq "shell at ulimit -f $lim: stdout" "$a" "$b"
-	grep -q "cannot write the trace in .*File too large" "$WORK/g.err" || fail "ulimit -f $lim: not said: $(cat "$WORK/g.err")"
+	# Said to ovnirun (its report), not into the program's stderr file,
+	# whose few bytes under the limit are the program's (below).
+	grep -q "ovnirun:   pid [0-9]* cannot write the trace in .*File too large" "$WORK/g.err" ||
+		fail "ulimit -f $lim: not said: $(cat "$WORK/g.err")"
+	grep -q "^ovni-auto:" "$WORK/g.err" && fail "ulimit -f $lim: a line of the agent in the program's stderr file"
 	check_trace "$WORK/g$lim"
 done
+# A program whose stderr is a file under its own limit: a line of the agent
+# there took ~110 of its 512 bytes, and its next write past them raised
+# SIGXFSZ (status 153 where untraced it ran to its end), or the line was
+# cut in its file.  Not written there (ovnirun's report has it).
+script="ulimit -f 1; exec 2>err.txt; \"$PROG/threads\" join 2; head -c 450 /dev/zero >&2; echo rc=\$?; wc -c <err.txt"
+mkdir -p "$WORK/e1" "$WORK/e2" "$WORK/e3"
+a=$(cd "$WORK/e1" && sh -c "$script"); ra=$?
+b=$(cd "$WORK/e2" && LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$WORK/e2/t" sh -c "$script"); rb=$?
+c=$(cd "$WORK/e3" && "$OVNIRUN" -q -o "$WORK/e3/t" sh -c "$script" 2>/dev/null); rc=$?
+assert_eq "stderr file at ulimit -f 1: untraced" "done join 2 rc=0 450" "$(echo $a)"
+assert_eq "stderr file at ulimit -f 1: LD_PRELOAD status" "$ra" "$rb"
+assert_eq "stderr file at ulimit -f 1: LD_PRELOAD stdout" "$a" "$b"
+assert_eq "stderr file at ulimit -f 1: ovnirun status" "$ra" "$rc"
+assert_eq "stderr file at ulimit -f 1: ovnirun stdout" "$a" "$c"
 # The same under ovnirun, where each process's first stream starts in the
 # run's spool (no file) and meets the limit only later: at an exec (the next
 # image goes on in files), in its threads' files, in a parent finishing a
