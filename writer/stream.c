@@ -292,6 +292,11 @@ __attribute__((noinline)) OA_RUN_TEXT static int open_run_slot(struct oa_stream 
 static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t *size)
 {
 	const uint8_t *obs = s->map;
+	/* Under a `ulimit -f` its files could not hold it (nor grow a window):
+	 * it stays in its slot, which ends it (its process, or ovnirun, writes
+	 * it out whole); not a stream.obs cut at the limit and no stream.json. */
+	if (oa_fsize_exceeds(page_size()) || oa_fsize_exceeds(len))
+		return -EFBIG;
 	int fresh = oa_stream_make_paths(s);
 	if (fresh < 0)
 		return fresh;
@@ -341,6 +346,12 @@ OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int t
 {
 	sigset_t old;
 	oa_sigblock(&old);
+	int xfsz = oa_xfsz_pending();
+	/* Past `ulimit -f` nothing at all, not files cut at the limit. */
+	if (oa_fsize_exceeds(len) || oa_fsize_exceeds(META_INPLACE_MAX)) {
+		oa_sigrestore(&old);
+		return -EFBIG;
+	}
 	int r = oa_mkdir_p(dir);
 	if (r == 0)
 		r = -EEXIST; /* an earlier stream of this tid: the caller goes on the usual way */
@@ -348,7 +359,6 @@ OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int t
 		oa_sigrestore(&old);
 		return r;
 	}
-	int xfsz = oa_xfsz_pending();
 	int fd = oa_dir_open(dir, "stream.obs", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	r = fd < 0 ? -errno : oa_write_all(fd, obs, len);
 	if (fd >= 0)
