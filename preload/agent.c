@@ -1360,8 +1360,12 @@ OA_START_TEXT static int start_process(int creator_tid)
 		if (!oa_cfg.spool_watch[0] || !(fresh_procdir = run_fresh()))
 			fresh_procdir = oa_mkdir_p(procdir) == 1;
 	}
-	if (!fresh_procdir)
-		oa_images_scan(procdir);
+	/* Threads an earlier process of this pid (or an earlier image) left
+	 * in its spool, dead (its main thread had left, then SIGKILL): their
+	 * streams are written out and finished before ours go on after
+	 * them (a pid given again: they were appended after ours). */
+	if (!fresh_procdir && oa_images_scan(procdir))
+		agent_pid_predecessor_gone(oa_meta.pid);
 	oa_registry_init();
 	atomic_store(&oa_traced_flag, 1);
 	struct oa_thread *t = agent_thread_begin(creator_tid, 0, 0);

@@ -61,15 +61,19 @@ OA_START_TEXT static void earlier_label(void *arg, int type, int64_t v, const ch
  * process wrote (each label is in the stream of the thread that made it):
  * process-event values go on after the last one, and the number of images
  * (successful execs) gives OpenMP ids of their own. Once per image. */
-OA_START_TEXT void oa_images_scan(const char *dir)
+OA_START_TEXT int oa_images_scan(const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return;
+		return 0;
 	uint32_t last = 0;
-	int execs = 0;
+	int execs = 0, spooled = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
+		/* A spool file (spool.K.oa): threads of an earlier process of
+		 * this pid, or of an earlier image, that died in it. */
+		if (!strncmp(e->d_name, "spool.", 6))
+			spooled = 1;
 		if (strncmp(e->d_name, "thread.", 7))
 			continue;
 		int dfd = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -86,4 +90,5 @@ OA_START_TEXT void oa_images_scan(const char *dir)
 	oa_procev_seen(last);
 	if (execs > oa_exec_generation)
 		oa_exec_generation = execs;
+	return spooled;
 }

@@ -9,7 +9,8 @@ struct oa_thread;
 void oa_images_import(struct oa_thread *t, const char *base, const char *final_base);
 /* Once per image, in the process directory `dir`: process-event values go
  * on after the last one labelled there, and OpenMP ids after the number of
- * images (oa_exec_generation). */
-void oa_images_scan(const char *dir);
+ * images (oa_exec_generation).  Returns 1 when a spool file is there (the
+ * dead threads of an earlier process or image), else 0. */
+int oa_images_scan(const char *dir);
 
 #endif

@@ -334,8 +334,8 @@ void agent_pid_predecessor_gone(pid_t pid)
 	sigset_t old;
 	oa_sigblock(&old);
 	int xfsz = oa_xfsz_pending();
-	oa_finish_process(dir, pid, "ended without notice; streams finished by the next process of its pid",
-			  gone_value);
+	oa_finish_process_all(dir, pid, "ended without notice; streams finished by the next process of its pid",
+			      gone_value);
 	oa_xfsz_forget(xfsz);
 	oa_sigrestore(&old);
 }

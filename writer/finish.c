@@ -480,7 +480,19 @@ OA_START_TEXT int oa_finish_needed(const char *tracedir, const char *loom, long 
 	return hn >= 0 && !is_finished(head, (size_t)hn);
 }
 
+static int finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid), int all);
+
 int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid))
+{
+	return finish_process(procdir, pid, how, value, 0);
+}
+
+int oa_finish_process_all(const char *procdir, long pid, const char *how, int64_t (*value)(long pid))
+{
+	return finish_process(procdir, pid, how, value, 1);
+}
+
+static int finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid), int all)
 {
 	char main_json[4400];
 	oa_snprintf(main_json, sizeof(main_json), "%s/thread.%ld/stream.json", procdir, pid);
@@ -492,7 +504,7 @@ int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*
 	 * ("finished" comes early in our stream.json). */
 	char head[8192];
 	ssize_t hn = read_at(at, rel, head, sizeof(head));
-	if (hn < 0 || is_finished(head, (size_t)hn))
+	if (hn < 0 || (!all && is_finished(head, (size_t)hn)))
 		goto out; /* not traced here (another loom, untraced), or done */
 	if (!oa_fd_room()) {
 		r = -EMFILE;

@@ -59,6 +59,9 @@ int oa_replay_closers(const struct oa_replay *r, uint8_t *buf, size_t cap, size_
  * Returns the number of streams finished, 0 when there was nothing to do,
  * or -errno (busy, unreadable, no descriptor room). */
 int oa_finish_process(const char *procdir, long pid, const char *how, int64_t (*value)(long pid));
+/* The same when the main stream is finished too: the threads of a process
+ * whose main thread left (pthread_exit) before it died in their spool. */
+int oa_finish_process_all(const char *procdir, long pid, const char *how, int64_t (*value)(long pid));
 
 /* Is the process pid of loom.<loom> under tracedir gone without finishing
  * its main stream (oa_finish_process has work)?  0 when it finished, or

@@ -69,4 +69,23 @@ for i in 1 2 3; do
 	check_trace "$WORK/d$i"
 	assert_eq "d$i: spool files left" 0 "$(find "$WORK/d$i" -name 'spool.*.oa' | wc -l)"
 done
+
+# The other way round: the killed one first (reaped by its traced shell,
+# which leaves it: its main stream is finished), its threads dead in its
+# spool; the next process of its pid, with threads of the same tids,
+# writes them out and finishes them before its own go on after them
+# (they were appended after its own at the end: "clock goes backwards",
+# 3 runs in 3).
+for n in 0 1000; do
+	cat >"$WORK/three.sh" <<EOF
+echo 2999 > /proc/sys/kernel/ns_last_pid; "$PROG/endings" mainkill $n >/dev/null
+echo 2999 > /proc/sys/kernel/ns_last_pid; "$PROG/threads" join 4 >/dev/null
+EOF
+	for i in 1 2; do
+		unshare -p -f --mount-proc "$OVNIRUN" -q -o "$WORK/e$n.$i" sh "$WORK/three.sh" 2>"$WORK/e.err" ||
+			fail "e$n.$i: status $?"
+		check_trace "$WORK/e$n.$i"
+		assert_eq "e$n.$i: spool files left" 0 "$(find "$WORK/e$n.$i" -name 'spool.*.oa' | wc -l)"
+	done
+done
 exit 0
