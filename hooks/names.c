@@ -51,8 +51,7 @@ OA_THREAD_TEXT void names_start_routine(void *(*fn)(void *))
 	if (t1 - t0 > 2000) {
 		/* The name was not cached (the ELF file was read): the agent's
 		 * work, shown as a flush rather than as the thread's time. */
-		oa_emit_at(&oa_self->s, "OF[", t0, NULL, 0);
-		oa_emit_at(&oa_self->s, "OF]", t1, NULL, 0);
+		oa_emit_bracket(&oa_self->s, t0, t1);
 	}
 	names_set(name);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -334,8 +335,16 @@ void agent_pid_predecessor_gone(pid_t pid)
 	sigset_t old;
 	oa_sigblock(&old);
 	int xfsz = oa_xfsz_pending();
-	oa_finish_process_all(dir, pid, "ended without notice; streams finished by the next process of its pid",
-			      gone_value);
+	/* Its parent may be finishing it now (it reaped it, which freed the
+	 * pid): waited for, 50 ms at most; what it left is finished here. */
+	for (int tries = 0; tries < 100; tries++) {
+		if (oa_finish_process_all(dir, pid,
+					  "ended without notice; streams finished by the next process of its pid",
+					  gone_value) != -EBUSY)
+			break;
+		struct timespec ts = { 0, 500 * 1000 };
+		syscall(SYS_nanosleep, &ts, NULL); /* not the interposed one */
+	}
 	oa_xfsz_forget(xfsz);
 	oa_sigrestore(&old);
 }

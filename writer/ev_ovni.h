@@ -41,8 +41,7 @@ static inline void ev_ovni_thread_execute_only(struct oa_stream *s, int32_t cpu,
  * last clock), OF] now. */
 static inline void ev_ovni_setup_flush(struct oa_stream *s, uint64_t setup)
 {
-	oa_emit_at(s, "OF[", setup, NULL, 0);
-	oa_emit(s, "OF]", NULL, 0);
+	oa_emit_bracket(s, setup, oa_clock_now());
 }
 
 /* OHx at `clock` (read before the agent set the thread up, and later than

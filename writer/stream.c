@@ -341,6 +341,32 @@ static int spill_slot(struct oa_stream *s, uint64_t len, int finished, uint64_t 
 	return fd;
 }
 
+OA_START_TEXT void oa_emit_bracket(struct oa_stream *s, uint64_t t0, uint64_t t1)
+{
+	unsigned q = oa_emit_enter(s);
+	uint64_t f0 = 0, f1 = 0;
+	int flushed;
+	if (oa_emit_ready(s) && oa_reserve(s, 2 * OVNI_EV_HEADER_SIZE, &f0, &f1, &flushed) == 0) {
+		uint8_t *p = s->pos;
+		uint64_t last = s->last_clock;
+		if (flushed) {
+			oa_put_header(p, 0, "OF[", f0);
+			oa_put_header(p + OVNI_EV_HEADER_SIZE, 0, "OF]", f1);
+			p += 2 * OVNI_EV_HEADER_SIZE;
+			last = f1;
+		}
+		if (t0 < last)
+			t0 = last;
+		if (t1 < t0)
+			t1 = t0;
+		oa_put_header(p, 0, "OF[", t0);
+		oa_put_header(p + OVNI_EV_HEADER_SIZE, 0, "OF]", t1);
+		s->pos = p + 2 * OVNI_EV_HEADER_SIZE;
+		s->last_clock = t1;
+	}
+	oa_emit_leave(s, q);
+}
+
 OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
 				       const uint8_t *obs, size_t len)
 {

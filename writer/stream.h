@@ -431,6 +431,12 @@ static inline uint64_t oa_emit_at(struct oa_stream *s, const char *mcv, uint64_t
 	return used;
 }
 
+/* A flush bracket of the agent's own (its setup, a slow name lookup): OF[
+ * at t0 and OF] at t1 (raised to the stream's last clock), in one
+ * reservation, so that a window's flush it needs comes before it, not
+ * inside it (nested OF[, which ovniemu rejects). */
+void oa_emit_bracket(struct oa_stream *s, uint64_t t0, uint64_t t1);
+
 /* Write one event at exactly the clock given, even one earlier than the
  * stream's last (a program's own events through the libovni API, which may
  * go back inside an ovnisort region); later events are still not written

@@ -677,6 +677,47 @@ static void test_torn(const char *dir)
 	CHECK(oa_stream_end(&s) == 0, "end");
 }
 
+/* An OF[ of the agent's own (its setup as a flush, a slow name lookup)
+ * whose emit finds the window full: the window's own OF[ OF] comes before
+ * it, not inside its bracket (two nested flushes, which ovniemu rejects:
+ * a process given a pid again started near the end of a page of the
+ * stream.obs it appends to). */
+static void test_flush_bracket(const char *dir)
+{
+	char sdir[512], obs[600];
+	snprintf(sdir, sizeof(sdir), "%s/thread.9", dir);
+	snprintf(obs, sizeof(obs), "%s/stream.obs", sdir);
+	struct oa_stream s = { 0 };
+	struct oa_stream_cfg cfg = { .dir = sdir, .tid = 9, .meta = &meta };
+	CHECK(oa_stream_open(&s, &cfg) == 0, "open");
+	while (s.pos + OVNI_EV_HEADER_SIZE <= s.soft_end)
+		oa_emit(&s, "OM=", NULL, 0);
+	uint64_t before = oa_clock_now() - 1000;
+	oa_emit_bracket(&s, before, oa_clock_now());
+	CHECK(oa_stream_end(&s) == 0, "end");
+	size_t len = 0, off = 8;
+	uint8_t *buf = test_read_file(obs, &len);
+	CHECK(buf != NULL, "read %s", obs);
+	struct test_ev ev;
+	int open = 0, nested = 0, pairs = 0;
+	uint64_t last = 0, back = 0;
+	while (buf && test_next_ev(buf, len, &off, &ev) == 1) {
+		back += ev.clock < last;
+		last = ev.clock;
+		if (!strcmp(ev.mcv, "OF[")) {
+			nested += open;
+			open = 1;
+		} else if (!strcmp(ev.mcv, "OF]")) {
+			pairs += open;
+			open = 0;
+		}
+	}
+	CHECK(nested == 0, "%d OF[ inside a flush", nested);
+	CHECK(pairs >= 3, "the window's flush, ours and the end's: %d", pairs);
+	CHECK(back == 0, "clocks in order");
+	free(buf);
+}
+
 int main(void)
 {
 	char *dir = test_tmpdir("stream");
@@ -692,6 +733,7 @@ int main(void)
 	test_meta_inplace(dir);
 	test_killed_at_end(dir);
 	test_torn(dir);
+	test_flush_bracket(dir);
 	test_rmrf(dir);
 	free(dir);
 	TEST_DONE();
