@@ -1009,8 +1009,7 @@ OA_RUN_TEXT struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char 
 
 struct oa_spool_slot *oa_run_find(uint8_t *map, int pid)
 {
-	if (pid <= 0 ||
-	    !atomic_load_explicit(tids_of(map) + ((unsigned)pid & (OA_SPOOL_TIDS - 1)), memory_order_acquire))
+	if (!oa_run_maybe(map, pid))
 		return NULL;
 	/* The first in the probe order: each slot looked at is a page (an
 	 * earlier process of a recycled pid may hold one after it: rare). */
