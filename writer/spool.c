@@ -939,6 +939,12 @@ OA_RUN_TEXT uint8_t *oa_run_map_fd(int fd)
 	if (m == MAP_FAILED)
 		return NULL;
 	struct oa_spool_header *h = header_of(m);
+	/* Touched first by a write that changes nothing: a write fault on a
+	 * shared mapping maps its one page, where a read maps the 16 around
+	 * it that are in memory (fault-around: the slots other processes
+	 * wrote), each of them one more to unmap at exit (~4 us a process
+	 * on tmpfs; the header is written at the slot's taking anyway). */
+	atomic_fetch_or_explicit(&h->taken, 0, memory_order_relaxed);
 	if (memcmp(h->magic, OA_SPOOL_MAGIC, 8) || memcmp(run_header(m)->magic, OA_RUN_MAGIC, 8) ||
 	    h->slot_size != OA_SPOOL_SLOT || h->nslots != OA_SPOOL_SLOTS || h->json_cap != OA_SPOOL_JSON ||
 	    h->obs_cap != OA_SPOOL_OBS) {
@@ -976,8 +982,11 @@ OA_RUN_TEXT struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char 
 		unsigned i = (i0 + k) % OA_RUN_SLOTS;
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t expect = OA_SPOOL_FREE;
-		if (atomic_load_explicit(&s->state, memory_order_relaxed) != OA_SPOOL_FREE ||
-		    !atomic_compare_exchange_strong(&s->state, &expect, OA_SPOOL_LIVE))
+		/* The exchange alone, no read first: its write fault maps the
+		 * slot's one page, where a read maps the pages in memory
+		 * around it (the slots of the pids before: ~4 more to unmap at
+		 * exit).  A slot in use is left as it was. */
+		if (!atomic_compare_exchange_strong(&s->state, &expect, OA_SPOOL_LIVE))
 			continue;
 		/* Its blocks reserved now (the file is sparse), the faults
 		 * taken: writes through the mapping never meet a full file

@@ -134,6 +134,23 @@ at_most "libc's text windows of a traced bash's fork child (untraced, plus one: 
 check_trace "$WORK/t6"
 assert_eq "processes of the traced bash" 3 "$(ls -d "$WORK"/t6/loom.*/proc.* | wc -l)"
 
+# Under ovnirun, of the run's spool (one shared mapping of the whole
+# file) a traced /bin/true maps its header page and its slot's two pages,
+# not the pages in memory around them: a read is what faults those in
+# (fault-around, as for the text), each one more to unmap at exit, and
+# the slots of the pids just before, which the processes before wrote,
+# are in memory (writer/spool.c: the first touches are writes).
+out=$("$OVNIRUN" -q -o "$WORK/t7" sh -c 'for i in 1 2 3 4 5 6 7 8; do /bin/true; done; "$0" spool.run.oa /bin/true' \
+	"$PROG/pagewalk" 2>"$WORK/err")
+assert_eq "status of pagewalk under ovnirun" 0 "$?"
+case $out in
+*"none: no mapping"*|"") skip "pagewalk saw no mapping of the run's spool: $(cat "$WORK/err")" ;;
+esac
+echo "$out" | sed 's/^/spool: /' >&2
+at_most "pages of the run's spool a traced /bin/true maps" 3 \
+	"$(echo "$out" | awk '$1 == "rw-s" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "present") print kv[2] }; exit }')"
+check_trace "$WORK/t7"
+
 # What the program prints is its own.
 out=$(OVNI_TRACEDIR="$WORK/t4" LD_PRELOAD="$LIBAGENT" "$PROG/pagewalk" libovni-auto.so sh -c 'echo out; exit 3' | head -n 1)
 assert_eq "the program's output under pagewalk" out "$out"
