@@ -123,9 +123,9 @@ $(addprefix $(B)/tests/,$(WRITER_TESTS)): $(B)/tests/%: tests/unit/%.c $(WRITER_
 $(B)/tests/test_real: tests/unit/test_real.c $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(B)/obj/common/env.o $(B)/gen/exports.map tests/unit/test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DEXPORTS_MAP='"$(B)/gen/exports.map"' -o $@ $< $(B)/obj/preload/real.o $(B)/obj/common/log.o $(B)/obj/common/fdroom.o $(B)/obj/common/env.o -ldl -Wl,-z,lazy
-$(B)/tests/test_symbols: tests/unit/test_symbols.c $(B)/obj/preload/symbols.o tests/unit/test.h
+$(B)/tests/test_symbols: tests/unit/test_symbols.c $(B)/obj/preload/symbols.o $(B)/obj/common/fdroom.o tests/unit/test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fvisibility=default -o $@ $< $(B)/obj/preload/symbols.o -ldl
+	$(CC) $(ALL_CFLAGS) -fvisibility=default -o $@ $< $(B)/obj/preload/symbols.o $(B)/obj/common/fdroom.o -ldl
 
 $(B)/tests/%: tests/unit/%.c $(WRITER_OBJ) $(TOOLS_OBJ) $(wildcard tests/unit/*.h)
 	@mkdir -p $(dir $@)

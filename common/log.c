@@ -173,11 +173,13 @@ void oa_log(const char *fmt, ...)
 		size_t m = (size_t)oa_snprintf(line, sizeof(line), "%d %s", (int)getpid(), buf + 11);
 		if (m >= sizeof(line))
 			m = sizeof(line) - 1;
+		oa_fdlock_agent_enter(); /* fdroom.h */
 		int fd = open(oa_log_report, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			log_write(fd, line, m);
-			close(fd);
+			oa_nc_close(fd);
 		}
+		oa_fdlock_agent_leave();
 	}
 	errno = saved;
 }

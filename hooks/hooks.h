@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "../common/str.h"
 #include "../preload/agent.h"
@@ -115,6 +116,23 @@ long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long
 /* The exec system calls made through syscall() (exec.c): as execve and
  * execveat. */
 long hook_raw_exec(long (*sys)(long, ...), long nr, long a, long b, long c, long d, long e);
+/* syscall() of a call that closes or replaces a descriptor (fd.c): made
+ * so that it never meets a descriptor of the agent's. */
+static inline int hook_fd_syscall_nr(long nr)
+{
+	return nr == SYS_close
+#ifdef SYS_dup2
+	       || nr == SYS_dup2
+#endif
+#ifdef SYS_dup3
+	       || nr == SYS_dup3
+#endif
+#ifdef SYS_close_range
+	       || nr == SYS_close_range
+#endif
+		;
+}
+long hook_fd_syscall(long (*sys)(long, ...), long nr, long a, long b, long c);
 
 /* Should this call be traced? (agent running for the process, not re-entered) */
 static inline int hook_tracing(void)

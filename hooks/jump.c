@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 
+#include "../common/fdroom.h"
 #include "../writer/sigblock.h"
 #include "sync.h"
 
@@ -27,6 +28,7 @@ OA_EARLY_TEXT static void before_jump(struct __jmp_buf_tag *env)
 	 * window is abandoned (the jump restores the mask it saved, if any),
 	 * and the thread can be cancelled again as it could before it. */
 	oa_sigblock_depth = 0;
+	oa_fdlock_abandon();
 	if (oa_sigblock_cancel)
 		oa_sigblock_cancel_back();
 #if defined(__x86_64__) && defined(__GLIBC__)

@@ -195,14 +195,14 @@ long hook_raw_fork(long (*sys)(long, ...), long nr, long a, long b, long c, long
 		return r_;                                                                                             \
 	} while (0)
 
-OA_EXPORT OA_START_TEXT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-					const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+OA_EXPORT OA_THREAD_TEXT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+					 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	SPAWN(posix_spawn, pid, path, fa, attr, argv, envp);
 }
 
-OA_EXPORT OA_START_TEXT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-					 const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+OA_EXPORT OA_THREAD_TEXT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+					  const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	SPAWN(posix_spawnp, pid, file, fa, attr, argv, envp);
 }

@@ -181,6 +181,8 @@ OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 		if (!oa_off)
 			return hook_raw_exec(REAL(syscall), nr, a, b, c, d, e);
 	}
+	if (__builtin_expect(hook_fd_syscall_nr(nr), 0))
+		return hook_fd_syscall(REAL(syscall), nr, a, b, c);
 	if (__builtin_expect(nr != SYS_seccomp, 1) || oa_off || oa_sealed ||
 	    !((a == SECCOMP_SET_MODE_STRICT) || (a == SECCOMP_SET_MODE_FILTER && c)))
 		return REAL(syscall)(nr, a, b, c, d, e, f);

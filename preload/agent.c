@@ -21,6 +21,7 @@
 #include "../writer/ev_ovni.h"
 #include "../writer/files.h"
 #include "../writer/finish.h"
+#include "../common/fdroom.h"
 #include "../common/log.h"
 #include "../common/sys.h"
 #include "../writer/ovni_fmt.h"
@@ -608,8 +609,11 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	/* An earlier image's stream of this tid: its labels go on.  (A tid
 	 * recycled within this image, rare, keeps its events but not its
 	 * labels when spooled.) */
-	if ((!cfg.spool || oa_exec_generation) && !(fresh_procdir && t->tid == oa_meta.pid))
+	if ((!cfg.spool || oa_exec_generation) && !(fresh_procdir && t->tid == oa_meta.pid) &&
+	    (t->tid == oa_meta.pid || oa_images_may_have(t->tid)))
 		oa_images_import(t, cfg.base, cfg.final_base);
+	if (t->tid != oa_meta.pid)
+		oa_images_note(t->tid);
 	/* A new process's first marks (its fork, its exec): labelled now, in
 	 * the stream.json written at the open, so that a process killed at
 	 * once (SIGKILL: its parent or ovnirun finishes the stream) keeps what
@@ -1380,6 +1384,11 @@ OA_START_TEXT static int start_process(int creator_tid)
 OA_START_TEXT void agent_process_init(void)
 {
 	oa_guard++;
+	/* The start's descriptors (configuration, CPUs, the run's spool, the
+	 * directory's earlier streams) are never met by the closes of the
+	 * program's other threads (an agent that a program dlopen'ed:
+	 * common/fdroom.h). */
+	oa_fdlock_agent_enter();
 	if (fcntl(STDERR_FILENO, F_GETFD) < 0)
 		oa_log_fd = -1;
 	if (oa_config_load() != 0) {
@@ -1424,6 +1433,7 @@ OA_START_TEXT void agent_process_init(void)
 	if (oa_cfg.debug && atomic_load(&oa_traced_flag))
 		oa_log("tracing pid %d into %s", (int)getpid(), procdir);
 out:
+	oa_fdlock_agent_leave();
 	oa_guard--;
 }
 
@@ -1488,6 +1498,8 @@ OA_START_TEXT static void agent_fork_forget(void)
 
 OA_EARLY_TEXT void agent_fork_child(void)
 {
+	/* Descriptor holds of the threads that are not here (fdroom.h). */
+	oa_fdlock_after_fork();
 	/* A fork while the agent starts (another thread's, in a program
 	 * that dlopen'ed it): the child reads its environment as it is. */
 	if (oa_env_snap_on)

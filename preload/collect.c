@@ -7,6 +7,7 @@
  * The end of a process may come from a fatal-signal handler: sending uses
  * only system calls, static buffers and no lock. */
 #include "../common/compiler.h"
+#include "../common/sys.h"
 #include "collect.h"
 
 #include <errno.h>
@@ -99,7 +100,7 @@ static void say_once(const char *what, const char *detail)
 	if (fd < 0 && errno == EEXIST)
 		return;
 	if (fd >= 0)
-		close(fd);
+		oa_nc_close(fd);
 	oa_log("%s the collector at %s (%s): the trace stays in %s", what, where, detail, localdir);
 }
 
@@ -139,7 +140,7 @@ static int dial(void)
 	return fd;
 fail:;
 	int e = errno;
-	close(fd);
+	oa_nc_close(fd);
 	errno = e;
 	return -1;
 }
@@ -251,7 +252,7 @@ static int watch_connect(void)
 		return -1;
 	char reply[256];
 	if (hello(fd, "watch", reply, sizeof(reply)) != 0) {
-		close(fd);
+		oa_nc_close(fd);
 		return -1;
 	}
 	fd = oa_fd_move_high(fd);
@@ -285,7 +286,7 @@ static void *watch_main(void *arg)
 		uint32_t type, len;
 		char buf[256];
 		if (oa_colio_recv_frame(watch_fd, &type, buf, sizeof(buf), &len) || type != OA_COL_STOP) {
-			close(watch_fd); /* the collector went away */
+			oa_nc_close(watch_fd); /* the collector went away */
 			watch_fd = -1;
 			return NULL;
 		}
@@ -310,7 +311,7 @@ static void start_watch(void)
 	pthread_t th;
 	/* The real one (resolved at start): the name would be our own hook. */
 	if (!oa_real.pthread_create || oa_real.pthread_create(&th, &attr, watch_main, NULL) != 0) {
-		close(watch_fd);
+		oa_nc_close(watch_fd);
 		watch_fd = -1;
 	}
 	pthread_attr_destroy(&attr);
@@ -347,7 +348,7 @@ static void join(int may_setenv)
 	int r = fd < 0 ? -1 : hello(fd, "join", reply, sizeof(reply));
 	int err = errno;
 	if (fd >= 0)
-		close(fd);
+		oa_nc_close(fd);
 	if (r == 0) {
 		reachable = 1;
 		failstop = flag_of(reply, "failstop=");
@@ -376,7 +377,7 @@ static int setup(void)
 		int fd = open(v + 1, O_RDONLY | O_CLOEXEC);
 		ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
 		if (fd >= 0)
-			close(fd);
+			oa_nc_close(fd);
 		if (n <= 0) {
 			oa_log("cannot read the collector's contact file %s: the program runs untraced", v + 1);
 			return -1;
@@ -471,7 +472,7 @@ int oa_col_after_fork(int traced)
 		return 0;
 	/* The parent's watch connection and its state stay the parent's. */
 	if (watch_fd >= 0 && watch_is_ours())
-		close(watch_fd);
+		oa_nc_close(watch_fd);
 	watch_fd = -1;
 	int was_sent = atomic_load(&send_state) != 0; /* the parent was stopped (fail-stop) */
 	atomic_store(&send_state, 0);
@@ -535,14 +536,14 @@ static int send_thread(int fd, int dfd, const char *name)
 		struct stat st;
 		if (f < 0 || fstat(f, &st) != 0) {
 			if (f >= 0)
-				close(f);
+				oa_nc_close(f);
 			continue;
 		}
 		uint8_t hdr[8 + OA_COL_NAME_MAX];
 		oa_col_put64(hdr, (uint64_t)st.st_size);
 		int n = oa_snprintf((char *)hdr + 8, OA_COL_NAME_MAX, "%s/%s", name, files[i]);
 		if (n < 0 || n >= OA_COL_NAME_MAX) {
-			close(f);
+			oa_nc_close(f);
 			continue;
 		}
 		/* The transfer's deadline grows with what it has to send. */
@@ -559,9 +560,9 @@ static int send_thread(int fd, int dfd, const char *name)
 			r = oa_colio_send_all(fd, iobuf, (size_t)got);
 			left -= (uint64_t)got;
 		}
-		close(f);
+		oa_nc_close(f);
 	}
-	close(tdfd);
+	oa_nc_close(tdfd);
 	return r;
 }
 
@@ -573,7 +574,7 @@ static int remove_thread(int fd, int dfd, const char *name)
 		return 0;
 	for (int i = 0; i < 2; i++)
 		unlinkat(tdfd, files[i], 0);
-	close(tdfd);
+	oa_nc_close(tdfd);
 	unlinkat(dfd, name, AT_REMOVEDIR);
 	return 0;
 }
@@ -640,7 +641,7 @@ OA_START_TEXT void oa_col_process_done(enum oa_col_how how, int sig)
 	}
 	int err = errno;
 	if (fd >= 0)
-		close(fd);
+		oa_nc_close(fd);
 	if (r) {
 		say_once("could not send the streams to", err_text(err ? err : EPROTO));
 	} else if (dfd >= 0) {
@@ -648,7 +649,7 @@ OA_START_TEXT void oa_col_process_done(enum oa_col_how how, int sig)
 		rmdir(procdir);
 	}
 	if (dfd >= 0)
-		close(dfd);
+		oa_nc_close(dfd);
 out:
 	atomic_store(&send_state, 2);
 	oa_sigrestore(&old);

@@ -1,5 +1,6 @@
 /* cpus.c: loom CPU discovery and cross-process CPU claims (see cpus.h). */
 #include "../common/num.h"
+#include "../common/sys.h"
 #include "cpus.h"
 
 #include <errno.h>
@@ -87,7 +88,7 @@ OA_START_TEXT __attribute__((noinline)) static int read_online(const char *loom,
 	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		ssize_t r = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
+		oa_nc_close(fd);
 		if (r > 0) {
 			buf[r] = '\0';
 			n = parse_online(buf, phyids);
@@ -190,7 +191,7 @@ OA_START_TEXT static int place_pinned(const cpu_set_t *set, size_t setsize, int 
 	int n = oa_snprintf(text, sizeof(text), "%d\n", tid);
 	ssize_t w = write(fd, text, (size_t)n);
 	(void)w;
-	close(fd);
+	oa_nc_close(fd);
 	return cpu;
 }
 
@@ -206,7 +207,7 @@ OA_START_TEXT void oa_cpus_release(int cpu, int tid)
 	if (fd < 0)
 		return;
 	ssize_t n = read(fd, text, sizeof(text) - 1);
-	close(fd);
+	oa_nc_close(fd);
 	if (n <= 0)
 		return;
 	text[n] = '\0';

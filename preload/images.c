@@ -5,11 +5,15 @@
 #include "images.h"
 
 #include <dirent.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../common/sys.h"
 #include "../writer/meta.h"
 #include "../writer/ovni_fmt.h"
 #include "agent.h"
@@ -26,12 +30,43 @@ OA_START_TEXT void oa_images_import(struct oa_thread *t, const char *base, const
 	int dfd = open(final_base ? final_base : base, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	int fd = dfd < 0 ? -1 : openat(dfd, rel, O_RDONLY | O_CLOEXEC);
 	if (dfd >= 0)
-		close(dfd);
+		oa_nc_close(dfd);
 	if (fd < 0)
 		return;
 	int r = oa_meta_import_marks(&oa_meta, &t->s.labels, fd);
-	close(fd);
+	oa_nc_close(fd);
 	(void)r;
+}
+
+/* The tids (but the main thread's) of the streams in the process
+ * directory, hashed: bit tid % 4096.  Stale bits (a fork child's, its
+ * parent's) only mean a look that finds nothing.  Unknown (the directory
+ * could not be read, or dead threads of a spool are written there after
+ * the scan): every tid may have one. */
+/* A page of its own, touched by a process with threads only (and
+ * aligned: the large objects after it keep their offsets in their pages,
+ * the symbol scope the part of its first page every process writes). */
+#define TID_BITS (511 * 64)
+static struct {
+	_Atomic uint64_t bits[TID_BITS / 64];
+	_Atomic int unknown;
+} tids OA_LARGE_BSS __attribute__((aligned(4096)));
+#define tid_bits tids.bits
+#define tids_unknown tids.unknown
+
+OA_THREAD_TEXT void oa_images_note(int tid)
+{
+	unsigned b = (unsigned)tid % TID_BITS;
+	uint64_t m = (uint64_t)1 << (b % 64);
+	if (!(atomic_load_explicit(&tid_bits[b / 64], memory_order_relaxed) & m))
+		atomic_fetch_or_explicit(&tid_bits[b / 64], m, memory_order_relaxed);
+}
+
+OA_THREAD_TEXT int oa_images_may_have(int tid)
+{
+	unsigned b = (unsigned)tid % TID_BITS;
+	return atomic_load_explicit(&tids_unknown, memory_order_relaxed) ||
+	       (atomic_load_explicit(&tid_bits[b / 64], memory_order_relaxed) >> (b % 64) & 1);
 }
 
 struct earlier {
@@ -64,8 +99,10 @@ OA_START_TEXT static void earlier_label(void *arg, int type, int64_t v, const ch
 OA_START_TEXT int oa_images_scan(const char *dir)
 {
 	DIR *d = opendir(dir);
-	if (!d)
+	if (!d) {
+		atomic_store(&tids_unknown, 1);
 		return 0;
+	}
 	uint32_t last = 0;
 	int execs = 0, spooled = 0;
 	struct dirent *e;
@@ -76,17 +113,22 @@ OA_START_TEXT int oa_images_scan(const char *dir)
 			spooled = 1;
 		if (strncmp(e->d_name, "thread.", 7))
 			continue;
+		int tid = atoi(e->d_name + 7);
+		if (tid != oa_meta.pid)
+			oa_images_note(tid);
 		int dfd = openat(dirfd(d), e->d_name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		int fd = dfd < 0 ? -1 : openat(dfd, "stream.json", O_RDONLY | O_CLOEXEC);
 		if (dfd >= 0)
-			close(dfd);
+			oa_nc_close(dfd);
 		if (fd < 0)
 			continue;
 		struct earlier ea = { &last, &execs };
 		oa_meta_scan_fd(fd, NULL, earlier_label, &ea);
-		close(fd);
+		oa_nc_close(fd);
 	}
 	closedir(d);
+	if (spooled)
+		atomic_store(&tids_unknown, 1);
 	oa_procev_seen(last);
 	if (execs > oa_exec_generation)
 		oa_exec_generation = execs;

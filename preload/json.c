@@ -4,6 +4,7 @@
  * functions the agent calls are defined here, hidden, each forwarding to
  * the library opened by oa_json_load(). */
 #include "json.h"
+#include "../common/compiler.h"
 
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -42,7 +43,7 @@ static struct {
 #define FIELD(ret, name, params, args) ret(*name) params;
 	JSON_FUNCS(FIELD)
 #undef FIELD
-} J;
+} J OA_LARGE_BSS; /* a program with libovni only: not among the small variables every process writes */
 
 static _Atomic int state; /* 0 not tried, 1 loaded, -1 unavailable */
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../common/compiler.h"
+#include "../common/sys.h"
 #include "../common/fdroom.h"
 #include "../common/log.h"
 #include "../writer/ev_ovni.h"
@@ -68,9 +69,12 @@ static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 		return NULL;
 	const char *rel;
 	int d = oa_path_at(path, &rel);
+	oa_fdlock_agent_enter(); /* common/fdroom.h */
 	int fd = openat(d, rel, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	if (fd < 0) {
+		oa_fdlock_agent_leave();
 		return NULL;
+	}
 	struct stat st;
 	void *m = MAP_FAILED;
 	int ok = fstat(fd, &st) == 0 && st.st_size >= 4096;
@@ -88,7 +92,8 @@ static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 	}
 	if (ok)
 		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
+	oa_nc_close(fd);
+	oa_fdlock_agent_leave();
 	if (m == MAP_FAILED)
 		return NULL;
 	atomic_store(&value_counter, (_Atomic uint32_t *)m);

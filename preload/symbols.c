@@ -16,6 +16,8 @@
  * address space reserved, a few pages written: more than the thread itself
  * under a tight `ulimit -v`). */
 #include "../common/compiler.h"
+#include "../common/fdroom.h"
+#include "../common/sys.h"
 #include "../writer/sigblock.h"
 #include "symbols.h"
 
@@ -201,14 +203,17 @@ OA_THREAD_TEXT static void read_symtabs(const unsigned char *img, size_t len, un
 
 static void load_object(struct object *o)
 {
+	/* Its descriptor is not one the program's closes may meet
+	 * (common/fdroom.h). */
+	oa_fdlock_agent_enter();
 	int fd = open(o->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
 	struct stat sb;
 	void *img = MAP_FAILED;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size >= sizeof(Elf64_Ehdr))
+	if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && (size_t)sb.st_size >= sizeof(Elf64_Ehdr))
 		img = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	if (fd >= 0)
+		oa_nc_close(fd);
+	oa_fdlock_agent_leave();
 	if (img == MAP_FAILED)
 		return;
 	size_t len = (size_t)sb.st_size;

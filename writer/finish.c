@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../common/fdroom.h"
+#include "../common/sys.h"
 #include "../common/log.h"
 #include "meta.h"
 #include "ovni_fmt.h"
@@ -229,7 +230,7 @@ static ssize_t read_at(int dfd, const char *path, char *buf, size_t cap)
 	if (fd < 0)
 		return -1;
 	size_t n = oa_read_full(fd, buf, cap);
-	close(fd);
+	oa_nc_close(fd);
 	return (ssize_t)n;
 }
 
@@ -341,13 +342,13 @@ static int write_at(int dfd, const char *path, const char *tmp, const char *buf,
 			continue;
 		if (r <= 0) {
 			int e = r < 0 ? errno : EIO;
-			close(fd);
+			oa_nc_close(fd);
 			unlinkat(dfd, tmp, 0);
 			return -e;
 		}
 		off += (size_t)r;
 	}
-	close(fd);
+	oa_nc_close(fd);
 	return renameat(dfd, tmp, dfd, path) == 0 ? 0 : -errno;
 }
 
@@ -403,7 +404,7 @@ static int finish_stream(int dfd, const char *name, long pid, const char *how, i
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		int e = errno;
 		if (fd >= 0)
-			close(fd);
+			oa_nc_close(fd);
 		return -e;
 	}
 	memset(&rp, 0, sizeof(rp));
@@ -411,7 +412,7 @@ static int finish_stream(int dfd, const char *name, long pid, const char *how, i
 	off_t good = replay_file(fd, st.st_size, &rp, &nev);
 	if (good < 0 || nev == 0 || jn == 0) {
 		/* Nothing the thread did (killed as it started): set aside. */
-		close(fd);
+		oa_nc_close(fd);
 		char aside[320];
 		oa_snprintf(aside, sizeof(aside), "%s/stream.json.empty", name);
 		return renameat(dfd, json, dfd, aside) == 0 ? 1 : -errno;
@@ -439,7 +440,7 @@ static int finish_stream(int dfd, const char *name, long pid, const char *how, i
 		r = -errno;
 	struct stat js;
 	int have = fstatat(dfd, json, &js, AT_SYMLINK_NOFOLLOW) == 0;
-	close(fd);
+	oa_nc_close(fd);
 	if (r)
 		return r;
 	ssize_t m = edit_meta(jbuf, (size_t)jn, jout, sizeof(jout), v, label);
@@ -521,7 +522,7 @@ static int finish_process(const char *procdir, long pid, const char *how, int64_
 	}
 	if (flock(dfd, LOCK_EX | LOCK_NB) != 0) {
 		r = -EBUSY; /* a repair is at it */
-		close(dfd);
+		oa_nc_close(dfd);
 		goto out;
 	}
 	static char dents[8192] OA_LARGE_BSS;
@@ -563,7 +564,7 @@ static int finish_process(const char *procdir, long pid, const char *how, int64_
 		}
 	}
 	r = done ? done : failed;
-	close(dfd); /* and its lock */
+	oa_nc_close(dfd); /* and its lock */
 out:
 	atomic_store(&busy, 0);
 	return r;

@@ -31,7 +31,7 @@ int oa_run_create(const char *path, const char *loom)
 	memset(&rh, 0, sizeof(rh));
 	memcpy(rh.magic, OA_RUN_MAGIC, 8);
 	if (strlen(loom) >= sizeof(rh.loom)) {
-		close(fd);
+		oa_nc_close(fd);
 		unlink(path);
 		return -ENAMETOOLONG;
 	}
@@ -40,7 +40,7 @@ int oa_run_create(const char *path, const char *loom)
 	if (ftruncate(fd, (off_t)oa_run_len()) != 0 || pwrite(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    pwrite(fd, &rh, sizeof(rh), OA_RUN_AT) != (ssize_t)sizeof(rh))
 		r = errno ? -errno : -EIO;
-	close(fd);
+	oa_nc_close(fd);
 	if (r)
 		unlink(path);
 	return r;
@@ -52,7 +52,7 @@ uint8_t *oa_run_open(const char *path, int prepare)
 	if (fd < 0)
 		return NULL;
 	uint8_t *m = oa_run_map_fd(fd);
-	close(fd);
+	oa_nc_close(fd);
 	if (m && prepare)
 		atomic_store(&oa_run_header_of(m)->ready, 1);
 	return m;
@@ -133,7 +133,7 @@ int oa_run_unpack_file(const char *tracedir, int write, int (*alive)(int pid))
 	void *m = MAP_FAILED;
 	if (fstat(fd, &st) == 0 && (size_t)st.st_size == oa_run_len())
 		m = mmap(NULL, oa_run_len(), write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
+	oa_nc_close(fd);
 	if (m == MAP_FAILED || memcmp(oa_run_header_of(m)->magic, OA_RUN_MAGIC, 8)) {
 		if (m != MAP_FAILED)
 			munmap(m, oa_run_len());

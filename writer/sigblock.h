@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../common/compiler.h"
+#include "../common/fdroom.h"
 
 /* How many windows are open on this thread (writer/stream.c). */
 extern OA_TLS int oa_sigblock_depth;
@@ -78,6 +79,8 @@ static inline void oa_sigblock(sigset_t *old)
 	pthread_sigmask(SIG_BLOCK, &all, old);
 	oa_sigblock_depth = 1; /* after the mask: a handler never sees 1 unblocked */
 	oa_sigblock_cancel = c;
+	/* The program's closes and dup2s wait meanwhile (common/fdroom.h). */
+	oa_fdlock_agent_enter();
 }
 
 /* Cancellation as it was before the outermost window. */
@@ -95,6 +98,7 @@ static inline void oa_sigrestore(const sigset_t *old)
 		return;
 	}
 	oa_sigblock_depth = 0;
+	oa_fdlock_agent_leave();
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 	if (oa_sigblock_cancel)
 		oa_sigblock_cancel_back();
