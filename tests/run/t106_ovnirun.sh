@@ -49,6 +49,19 @@ tail -n 1 "$WORK/err" | grep -q "no trace was written in afile/trace; 2 processe
 	fail "each untraced process named: $(cat "$WORK/err")"
 # The report file is gone afterwards.
 assert_eq "report left behind" "" "$(ls tmpd)"
+# ovnirun's stderr a pipe whose reader has gone (`ovnirun ./app 2>&1 |
+# head -1`): its last lines fail, ovnirun goes on and its status is the
+# program's (it was killed by SIGPIPE: 141), and the program keeps the
+# SIGPIPE disposition it had.
+( "$OVNIRUN" -o "$WORK/pipe" sh -c 'sleep 0.3; exit 3' 2>&1; echo $? >"$WORK/pipe.st" ) | true
+assert_eq "ovnirun with its stderr a closed pipe: status" 3 "$(cat "$WORK/pipe.st")"
+check_trace "$WORK/pipe"
+for pipe in "" "trap '' PIPE;"; do
+	want=$(sh -c "$pipe grep SigIgn /proc/self/status")
+	got=$(sh -c "$pipe \"\$0\" -q -o \"\$1\" grep SigIgn /proc/self/status" "$OVNIRUN" "$WORK/pipe2")
+	assert_eq "the program's ignored signals ($pipe)" "$want" "$got"
+	rm -rf "$WORK/pipe2"
+done
 # ovnirun that cannot fork (a user at its process limit): it says so, and
 # its private directory (report, spool list) goes too (it was left behind).
 if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && command -v bash >/dev/null; then

@@ -643,6 +643,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
+	/* ovnirun's own lines go to a stderr that a pipe's reader may have
+	 * closed by then (`ovnirun ./app 2>&1 | head -1`): a write fails
+	 * instead of killing ovnirun, whose status is the program's.  After
+	 * the fork: the program keeps the disposition ovnirun inherited. */
+	signal(SIGPIPE, SIG_IGN);
 	int status;
 	while (watch_wait(child, &status) < 0) {
 		if (errno != EINTR)
