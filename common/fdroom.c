@@ -70,6 +70,8 @@ OA_START_TEXT unsigned long oa_read_full(int fd, void *buf, unsigned long cap)
 #define FDLOCK_WAIT ((uint64_t)1 << 40)
 #define FDLOCK_FIELD(s, unit) (((s) / (unit)) & 0xfffff)
 _Atomic uint64_t oa_fdlock;
+/* With what a fork child writes anyway (it clears it). */
+_Atomic int oa_fdlock_threads OA_FORK_DATA;
 OA_TLS unsigned oa_fdlock_agent, oa_fdlock_prog_want, oa_fdlock_prog_held;
 
 /* A moment: spin, then yield, then sleep 20 us at a time (raw calls: the

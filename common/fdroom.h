@@ -49,6 +49,17 @@ int oa_fd_move_high(int fd);
 extern _Atomic uint64_t oa_fdlock;
 extern OA_TLS unsigned oa_fdlock_agent, oa_fdlock_prog_want, oa_fdlock_prog_held;
 
+/* The process may have more than one thread (set at the first thread's
+ * creation, cleared in a fork child): with one, the program's calls need
+ * not wait for anything, and a shell's fork child closing and dup2ing
+ * before its exec touches no page more than untraced. */
+extern _Atomic int oa_fdlock_threads;
+static inline void oa_fdlock_threads_made(void)
+{
+	if (!atomic_load_explicit(&oa_fdlock_threads, memory_order_relaxed))
+		atomic_store_explicit(&oa_fdlock_threads, 1, memory_order_relaxed);
+}
+
 void oa_fdlock_agent_enter(void);
 void oa_fdlock_agent_leave(void);
 void oa_fdlock_prog_enter(void);
@@ -75,6 +86,8 @@ static inline void oa_fdlock_abandon(void)
  * thread's holds are left. */
 static inline void oa_fdlock_after_fork(void)
 {
+	if (atomic_load_explicit(&oa_fdlock_threads, memory_order_relaxed))
+		atomic_store_explicit(&oa_fdlock_threads, 0, memory_order_relaxed);
 	uint64_t mine = (uint64_t)oa_fdlock_prog_held * OA_FDLOCK_PROG +
 			(uint64_t)(oa_fdlock_prog_want - oa_fdlock_prog_held) * ((uint64_t)1 << 40) +
 			(oa_fdlock_agent ? 1 : 0);

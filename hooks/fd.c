@@ -11,6 +11,7 @@
  * are unchanged (result, errno); the agent's own closes inside its windows
  * pass straight through. */
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,25 +28,47 @@
 HOOK_REALS(REALS)
 
 /* Whether this call must wait for the agent's windows: not in a disabled
- * agent, not the agent's own call. */
+ * agent, not the agent's own call, not in a process of one thread (a
+ * shell's fork child before its exec: nothing of this is touched but the
+ * flag). */
 static inline int guarded(void)
 {
-	return !oa_off && !oa_fdlock_in_agent();
+	return !oa_off && atomic_load_explicit(&oa_fdlock_threads, memory_order_relaxed) && !oa_fdlock_in_agent();
 }
 
-#define GUARD(call)                                      \
-	do {                                             \
-		if (!guarded())                          \
-			return (call);                   \
-		oa_fdlock_prog_enter();                  \
-		__typeof__(call) r_ = (call);            \
-		HOOK_KEEP_ERRNO(oa_fdlock_prog_leave()); \
-		return r_;                               \
-	} while (0)
-
-OA_EXPORT OA_THREAD_TEXT int close(int fd)
+/* The waiting path, apart from the early text. */
+static __attribute__((noinline)) OA_THREAD_TEXT int guarded_call(int which, int a, int b, int c)
 {
-	GUARD(REAL(close)(fd));
+	oa_fdlock_prog_enter();
+	int r;
+	switch (which) {
+	case 0: r = REAL(close)(a); break;
+	case 1: r = REAL(dup2)(a, b); break;
+	default: r = REAL(dup3)(a, b, c); break;
+	}
+	HOOK_KEEP_ERRNO(oa_fdlock_prog_leave());
+	return r;
+}
+
+OA_EXPORT OA_EARLY_TEXT int close(int fd)
+{
+	if (!guarded())
+		return REAL(close)(fd);
+	return guarded_call(0, fd, 0, 0);
+}
+
+OA_EXPORT OA_EARLY_TEXT int dup2(int old, int fd)
+{
+	if (!guarded())
+		return REAL(dup2)(old, fd);
+	return guarded_call(1, old, fd, 0);
+}
+
+OA_EXPORT OA_THREAD_TEXT int dup3(int old, int fd, int flags)
+{
+	if (!guarded())
+		return REAL(dup3)(old, fd, flags);
+	return guarded_call(2, old, fd, flags);
 }
 
 /* Older libcs have neither: the system call itself. */
@@ -56,12 +79,17 @@ static int sys_close_range(unsigned lo, unsigned hi, int flags)
 	return (int)oa_nc_ret(oa_sys3(SYS_close_range, lo, hi, flags));
 }
 
-OA_EXPORT int close_range(unsigned lo, unsigned hi, int flags)
+OA_EXPORT OA_THREAD_TEXT int close_range(unsigned lo, unsigned hi, int flags)
 {
-	GUARD(sys_close_range(lo, hi, flags));
+	if (!guarded())
+		return sys_close_range(lo, hi, flags);
+	oa_fdlock_prog_enter();
+	int r = sys_close_range(lo, hi, flags);
+	HOOK_KEEP_ERRNO(oa_fdlock_prog_leave());
+	return r;
 }
 
-OA_EXPORT void closefrom(int lo)
+OA_EXPORT OA_THREAD_TEXT void closefrom(int lo)
 {
 	int g = guarded();
 	if (g)
@@ -74,16 +102,6 @@ OA_EXPORT void closefrom(int lo)
 	if (g)
 		oa_fdlock_prog_leave();
 	HOOK_ERRNO_RESTORE();
-}
-
-OA_EXPORT OA_THREAD_TEXT int dup2(int old, int fd)
-{
-	GUARD(REAL(dup2)(old, fd));
-}
-
-OA_EXPORT OA_THREAD_TEXT int dup3(int old, int fd, int flags)
-{
-	GUARD(REAL(dup3)(old, fd, flags));
 }
 
 /* syscall(SYS_close, ...) and the like (seccomp.c), made with the same

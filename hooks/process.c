@@ -113,6 +113,8 @@ OA_EXPORT int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 	void *tls = va_arg(ap, void *);
 	pid_t *ctid = va_arg(ap, pid_t *);
 	va_end(ap);
+	if (flags & CLONE_THREAD)
+		oa_fdlock_threads_made(); /* common/fdroom.h */
 	if ((flags & (CLONE_VM | CLONE_VFORK)) || !hook_tracing() || !fn)
 		return REAL(clone)(fn, stack, flags, arg, ptid, tls, ctid);
 	struct clone_start st = { fn, arg };

@@ -70,6 +70,7 @@ OA_THREAD_TEXT static void *trampoline(void *p)
 OA_EXPORT OA_THREAD_TEXT int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
 	int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) = HOOK_REAL(pthread_create);
+	oa_fdlock_threads_made(); /* common/fdroom.h */
 	if (!hook_tracing())
 		return real(th, attr, fn, arg);
 	HOOK_ERRNO_SAVE();

@@ -24,6 +24,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include "../common/env.h"
@@ -170,6 +171,11 @@ OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 	long a = va_arg(ap, long), b = va_arg(ap, long), c = va_arg(ap, long), d = va_arg(ap, long),
 	     e = va_arg(ap, long), f = va_arg(ap, long);
 	va_end(ap);
+	if (__builtin_expect(nr == SYS_clone, 0) && (a & CLONE_THREAD))
+		oa_fdlock_threads_made(); /* common/fdroom.h */
+	if (__builtin_expect(nr == SYS_clone3, 0) && a && (unsigned long)b >= 8 &&
+	    (*(const uint64_t *)a & CLONE_THREAD))
+		oa_fdlock_threads_made();
 	if (__builtin_expect(nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3, 0) && !oa_off && !oa_sealed &&
 	    hook_raw_fork_like(nr, a, b))
 		return hook_raw_fork(REAL(syscall), nr, a, b, c, d, e, f);

@@ -30,17 +30,17 @@
 	X(int, sem_clockwait, "sem_clockwait", (sem_t *, clockid_t, const struct timespec *))
 HOOK_REALS(REALS)
 
-OA_EXPORT OA_START_TEXT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
+OA_EXPORT OA_THREAD_TEXT int pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
 {
 	return REAL(init)(c, a);
 }
 
-OA_EXPORT OA_START_TEXT int pthread_cond_destroy(pthread_cond_t *c)
+OA_EXPORT OA_THREAD_TEXT int pthread_cond_destroy(pthread_cond_t *c)
 {
 	return REAL(destroy)(c);
 }
 
-OA_EXPORT OA_START_TEXT int pthread_cond_signal(pthread_cond_t *c)
+OA_EXPORT OA_THREAD_TEXT int pthread_cond_signal(pthread_cond_t *c)
 {
 	return REAL(signal)(c);
 }

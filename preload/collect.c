@@ -310,6 +310,7 @@ static void start_watch(void)
 	pthread_attr_setstacksize(&attr, 128 * 1024);
 	pthread_t th;
 	/* The real one (resolved at start): the name would be our own hook. */
+	oa_fdlock_threads_made();
 	if (!oa_real.pthread_create || oa_real.pthread_create(&th, &attr, watch_main, NULL) != 0) {
 		oa_nc_close(watch_fd);
 		watch_fd = -1;
