@@ -20,12 +20,36 @@
 #include "hooks.h"
 
 #define REALS(X)                                                      \
-	X(int, close, "close", (int))                                 \
 	X(int, close_range, "close_range", (unsigned, unsigned, int)) \
 	X(void, closefrom, "closefrom", (int))                        \
-	X(int, dup2, "dup2", (int, int))                              \
 	X(int, dup3, "dup3", (int, int, int))
 HOOK_REALS(REALS)
+
+/* close and dup2, which every shell calls (a disabled agent's too), are
+ * found apart by the early text: the table's resolver is a window of text
+ * of its own. */
+static int (*real_close)(int) OA_EARLY_DATA;
+static int (*real_dup2)(int, int) OA_EARLY_DATA;
+static char close_name[] OA_EARLY_DATA = "close", dup2_name[] OA_EARLY_DATA = "dup2";
+
+OA_EARLY_TEXT static __attribute__((noinline)) void *fd_lookup(char *name)
+{
+	return oa_real_lookup(name, NULL);
+}
+
+OA_EARLY_TEXT static inline int call_close(int fd)
+{
+	if (!real_close)
+		*(void **)&real_close = fd_lookup(close_name);
+	return real_close(fd);
+}
+
+OA_EARLY_TEXT static inline int call_dup2(int old, int fd)
+{
+	if (!real_dup2)
+		*(void **)&real_dup2 = fd_lookup(dup2_name);
+	return real_dup2(old, fd);
+}
 
 /* Whether this call must wait for the agent's windows: not in a disabled
  * agent, not the agent's own call, not in a process of one thread (a
@@ -42,8 +66,8 @@ static __attribute__((noinline)) OA_THREAD_TEXT int guarded_call(int which, int 
 	oa_fdlock_prog_enter();
 	int r;
 	switch (which) {
-	case 0: r = REAL(close)(a); break;
-	case 1: r = REAL(dup2)(a, b); break;
+	case 0: r = call_close(a); break;
+	case 1: r = call_dup2(a, b); break;
 	default: r = REAL(dup3)(a, b, c); break;
 	}
 	HOOK_KEEP_ERRNO(oa_fdlock_prog_leave());
@@ -53,14 +77,14 @@ static __attribute__((noinline)) OA_THREAD_TEXT int guarded_call(int which, int 
 OA_EXPORT OA_EARLY_TEXT int close(int fd)
 {
 	if (!guarded())
-		return REAL(close)(fd);
+		return call_close(fd);
 	return guarded_call(0, fd, 0, 0);
 }
 
 OA_EXPORT OA_EARLY_TEXT int dup2(int old, int fd)
 {
 	if (!guarded())
-		return REAL(dup2)(old, fd);
+		return call_dup2(old, fd);
 	return guarded_call(1, old, fd, 0);
 }
 
