@@ -25,9 +25,12 @@
 	X(int, dup3, "dup3", (int, int, int))
 HOOK_REALS(REALS)
 
-/* close and dup2, which every shell calls (a disabled agent's too), are
- * found apart by the early text: the table's resolver is a window of text
- * of its own. */
+/* close and dup2, which every shell calls: found by a traced process
+ * before its first fork (a fork handler), so that a fork child that closes
+ * before its exec looks nothing up (4 page faults of the lookup's text
+ * per command of xargs); otherwise (a disabled agent, a process that
+ * never forks) at the first call, from the early text (the table's
+ * resolver is a window of text of its own). */
 static int (*real_close)(int) OA_EARLY_DATA;
 static int (*real_dup2)(int, int) OA_EARLY_DATA;
 static char close_name[] OA_EARLY_DATA = "close", dup2_name[] OA_EARLY_DATA = "dup2";
@@ -49,6 +52,20 @@ OA_EARLY_TEXT static inline int call_dup2(int old, int fd)
 	if (!real_dup2)
 		*(void **)&real_dup2 = fd_lookup(dup2_name);
 	return real_dup2(old, fd);
+}
+
+OA_THREAD_TEXT static void fd_fork_prepare(void)
+{
+	if (!real_close)
+		*(void **)&real_close = fd_lookup(close_name);
+	if (!real_dup2)
+		*(void **)&real_dup2 = fd_lookup(dup2_name);
+}
+
+__attribute__((constructor(102))) OA_EARLY_TEXT static void fd_init(void)
+{
+	if (!oa_off)
+		agent_at_fork(fd_fork_prepare, NULL, NULL);
 }
 
 /* Whether this call must wait for the agent's windows: not in a disabled
