@@ -135,14 +135,13 @@ OA_EXPORT OA_THREAD_TEXT void closefrom(int lo)
 	int g = guarded();
 	if (g)
 		oa_fdlock_prog_enter();
-	HOOK_ERRNO_SAVE();
 	if (REAL(closefrom))
 		REAL(closefrom)(lo);
 	else if (lo >= 0)
 		sys_close_range((unsigned)lo, ~0u, 0);
+	/* errno as the real call left it (only the leave is the agent's). */
 	if (g)
-		oa_fdlock_prog_leave();
-	HOOK_ERRNO_RESTORE();
+		HOOK_KEEP_ERRNO(oa_fdlock_prog_leave());
 }
 
 /* syscall(SYS_close, ...) and the like (seccomp.c), made with the same

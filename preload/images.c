@@ -51,22 +51,20 @@ static struct {
 	_Atomic uint64_t bits[TID_BITS / 64];
 	_Atomic int unknown;
 } tids OA_LARGE_BSS __attribute__((aligned(4096)));
-#define tid_bits tids.bits
-#define tids_unknown tids.unknown
 
 OA_THREAD_TEXT void oa_images_note(int tid)
 {
 	unsigned b = (unsigned)tid % TID_BITS;
 	uint64_t m = (uint64_t)1 << (b % 64);
-	if (!(atomic_load_explicit(&tid_bits[b / 64], memory_order_relaxed) & m))
-		atomic_fetch_or_explicit(&tid_bits[b / 64], m, memory_order_relaxed);
+	if (!(atomic_load_explicit(&tids.bits[b / 64], memory_order_relaxed) & m))
+		atomic_fetch_or_explicit(&tids.bits[b / 64], m, memory_order_relaxed);
 }
 
 OA_THREAD_TEXT int oa_images_may_have(int tid)
 {
 	unsigned b = (unsigned)tid % TID_BITS;
-	return atomic_load_explicit(&tids_unknown, memory_order_relaxed) ||
-	       (atomic_load_explicit(&tid_bits[b / 64], memory_order_relaxed) >> (b % 64) & 1);
+	return atomic_load_explicit(&tids.unknown, memory_order_relaxed) ||
+	       (atomic_load_explicit(&tids.bits[b / 64], memory_order_relaxed) >> (b % 64) & 1);
 }
 
 struct earlier {
@@ -100,7 +98,7 @@ OA_START_TEXT int oa_images_scan(const char *dir)
 {
 	DIR *d = opendir(dir);
 	if (!d) {
-		atomic_store(&tids_unknown, 1);
+		atomic_store(&tids.unknown, 1);
 		return 0;
 	}
 	uint32_t last = 0;
@@ -128,7 +126,7 @@ OA_START_TEXT int oa_images_scan(const char *dir)
 	}
 	closedir(d);
 	if (spooled)
-		atomic_store(&tids_unknown, 1);
+		atomic_store(&tids.unknown, 1);
 	oa_procev_seen(last);
 	if (execs > oa_exec_generation)
 		oa_exec_generation = execs;
