@@ -850,20 +850,49 @@ OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
 	return r;
 }
 
+/* A stream's stream.json into its slot.  A slot of the run's spool has had
+ * one since its start (open_run_slot): the new text is rendered apart and
+ * copied over it whole, so that a process killed while it renders, or
+ * while it then writes its stream out to files of its own because the text
+ * does not fit, leaves the one it had for whoever writes the slot out (a
+ * LIVE slot's is written with "finished": 0) instead of none, which left
+ * the slot in the spool and the trace unfinished.  Only the copy itself
+ * (a few hundred nanoseconds) still shows a dying process no text.  A
+ * text that does not fit leaves the slot's as it was.  A thread spool's
+ * slot has none until its end (open_slot): rendered in place.  Returns
+ * the length, or <= 0 when it does not fit. */
+__attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_slot(struct oa_stream *s, int finished)
+{
+	struct oa_spool_slot *slot = s->slot;
+	char *j = oa_spool_json(slot);
+	if (!s->run) {
+		slot->json_len = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+		ssize_t n = oa_meta_render(s->meta, j, OA_SLOT_JSON, s->tid, finished, &s->labels);
+		atomic_signal_fence(memory_order_seq_cst);
+		slot->json_len = n > 0 ? (uint32_t)n : 0;
+		return n;
+	}
+	char buf[OA_SLOT_JSON];
+	ssize_t n = oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels);
+	if (n <= 0)
+		return n;
+	slot->json_len = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	memcpy(j, buf, (size_t)n);
+	atomic_signal_fence(memory_order_seq_cst);
+	slot->json_len = (uint32_t)n;
+	return n;
+}
+
 int oa_stream_sync_meta(struct oa_stream *s)
 {
 	/* A slot's stream.json is written when it ends; one of the run's
 	 * spool, which a finisher takes as it is when the process dies in it,
 	 * is rendered there again now (memory only: a process about to be
 	 * sealed makes no system call). */
-	if (s->live && !s->meta_written && s->slot && s->run) {
-		s->slot->json_len = 0;
-		atomic_signal_fence(memory_order_seq_cst);
-		ssize_t n = oa_meta_render(s->meta, oa_spool_json(s->slot), OA_SLOT_JSON, s->tid, 0, &s->labels);
-		atomic_signal_fence(memory_order_seq_cst);
-		s->slot->json_len = n > 0 ? (uint32_t)n : 0;
-		return n > 0 ? 0 : -ENOSPC;
-	}
+	if (s->live && !s->meta_written && s->slot && s->run)
+		return render_in_slot(s, 0) > 0 ? 0 : -ENOSPC;
 	if (!s->live || s->meta_written || s->slot)
 		return 0;
 	sigset_t old;
@@ -897,19 +926,14 @@ __attribute__((noinline)) OA_RUN_TEXT static int close_slot(struct oa_stream *s)
 {
 	struct oa_spool_slot *slot = s->slot;
 	uint64_t len = oa_stream_size(s);
-	if (!s->meta_written)
-		slot->json_len = 0;
-	ssize_t n = s->meta_written ? (ssize_t)slot->json_len
-				    : oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, 1, &s->labels);
+	ssize_t n = s->meta_written ? (ssize_t)slot->json_len : render_in_slot(s, 1);
 	int r = 0;
 	if (n > 0) {
 		slot->obs_len = len;
-		slot->json_len = (uint32_t)n;
 		atomic_store_explicit(&slot->state, OA_SPOOL_DONE, memory_order_release);
 		if (s->run)
 			r = close_run_slot(s, slot);
 	} else {
-		slot->json_len = 0;
 		sigset_t old;
 		oa_sigblock(&old);
 		int xfsz = oa_xfsz_pending();
@@ -1097,14 +1121,7 @@ OA_START_TEXT int oa_stream_end(struct oa_stream *s)
 		oa_put_header(s->pos, 0, "OF[", clock);
 		s->pos += OVNI_EV_HEADER_SIZE;
 		if (s->slot) {
-			/* Rendered over the start's: while it is, whoever finishes
-			 * a dead process takes another thread's instead. */
-			s->slot->json_len = 0;
-			atomic_signal_fence(memory_order_seq_cst);
-			ssize_t n =
-				oa_meta_render(s->meta, oa_spool_json(s->slot), OA_SLOT_JSON, s->tid, 1, &s->labels);
-			s->meta_written = n > 0;
-			s->slot->json_len = n > 0 ? (uint32_t)n : 0;
+			s->meta_written = render_in_slot(s, 1) > 0;
 		} else {
 			sigset_t old;
 			oa_sigblock(&old);

@@ -78,6 +78,23 @@ done
 # 9 of 60 in one of two suites run at once on this VM.)
 [ $killed -ge 5 ] || fail "only $killed of 60 runs were killed: the kills missed the end"
 
+# The same with a stream.json that no longer fits the run's spool at the
+# end (40 thread names, a label each), so that the end writes the stream
+# to files of its own: a kill in there left the slot with no stream.json
+# and the spool in the trace (13 runs in 200 here); now the slot keeps
+# the text it had until the new one is whole.
+killed=0
+for i in $(seq 1 60); do
+	st=$( ("$OVNIRUN" -q -o "$WORK/kn.$i" "$PROG/kill_at_end" $((i * 37 % 800)) 40 && echo 0 || echo $?) 2>/dev/null)
+	case $st in 0) ;; 137) killed=$((killed + 1)) ;; *) fail "kill_at_end 40 names: status $st" ;; esac
+	"$OA" check -q "$WORK/kn.$i" >/dev/null 2>&1 ||
+		fail "killed at its end with 40 names (step $((i * 37 % 800))): $("$OA" check "$WORK/kn.$i" 2>&1 | head -3)"
+	[ $st = 0 ] && { grep -q '"kill-39"' "$WORK"/kn.$i/loom.*/proc.*/thread.*/stream.json ||
+		fail "40 names: a run not killed lost its last name label"; }
+	rm -rf "$WORK/kn.$i"
+done
+[ $killed -ge 5 ] || fail "40 names: only $killed of 60 runs were killed: the kills missed the end"
+
 # SIGKILL at random times into a process whose threads come and go (spool
 # slots taken, outgrown, ended, written out by ovnirun's watcher) and which
 # has a child of its own still running: each trace valid, no stream written
