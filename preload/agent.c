@@ -1378,6 +1378,7 @@ OA_START_TEXT static int start_process(int creator_tid)
 		atomic_store(&oa_traced_flag, 0);
 		return -1;
 	}
+	oa_meta.main_cpus = 1;
 	return 0;
 }
 

@@ -157,7 +157,9 @@ static void claim_path(char *out, size_t size, int cpu)
 /* The claim of a thread pinned to one CPU.  Apart, with its path buffer:
  * every thread start asks oa_cpus_place, and a frame of 4 KiB in it made
  * the first call below it touch a new page of a new thread's stack (a
- * page fault per thread, for the threads that are not pinned too). */
+ * page fault per thread, for the threads that are not pinned too).  In
+ * the text after the start's, which most processes never run (a process
+ * under ovnirun runs some of it all the same). */
 static __attribute__((noinline)) int place_pinned(const cpu_set_t *set, size_t setsize, int tid);
 
 OA_START_TEXT int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
@@ -167,7 +169,7 @@ OA_START_TEXT int oa_cpus_place(const cpu_set_t *set, size_t setsize, int tid)
 	return place_pinned(set, setsize, tid);
 }
 
-OA_START_TEXT static int place_pinned(const cpu_set_t *set, size_t setsize, int tid)
+OA_RUN_TEXT static int place_pinned(const cpu_set_t *set, size_t setsize, int tid)
 {
 	int phyid = -1;
 	for (int c = 0; c < (int)(setsize * 8); c++) {

@@ -277,6 +277,7 @@ struct jw {
 	int err;
 	size_t n, cap;
 	char *buf;
+	size_t cpus_at; /* where the loom's CPUs were left out (OA_META_NO_CPUS) */
 };
 
 OA_START_TEXT static void jw_flush(struct jw *w)
@@ -465,6 +466,22 @@ OA_START_TEXT static void jw_require_version(struct jw *w, const struct oa_meta 
 	jw_str(w, v ? v : mine);
 }
 
+/* "  \"loom_cpus\": [...],\n", as compose writes it (inlined there: the
+ * start's text has no room for a call). */
+__attribute__((always_inline)) static inline void jw_cpus(struct jw *w, const struct oa_meta *m)
+{
+	jw_key(w, "  ", "loom_cpus");
+	jw_putc(w, '[');
+	for (int i = 0; i < m->ncpus; i++) {
+		jw_raw(w, i ? ", {\"index\": " : "{\"index\": ");
+		jw_int(w, i);
+		jw_raw(w, ", \"phyid\": ");
+		jw_int(w, m->phyids[i]);
+		jw_putc(w, '}');
+	}
+	jw_raw(w, "],\n");
+}
+
 int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const struct oa_label_list *own)
 {
 	char buf[768];
@@ -483,11 +500,39 @@ OA_START_TEXT ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t 
 	return w.err ? -w.err : (ssize_t)w.n;
 }
 
+OA_RUN_TEXT ssize_t oa_meta_render_apart(const struct oa_meta *m, char *buf, size_t cap, int tid, int finished,
+					 const struct oa_label_list *own, uint32_t *at)
+{
+	struct jw w = { .fd = -1, .cap = cap, .buf = buf };
+	compose(&w, m, tid, finished | OA_META_NO_CPUS, own);
+	jw_flush(&w);
+	*at = (uint32_t)w.cpus_at;
+	return w.err ? -w.err : (ssize_t)w.n;
+}
+
+ssize_t oa_meta_render_cpus(const struct oa_meta *m, char *buf, size_t cap)
+{
+	struct jw w = { .fd = -1, .cap = cap, .buf = buf };
+	jw_cpus(&w, m);
+	jw_flush(&w);
+	return w.err ? -w.err : (ssize_t)w.n;
+}
+
+uint64_t oa_meta_cpus_hash(const struct oa_meta *m)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)m->ncpus;
+	for (int i = 0; i < m->ncpus && m->phyids; i++)
+		h = (h ^ (uint64_t)(uint32_t)m->phyids[i]) * 1099511628211ull;
+	return h ? h : 1;
+}
+
 _Static_assert(OVNI_METADATA_VERSION == 3, "OA_META_FINISHED_AT counts one digit of version 3");
 
 OA_START_TEXT static void compose(struct jw *w, const struct oa_meta *m, int tid, int finished,
 				  const struct oa_label_list *own)
 {
+	int no_cpus = finished & OA_META_NO_CPUS;
+	finished &= ~OA_META_NO_CPUS;
 	jw_raw(w, "{\n \"version\": ");
 	jw_int(w, OVNI_METADATA_VERSION);
 	jw_raw(w, ",\n \"ovni\": {\n");
@@ -517,16 +562,10 @@ OA_START_TEXT static void compose(struct jw *w, const struct oa_meta *m, int tid
 		jw_int(w, m->nranks);
 		jw_raw(w, ",\n");
 	}
-	jw_key(w, "  ", "loom_cpus");
-	jw_putc(w, '[');
-	for (int i = 0; i < m->ncpus; i++) {
-		jw_raw(w, i ? ", {\"index\": " : "{\"index\": ");
-		jw_int(w, i);
-		jw_raw(w, ", \"phyid\": ");
-		jw_int(w, m->phyids[i]);
-		jw_putc(w, '}');
-	}
-	jw_raw(w, "],\n");
+	if (no_cpus)
+		w->cpus_at = w->n;
+	else
+		jw_cpus(w, m);
 	jw_key(w, "  ", "require");
 	jw_raw(w, "{\"ovni\": ");
 	jw_require_version(w, m, 0, OVNI_MODEL_OVNI_VERSION);

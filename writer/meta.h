@@ -72,6 +72,10 @@ struct oa_meta {
 	int rank, nranks; /* rank < 0: not set */
 	char loom[256];
 	int ncpus;
+	/* The process's first stream (tid == pid) is open, with the CPUs in
+	 * its stream.json: its other threads' leave them out (OA_META_NO_CPUS).
+	 * (In the hole before phyids: the header's page is full.) */
+	int main_cpus;
 	int *phyids; /* loom CPU index i has OS CPU number phyids[i] */
 	const char *lib_version, *lib_commit;
 	_Atomic unsigned require; /* OA_REQUIRE_* */
@@ -150,6 +154,12 @@ int oa_meta_label_publish(struct oa_meta *m, struct oa_label_list *owner, struct
 /* The offset of that digit: the text before it is fixed. */
 #define OA_META_FINISHED_AT (sizeof("{\n \"version\": 3,\n \"ovni\": {\n  \"part\": \"thread\",\n  \"finished\": ") - 1)
 
+/* A flag of `finished`: the text without ovni.loom_cpus.  The format asks
+ * for them in one stream of each loom; the agent writes them in each
+ * process's main stream, not in its other threads' (with hundreds of CPUs
+ * they are kilobytes, more than a spool slot holds). */
+#define OA_META_NO_CPUS 0x10
+
 /* Write the stream.json text of thread `tid` to fd: the process part, every
  * declared type, the global labels and those of `own`. Async-signal-safe.
  * Returns 0 or a negative errno. */
@@ -158,6 +168,15 @@ int oa_meta_write(const struct oa_meta *m, int fd, int tid, int finished, const 
  * not fit.  Async-signal-safe. */
 ssize_t oa_meta_render(const struct oa_meta *m, char *buf, size_t cap, int tid, int finished,
 		       const struct oa_label_list *own);
+/* The same without the loom's CPUs, *at set to the offset where
+ * oa_meta_render_cpus's text goes back in (a slot of the run's spool: its
+ * writer puts them back, from the spool's header; spool.h). */
+ssize_t oa_meta_render_apart(const struct oa_meta *m, char *buf, size_t cap, int tid, int finished,
+			     const struct oa_label_list *own, uint32_t *at);
+/* The loom's CPUs as those texts have them ("  \"loom_cpus\": [...],\n"):
+ * the length, or -EOVERFLOW.  And a hash of the list (never 0). */
+ssize_t oa_meta_render_cpus(const struct oa_meta *m, char *buf, size_t cap);
+uint64_t oa_meta_cpus_hash(const struct oa_meta *m);
 
 /* Take over the mark types and labels of an existing stream.json, read
  * from fd (a stream continued after exec keeps what the previous image

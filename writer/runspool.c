@@ -134,14 +134,18 @@ int oa_run_unpack_file(const char *tracedir, int write, int (*alive)(int pid))
 	if (fstat(fd, &st) == 0 && (size_t)st.st_size == oa_run_len())
 		m = mmap(NULL, oa_run_len(), write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
 	oa_nc_close(fd);
-	if (m == MAP_FAILED || memcmp(oa_run_header_of(m)->magic, OA_RUN_MAGIC, 8)) {
+	if (m == MAP_FAILED || (memcmp(oa_run_header_of(m)->magic, OA_RUN_MAGIC, 8) &&
+				memcmp(oa_run_header_of(m)->magic, OA_RUN_MAGIC_001, 8))) {
 		if (m != MAP_FAILED)
 			munmap(m, oa_run_len());
 		return -EINVAL;
 	}
 	static unsigned idx[OA_SPOOL_SLOTS];
 	unsigned k = 0;
-	for (unsigned i = 0; i < OA_SPOOL_SLOTS; i++)
+	/* Not the loom's CPUs' text, at the end (spool.h): slots of an older
+	 * ovnirun, which took all, may be there. */
+	unsigned nslots = atomic_load(&oa_run_header_of(m)->cpus) ? OA_RUN_CPUS_SLOT0 : OA_SPOOL_SLOTS;
+	for (unsigned i = 0; i < nslots; i++)
 		if (atomic_load(&oa_spool_slot_at(m, i)->state) != OA_SPOOL_FREE)
 			idx[k++] = i;
 	int n = 0, err = 0, left = 0;

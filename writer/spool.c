@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "../common/fdroom.h"
 #include "../common/log.h"
 #include "files.h"
+#include "meta.h"
 #include "ovni_fmt.h"
 #include "sigblock.h"
 #include "spool.h"
@@ -505,13 +507,63 @@ static int write_file(char *dir, const char *name, int flags, const void *buf, s
 	return r;
 }
 
+/* All of v[0, n) to fd (a write cut short goes on). */
+static int writev_all(int fd, struct iovec *v, int n)
+{
+	while (n > 0) {
+		ssize_t w = writev(fd, v, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		for (; n > 0 && (size_t)w >= v->iov_len; v++, n--)
+			w -= (ssize_t)v->iov_len;
+		if (n > 0) {
+			v->iov_base = (char *)v->iov_base + w;
+			v->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
+}
+
+/* A slot's own stream.json into dir: final (DONE), or as at its start
+ * (LIVE).  A LIVE slot may hold the final text already (its thread was
+ * killed between rendering it and the DONE, maybe before its OHe): written
+ * with "finished": 0, for the finisher that follows.  The loom's CPUs,
+ * left out of a slot of the run's spool (cpus_at), go back in from
+ * `cpus`. */
+static int write_slot_json(char *dir, struct oa_spool_slot *s, int live, const char *cpus, size_t cpus_len)
+{
+	const char *j = oa_spool_json(s);
+	size_t len = s->json_len, at = OA_META_FINISHED_AT, c = s->cpus_at, from = 0;
+	struct iovec v[5];
+	int k = 0;
+	if (live && len > at && j[at] == '1' && memcmp(j + at - 12, "\"finished\": ", 12) == 0) {
+		v[k++] = (struct iovec){ (void *)j, at };
+		v[k++] = (struct iovec){ (void *)"0", 1 };
+		from = at + 1;
+	}
+	if (cpus && c > at && c >= from && c <= len) {
+		v[k++] = (struct iovec){ (void *)(j + from), c - from };
+		v[k++] = (struct iovec){ (void *)cpus, cpus_len };
+		from = c;
+	}
+	v[k++] = (struct iovec){ (void *)(j + from), len - from };
+	int fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -errno;
+	int r = writev_all(fd, v, k);
+	oa_nc_close(fd);
+	return r;
+}
+
 static _Atomic int json_busy;
 static char json_buf[(1 << 18) + 4096] OA_LARGE_BSS;
 
 /* One slot's stream into procdir/thread.T (appended to an earlier image's
  * stream of the same tid, as the agent does). */
 OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *s, int live, const char *like,
-				     size_t like_len)
+				     size_t like_len, const char *cpus, size_t cpus_len)
 {
 	const uint8_t *obs = oa_spool_obs(s);
 	size_t len = live ? live_length(obs) : s->obs_len;
@@ -561,26 +613,8 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 	oa_nc_close(fd);
 	if (r)
 		return r;
-	/* Its own stream.json: final (DONE), or as at its start (LIVE).  A
-	 * LIVE slot may hold the final text already (its thread was killed
-	 * between rendering it and the DONE, maybe before its OHe): written
-	 * with "finished": 0, for the finisher that follows. */
-	if (s->json_len && s->json_len <= OA_SPOOL_JSON) {
-		const char *j = oa_spool_json(s);
-		size_t at = OA_META_FINISHED_AT;
-		if (!live || s->json_len <= at || j[at] != '1' || memcmp(j + at - 12, "\"finished\": ", 12) != 0)
-			return write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, j, s->json_len);
-		fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0)
-			return -errno;
-		r = oa_write_all(fd, j, at);
-		if (!r)
-			r = oa_write_all(fd, "0", 1);
-		if (!r)
-			r = oa_write_all(fd, j + at + 1, s->json_len - at - 1);
-		oa_nc_close(fd);
-		return r;
-	}
+	if (s->json_len && s->json_len <= OA_SPOOL_JSON)
+		return write_slot_json(dir, s, live, cpus, cpus_len);
 	if (!like || atomic_exchange(&json_busy, 1))
 		return -EINVAL;
 	ssize_t n = json_with_tid(like, like_len, s->tid, json_buf, sizeof(json_buf));
@@ -639,7 +673,7 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 			goto again;
 		int redo = st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED;
 		int live = st == OA_SPOOL_LIVE || (redo && !s->obs_len);
-		int r = write_slot(procdir, s, live, like, like_len);
+		int r = write_slot(procdir, s, live, like, like_len, NULL, 0);
 		if (r < 0) {
 			err = r;
 			/* Kept for a later try (repair). */
@@ -750,7 +784,7 @@ static int settle_slot(const char *procdir, uint8_t *map, unsigned i, int tid)
 		if (st == OA_SPOOL_DONE) {
 			if (!atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_BUSY))
 				continue;
-			int r = write_slot(procdir, s, 0, NULL, 0);
+			int r = write_slot(procdir, s, 0, NULL, 0, NULL, 0);
 			if (r < 0) {
 				atomic_store(&s->state, OA_SPOOL_DONE);
 				return r;
@@ -888,7 +922,7 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 		uint32_t st = OA_SPOOL_DONE;
 		if (atomic_load(&s->state) == OA_SPOOL_DONE &&
 		    atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_WATCHED)) {
-			int r = write_slot(procdir, s, 0, NULL, 0);
+			int r = write_slot(procdir, s, 0, NULL, 0, NULL, 0);
 			st = OA_SPOOL_WATCHED;
 			/* Released only if nobody took it over meanwhile (repair
 			 * takes a WATCHED slot over when no watcher is left);
@@ -918,6 +952,7 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 
 _Static_assert(sizeof(struct oa_spool_header) <= OA_RUN_AT, "run spool: the spool header first");
 _Static_assert(OA_RUN_AT + sizeof(struct oa_run_header) <= OA_SPOOL_TIDS_AT, "run spool header");
+_Static_assert(OA_RUN_CPUS_SLOT0 >= OA_RUN_SLOTS, "run spool: the CPUs after the slots taken");
 
 static struct oa_run_header *run_header(uint8_t *map)
 {
@@ -1008,6 +1043,7 @@ OA_RUN_TEXT struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char 
 			;
 		s->idx = i;
 		s->spill_base = 0;
+		s->cpus_at = 0;
 		atomic_store_explicit(&s->spilling, 0, memory_order_relaxed);
 		atomic_store_explicit(&s->seq, atomic_fetch_add(&header_of(map)->seq, 1) + 1, memory_order_relaxed);
 		*obs = oa_spool_obs(s);
@@ -1044,6 +1080,40 @@ OA_RUN_TEXT int oa_run_gone(uint8_t *map)
 	return (int)atomic_load_explicit(&run_header(map)->gone, memory_order_seq_cst);
 }
 
+/* The loom's CPUs as the header has them (NULL: none). */
+static const char *run_cpus(uint8_t *map, size_t *len)
+{
+	struct oa_run_header *h = run_header(map);
+	*len = h->cpus_len;
+	if (atomic_load_explicit(&h->cpus, memory_order_acquire) != 2 || !*len || *len > OA_RUN_CPUS_MAX)
+		return NULL;
+	return (const char *)map + OA_RUN_CPUS_AT;
+}
+
+OA_RUN_TEXT int oa_run_cpus_apart(uint8_t *map, const struct oa_meta *m)
+{
+	struct oa_run_header *h = run_header(map);
+	uint64_t hash = oa_meta_cpus_hash(m);
+	uint32_t st = atomic_load_explicit(&h->cpus, memory_order_acquire);
+	if (st == 2)
+		return atomic_load_explicit(&h->cpus_hash, memory_order_relaxed) == hash;
+	/* The first: the text written through the mapping, its blocks
+	 * reserved first (as a slot's, oa_run_take).  One that fails, or
+	 * dies in between, leaves the state at 1: every process of the run
+	 * keeps its CPUs in its own text, as before. */
+	size_t want = ((size_t)m->ncpus * 40 + 64 + 4095) & ~(size_t)4095;
+	if (st != 0 || m->ncpus <= 0 || want > OA_RUN_CPUS_MAX || !atomic_compare_exchange_strong(&h->cpus, &st, 1))
+		return 0;
+	char *text = (char *)map + OA_RUN_CPUS_AT;
+	ssize_t n = madvise(text, want, MADV_POPULATE_WRITE) == 0 ? oa_meta_render_cpus(m, text, want) : -1;
+	if (n <= 0)
+		return 0;
+	h->cpus_len = (uint32_t)n;
+	atomic_store_explicit(&h->cpus_hash, hash, memory_order_relaxed);
+	atomic_store_explicit(&h->cpus, 2, memory_order_release);
+	return 1;
+}
+
 /* Slot s taken over (expect -> BUSY) and written out into procdir, or
  * into tracedir/<its directory> when procdir is NULL. */
 static int run_write(const char *tracedir, const char *procdir, uint8_t *map, struct oa_spool_slot *s, uint32_t expect)
@@ -1068,6 +1138,8 @@ static int run_write(const char *tracedir, const char *procdir, uint8_t *map, st
 		procdir = dir;
 	}
 	int live = expect != OA_SPOOL_DONE;
+	size_t cl;
+	const char *cpus = run_cpus(map, &cl);
 	/* Its directory first (usually new): one mkdir less than finding it
 	 * missing from the thread's; and no more than that one: a trace that
 	 * was deleted meanwhile (a process that outlived its run, whose trace
@@ -1078,7 +1150,7 @@ static int run_write(const char *tracedir, const char *procdir, uint8_t *map, st
 		if (mkdirat(d, rel, 0755) != 0 && errno != EEXIST)
 			r = -errno;
 		else
-			r = write_slot(procdir, s, live, NULL, 0);
+			r = write_slot(procdir, s, live, NULL, 0, cpus, cl);
 	}
 	if (r < 0) {
 		atomic_store(&s->state, expect);

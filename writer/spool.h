@@ -87,7 +87,11 @@ struct oa_spool_slot {
 	 * without its header. */
 	uint64_t spill_base;
 	_Atomic uint32_t spilling;
-	uint8_t reserved[OA_SPOOL_SLOT_HEADER - 44];
+	/* A slot of the run's spool: its stream.json was rendered without the
+	 * loom's CPUs, which go back in at this offset when it is written out
+	 * (from the run's header: oa_run_cpus_apart); 0: none left out. */
+	uint32_t cpus_at;
+	uint8_t reserved[OA_SPOOL_SLOT_HEADER - 48];
 };
 
 struct oa_spool_header {
@@ -232,7 +236,11 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
  * a parent that did; by the process itself when ovnirun has gone (gone).
  * `ovni-auto repair` writes out what is left. */
 #define OA_RUN_SPOOL_NAME "spool.run.oa"
-#define OA_RUN_MAGIC "oarun001"
+/* 002: the loom's CPUs apart (cpus_at, the header's cpus): an agent and an
+ * ovnirun of different builds do not share a file (the one would write
+ * the other's slots out without them).  `repair` reads 001 files too. */
+#define OA_RUN_MAGIC "oarun002"
+#define OA_RUN_MAGIC_001 "oarun001"
 /* Of the file's slots, the first OA_RUN_SLOTS are taken (at pid %
  * OA_RUN_SLOTS, or one of the OA_RUN_PROBE after it, wrapping): slots
  * come back often, so their pages stay allocated in the file and mapped in
@@ -263,7 +271,22 @@ struct oa_run_header {
 	 * place).  ovnirun's last look at the trace reads one stream.json of
 	 * such a process, not one per thread (oa_run_has_ended). */
 	_Atomic int32_t ended[OA_RUN_ENDED];
+	/* The loom's CPUs as stream.json text (cpus_len bytes at
+	 * OA_RUN_CPUS_AT in the file), written once by the run's first process
+	 * to get here (cpus: 1 while it does, 2 when they are there; the hash
+	 * of its list, oa_meta_cpus_hash).  A process with the same list
+	 * leaves them out of its slot's stream.json and whoever writes the
+	 * slot out puts them back: with hundreds of CPUs they are kilobytes,
+	 * more than a slot holds (every process of a 128-CPU machine wrote
+	 * files of its own). */
+	_Atomic uint32_t cpus;
+	uint32_t cpus_len;
+	_Atomic uint64_t cpus_hash;
 };
+/* Where that text is: the file's last slots, which the run never takes. */
+#define OA_RUN_CPUS_MAX (1u << 20)
+#define OA_RUN_CPUS_AT (OA_SPOOL_HEADER + (size_t)OA_SPOOL_SLOTS * OA_SPOOL_SLOT - OA_RUN_CPUS_MAX)
+#define OA_RUN_CPUS_SLOT0 ((OA_RUN_CPUS_AT - OA_SPOOL_HEADER) / OA_SPOOL_SLOT)
 
 static inline struct oa_spool_slot *oa_spool_slot_at(uint8_t *map, unsigned i)
 {
@@ -331,6 +354,12 @@ uint8_t *oa_run_attach(const char *path, int root_pid, const char *loom);
 /* A slot for process pid (LIVE), its directory `rel` (relative to the
  * trace) noted in it; its obs area in *obs.  NULL when none is free. */
 struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char *rel, uint8_t **obs);
+
+struct oa_meta;
+/* May this process leave its loom's CPUs out of its slot's stream.json?
+ * Yes when the run's header holds the same list; the run's first process
+ * to ask writes its own there.  Async-signal-safe. */
+int oa_run_cpus_apart(uint8_t *map, const struct oa_meta *m);
 
 /* The slot process pid holds (the first found), or NULL; without a probe
  * when the header's count says there is none. */

@@ -66,12 +66,19 @@ static int write_meta(char *dir, struct oa_stream *s, int finished)
  * s->json_size: the size this stream last wrote it with (0: not known),
  * which spares asking again.  keep: where the descriptor of the file
  * written is left open (when it returns 0), for finish_files. */
+/* The loom's CPUs in its stream.json, or not: a thread other than the
+ * first of its process, whose stream has them (oa_meta.main_cpus). */
+static inline int meta_flags(const struct oa_stream *s)
+{
+	return s->tid != s->meta->pid && s->meta->main_cpus ? OA_META_NO_CPUS : 0;
+}
+
 OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh, int *keep)
 {
 	if (!s->meta)
 		return 0;
 	char buf[META_INPLACE_MAX];
-	ssize_t n = oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels);
+	ssize_t n = oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished | meta_flags(s), &s->labels);
 	uint32_t known = fresh ? 0 : s->json_size;
 	s->json_size = 0;
 	if (n > 0) {
@@ -126,7 +133,7 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 		oa_nc_close(dfd);
 		return e;
 	}
-	int r = oa_meta_write(s->meta, fd, s->tid, finished, &s->labels);
+	int r = oa_meta_write(s->meta, fd, s->tid, finished | meta_flags(s), &s->labels);
 	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
 		r = -errno;
 	if (r)
@@ -271,11 +278,17 @@ __attribute__((noinline)) OA_RUN_TEXT static int open_run_slot(struct oa_stream 
 	struct oa_spool_slot *slot;
 	if (cfg->spool || !cfg->meta || s->has_final || !(slot = oa_run_take(cfg->run, s->tid, cfg->run_rel, &obs)))
 		return -1;
-	ssize_t n = oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, 0, &s->labels);
+	uint32_t at = 0;
+	s->cpus_apart = !meta_flags(s) && oa_run_cpus_apart(cfg->run, s->meta);
+	ssize_t n =
+		s->cpus_apart
+			? oa_meta_render_apart(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, 0, &s->labels, &at)
+			: oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, meta_flags(s), &s->labels);
 	if (n <= 0) {
 		oa_run_release(cfg->run, slot, 0);
 		return -1;
 	}
+	slot->cpus_at = at;
 	uint32_t version = OVNI_STREAM_VERSION;
 	memcpy(obs, OVNI_STREAM_MAGIC, 4);
 	memcpy(obs + 4, &version, 4);
@@ -868,18 +881,22 @@ __attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_slot(struct oa_st
 	if (!s->run) {
 		slot->json_len = 0;
 		atomic_signal_fence(memory_order_seq_cst);
-		ssize_t n = oa_meta_render(s->meta, j, OA_SLOT_JSON, s->tid, finished, &s->labels);
+		ssize_t n = oa_meta_render(s->meta, j, OA_SLOT_JSON, s->tid, finished | meta_flags(s), &s->labels);
 		atomic_signal_fence(memory_order_seq_cst);
 		slot->json_len = n > 0 ? (uint32_t)n : 0;
 		return n;
 	}
 	char buf[OA_SLOT_JSON];
-	ssize_t n = oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels);
+	uint32_t at = 0;
+	ssize_t n = s->cpus_apart
+			    ? oa_meta_render_apart(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels, &at)
+			    : oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished | meta_flags(s), &s->labels);
 	if (n <= 0)
 		return n;
 	slot->json_len = 0;
 	atomic_signal_fence(memory_order_seq_cst);
 	memcpy(j, buf, (size_t)n);
+	slot->cpus_at = at;
 	atomic_signal_fence(memory_order_seq_cst);
 	slot->json_len = (uint32_t)n;
 	return n;

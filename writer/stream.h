@@ -96,6 +96,7 @@ struct oa_stream {
 	 * (paused, cooling, warming): the agent writes no pause of its own. */
 	int held;
 	int meta_written;   /* the final stream.json is written (oa_stream_end) */
+	int cpus_apart;     /* they are left out of its slot of the run's spool (oa_run_cpus_apart) */
 	uint32_t json_size; /* stream.json's size as this stream last wrote it, 0: not known */
 	int commit_fd1;     /* 1 + the descriptor of a final stream.json that waits for "finished" */
 	unsigned open_gen;  /* bumped at every (re)open */
@@ -391,9 +392,14 @@ static inline int oa_emit_ready(struct oa_stream *s)
 	return 1;
 }
 
-/* The body of an emit, inside the bracket. */
-OA_START_TEXT static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uint64_t clock,
-						     const void *payload, unsigned n, int raw)
+/* The body of an emit, inside the bracket.  Its copy in a file whose emits
+ * no process runs at its start (the libovni API's) goes elsewhere: it
+ * defines OA_EMIT_TEXT first. */
+#ifndef OA_EMIT_TEXT
+#define OA_EMIT_TEXT OA_START_TEXT
+#endif
+OA_EMIT_TEXT static inline uint64_t oa_emit_core_as(struct oa_stream *s, const char *mcv, uint64_t clock,
+						    const void *payload, unsigned n, int raw)
 {
 	uint64_t t0 = 0, t1 = 0;
 	int flushed;

@@ -25,6 +25,9 @@
  *   ignored, except at the version check, where the program's own libovni
  *   would have ended it too.
  * Nothing here runs unless the program calls libovni. */
+/* Its emits are the program's, never on the agent's start path: not in
+ * the start's text (writer/stream.h). */
+#define OA_EMIT_TEXT
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
