@@ -871,21 +871,11 @@ OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
  * LIVE slot's is written with "finished": 0) instead of none, which left
  * the slot in the spool and the trace unfinished.  Only the copy itself
  * (a few hundred nanoseconds) still shows a dying process no text.  A
- * text that does not fit leaves the slot's as it was.  A thread spool's
- * slot has none until its end (open_slot): rendered in place.  Returns
- * the length, or <= 0 when it does not fit. */
-__attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_slot(struct oa_stream *s, int finished)
+ * text that does not fit leaves the slot's as it was.  Returns the
+ * length, or <= 0 when it does not fit. */
+__attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_run_slot(struct oa_stream *s, int finished)
 {
 	struct oa_spool_slot *slot = s->slot;
-	char *j = oa_spool_json(slot);
-	if (!s->run) {
-		slot->json_len = 0;
-		atomic_signal_fence(memory_order_seq_cst);
-		ssize_t n = oa_meta_render(s->meta, j, OA_SLOT_JSON, s->tid, finished | meta_flags(s), &s->labels);
-		atomic_signal_fence(memory_order_seq_cst);
-		slot->json_len = n > 0 ? (uint32_t)n : 0;
-		return n;
-	}
 	char buf[OA_SLOT_JSON];
 	uint32_t at = 0;
 	ssize_t n = s->cpus_apart
@@ -895,10 +885,27 @@ __attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_slot(struct oa_st
 		return n;
 	slot->json_len = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	memcpy(j, buf, (size_t)n);
+	memcpy(oa_spool_json(slot), buf, (size_t)n);
 	slot->cpus_at = at;
 	atomic_signal_fence(memory_order_seq_cst);
 	slot->json_len = (uint32_t)n;
+	return n;
+}
+
+/* A thread spool's slot has no text until its end (open_slot): rendered
+ * in place (no buffer on the stack: a frame of kilobytes above the render
+ * made it touch a new page of each new thread's stack, a fault each). */
+__attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_slot(struct oa_stream *s, int finished)
+{
+	if (s->run)
+		return render_in_run_slot(s, finished);
+	struct oa_spool_slot *slot = s->slot;
+	slot->json_len = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	ssize_t n = oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, finished | meta_flags(s),
+				   &s->labels);
+	atomic_signal_fence(memory_order_seq_cst);
+	slot->json_len = n > 0 ? (uint32_t)n : 0;
 	return n;
 }
 
