@@ -19,6 +19,9 @@
 #     on one mutex), untraced and traced;
 #   - LOCKT (16) threads x 200000 lock/inc/unlock on one mutex
 #     (bench/sync_lock 0 16), untraced and traced;
+#   - the process loop and the short threads traced on /dev/shm as on a
+#     machine of MANYCPUS (128) CPUs: loom "many", OVNI_CPUS=many:0-127
+#     (the loom's CPUs are ~30 bytes each of every main stream.json);
 #   - the format's floor (bench/floor): the directories and files the
 #     trace of the process loop (one process directory and one thread
 #     directory per command, on /dev/shm and on disk) and of the live
@@ -48,6 +51,7 @@ xn=${XARGS:-1000}
 short=${SHORT:-2000}
 live=${LIVE:-1000}
 lockt=${LOCKT:-16}
+manycpus=${MANYCPUS:-128}
 disk=${TMPDIR:-/tmp}
 np=$(nproc)
 [ -x "$lib" ] && [ -x "$run" ] || { echo "build first: make" >&2; exit 1; }
@@ -112,6 +116,12 @@ traced_after_delete() {
 	fi
 	mkdir -p "$keep" && mv "$w" "$keep/"
 }
+many() { # NAME CMD...: traced on /dev/shm, a loom of $manycpus CPUs as told by OVNI_CPUS
+	OVNI_CPUS="many:0-$((manycpus - 1))"
+	export OVNI_CPUS
+	traced "$@"
+	unset OVNI_CPUS
+}
 floor() { # NAME DIR procs|threads N: the format's files alone, in a fresh directory under DIR
 	name=$1 dir=$2
 	shift 2
@@ -140,6 +150,8 @@ for i in $(seq "$reps"); do
 	t thr.none "$here/threads" short "$short"
 	traced thr.disk "$disk" "$here/threads" short "$short"
 	traced thr.shm /dev/shm "$here/threads" short "$short"
+	many loop.many /dev/shm -l many sh -c "$loop"
+	many thr.many /dev/shm -l many "$here/threads" short "$short"
 	t live.none "$here/threads" live "$live"
 	traced live.shm /dev/shm "$here/threads" live "$live"
 	t lock.none "$here/sync_lock"
@@ -194,6 +206,7 @@ row "  empty preloaded library" loop.empty loop.none
 row "  agent disabled (OVNI_DISABLE=1)" loop.disabled loop.none
 row "  traced, trace on /dev/shm" loop.shm loop.none
 row "  traced, trace on $disk ($(stat -f -c %T "$disk"))" loop.disk loop.none
+row "  traced on /dev/shm, a loom of $manycpus CPUs" loop.many loop.none
 floorrow "  the format's floor: its files alone, on /dev/shm" loop.floor.shm loop.none
 floorrow "  the format's floor, on $disk" loop.floor.disk loop.none
 if [ -n "$bash" ]; then
@@ -207,6 +220,7 @@ row "  traced, trace on /dev/shm" xargs.shm xargs.none
 row "$short short threads one at a time, untraced" thr.none thr.none
 row "  traced, trace on $disk" thr.disk thr.none
 row "  traced, trace on /dev/shm" thr.shm thr.none
+row "  the same, a loom of $manycpus CPUs" thr.many thr.none
 row "$live threads started (all alive at once), then ended, untraced" live.none live.none
 row "  traced, trace on /dev/shm" live.shm live.none
 floorrow "  the format's floor: its files alone, on /dev/shm" live.floor live.none
