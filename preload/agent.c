@@ -1378,7 +1378,11 @@ OA_START_TEXT static int start_process(int creator_tid)
 		atomic_store(&oa_traced_flag, 0);
 		return -1;
 	}
-	oa_meta.main_cpus = 1;
+	/* The agent may start on another thread (dlopen'ed, a late fork
+	 * child's first event): then no stream is the main one, and every
+	 * stream keeps the CPUs. */
+	if (t->tid == oa_meta.pid)
+		oa_meta.main_cpus = 1;
 	return 0;
 }
 

@@ -510,7 +510,7 @@ OA_RUN_TEXT ssize_t oa_meta_render_apart(const struct oa_meta *m, char *buf, siz
 	return w.err ? -w.err : (ssize_t)w.n;
 }
 
-ssize_t oa_meta_render_cpus(const struct oa_meta *m, char *buf, size_t cap)
+OA_RUN_TEXT ssize_t oa_meta_render_cpus(const struct oa_meta *m, char *buf, size_t cap)
 {
 	struct jw w = { .fd = -1, .cap = cap, .buf = buf };
 	jw_cpus(&w, m);
@@ -518,7 +518,7 @@ ssize_t oa_meta_render_cpus(const struct oa_meta *m, char *buf, size_t cap)
 	return w.err ? -w.err : (ssize_t)w.n;
 }
 
-uint64_t oa_meta_cpus_hash(const struct oa_meta *m)
+OA_RUN_TEXT uint64_t oa_meta_cpus_hash(const struct oa_meta *m)
 {
 	uint64_t h = 1469598103934665603ull ^ (uint64_t)m->ncpus;
 	for (int i = 0; i < m->ncpus && m->phyids; i++)

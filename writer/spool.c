@@ -1084,8 +1084,11 @@ OA_RUN_TEXT int oa_run_gone(uint8_t *map)
 static const char *run_cpus(uint8_t *map, size_t *len)
 {
 	struct oa_run_header *h = run_header(map);
+	*len = 0;
+	if (atomic_load_explicit(&h->cpus, memory_order_acquire) != 2)
+		return NULL;
 	*len = h->cpus_len;
-	if (atomic_load_explicit(&h->cpus, memory_order_acquire) != 2 || !*len || *len > OA_RUN_CPUS_MAX)
+	if (!*len || *len > OA_RUN_CPUS_MAX)
 		return NULL;
 	return (const char *)map + OA_RUN_CPUS_AT;
 }

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -438,6 +439,7 @@ OA_START_TEXT int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg
 	s->nclosers = 0;
 	s->live = 0;
 	s->meta_written = 0;
+	s->cpus_apart = 0;
 	s->json_size = 0;
 	s->commit_fd1 = 0;
 	s->pend_clock = 0;
@@ -873,8 +875,18 @@ OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
  * (a few hundred nanoseconds) still shows a dying process no text.  A
  * text that does not fit leaves the slot's as it was.  Returns the
  * length, or <= 0 when it does not fit. */
+static ssize_t render_in_place(struct oa_stream *s, int finished);
+
 __attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_run_slot(struct oa_stream *s, int finished)
 {
+	/* Not on an alternate signal stack (a crash handler's, maybe the
+	 * program's own of 8 KiB, below a signal frame of up to ~3 KiB): no
+	 * buffer of kilobytes there.  In place, as a thread's: a kill in the
+	 * render then leaves no text, but nobody kills a crashing process in
+	 * those microseconds. */
+	stack_t ss;
+	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK))
+		return render_in_place(s, finished);
 	struct oa_spool_slot *slot = s->slot;
 	char buf[OA_SLOT_JSON];
 	uint32_t at = 0;
@@ -895,18 +907,25 @@ __attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_run_slot(struct o
 /* A thread spool's slot has no text until its end (open_slot): rendered
  * in place (no buffer on the stack: a frame of kilobytes above the render
  * made it touch a new page of each new thread's stack, a fault each). */
-__attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_slot(struct oa_stream *s, int finished)
+OA_RUN_TEXT static ssize_t render_in_place(struct oa_stream *s, int finished)
 {
-	if (s->run)
-		return render_in_run_slot(s, finished);
 	struct oa_spool_slot *slot = s->slot;
+	uint32_t at = 0;
 	slot->json_len = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	ssize_t n = oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, finished | meta_flags(s),
-				   &s->labels);
+	ssize_t n = s->cpus_apart ? oa_meta_render_apart(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, finished,
+							 &s->labels, &at)
+				  : oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid,
+						   finished | meta_flags(s), &s->labels);
+	slot->cpus_at = at;
 	atomic_signal_fence(memory_order_seq_cst);
 	slot->json_len = n > 0 ? (uint32_t)n : 0;
 	return n;
+}
+
+__attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_slot(struct oa_stream *s, int finished)
+{
+	return s->run ? render_in_run_slot(s, finished) : render_in_place(s, finished);
 }
 
 int oa_stream_sync_meta(struct oa_stream *s)
