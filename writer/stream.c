@@ -63,10 +63,6 @@ static int write_meta(char *dir, struct oa_stream *s, int finished)
 	return write_meta_in(dir, s, finished, 0, NULL);
 }
 
-/* fresh: dir was made just now, stream.json is new (no size to ask).
- * s->json_size: the size this stream last wrote it with (0: not known),
- * which spares asking again.  keep: where the descriptor of the file
- * written is left open (when it returns 0), for finish_files. */
 /* The loom's CPUs in its stream.json, or not: a thread other than the
  * first of its process, whose stream has them (oa_meta.main_cpus). */
 static inline int meta_flags(const struct oa_stream *s)
@@ -74,6 +70,10 @@ static inline int meta_flags(const struct oa_stream *s)
 	return s->tid != s->meta->pid && s->meta->main_cpus ? OA_META_NO_CPUS : 0;
 }
 
+/* fresh: dir was made just now, stream.json is new (no size to ask).
+ * s->json_size: the size this stream last wrote it with (0: not known),
+ * which spares asking again.  keep: where the descriptor of the file
+ * written is left open (when it returns 0), for finish_files. */
 OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finished, int fresh, int *keep)
 {
 	if (!s->meta)
@@ -381,6 +381,29 @@ OA_START_TEXT void oa_emit_bracket(struct oa_stream *s, uint64_t t0, uint64_t t1
 	oa_emit_leave(s, q);
 }
 
+/* A finished stream.json larger than a page (many CPUs, many labels)
+ * through a temporary and a rename, as write_meta_in does: a process
+ * killed half way leaves none, which its finisher passes over, never one
+ * cut short that says "finished": 1 (a fork child's end with 256 CPUs
+ * left one that not even `repair` could read). */
+__attribute__((noinline)) static int write_json_renamed(char *dir, const struct oa_meta *m, int tid,
+							const struct oa_label_list *own)
+{
+	int dfd = oa_open_dir(dir);
+	if (dfd < 0)
+		return dfd;
+	int fd = oa_nc_openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int r = fd < 0 ? -errno : oa_meta_write(m, fd, tid, 1, own);
+	if (fd >= 0)
+		oa_nc_close(fd);
+	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
+		r = -errno;
+	if (r && fd >= 0)
+		unlinkat(dfd, "stream.json.tmp", 0);
+	oa_nc_close(dfd);
+	return r;
+}
+
 OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
 				       const uint8_t *obs, size_t len)
 {
@@ -408,15 +431,14 @@ OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int t
 		 * it), as write_meta_in does. */
 		char buf[META_INPLACE_MAX];
 		ssize_t n = oa_meta_render(m, buf, sizeof(buf), tid, 1, own);
-		fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (fd < 0)
-			r = -errno;
-		else if (n > 0)
-			r = oa_write_all(fd, buf, (size_t)n);
-		else
-			r = oa_meta_write(m, fd, tid, 1, own);
-		if (fd >= 0)
-			oa_nc_close(fd);
+		if (n > 0) {
+			fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			r = fd < 0 ? -errno : oa_write_all(fd, buf, (size_t)n);
+			if (fd >= 0)
+				oa_nc_close(fd);
+		} else {
+			r = write_json_renamed(dir, m, tid, own);
+		}
 	}
 	if (r)
 		oa_xfsz_forget(xfsz);
@@ -865,25 +887,43 @@ OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
 	return r;
 }
 
-/* A stream's stream.json into its slot.  A slot of the run's spool has had
- * one since its start (open_run_slot): the new text is rendered apart and
- * copied over it whole, so that a process killed while it renders, or
- * while it then writes its stream out to files of its own because the text
- * does not fit, leaves the one it had for whoever writes the slot out (a
- * LIVE slot's is written with "finished": 0) instead of none, which left
- * the slot in the spool and the trace unfinished.  Only the copy itself
- * (a few hundred nanoseconds) still shows a dying process no text.  A
- * text that does not fit leaves the slot's as it was.  Returns the
- * length, or <= 0 when it does not fit. */
-static ssize_t render_in_place(struct oa_stream *s, int finished);
+/* A stream's stream.json rendered into its slot in place: a thread
+ * spool's, which has no text until its end (open_slot; no buffer on the
+ * stack either: a frame of kilobytes above the render made it touch a new
+ * page of each new thread's stack, a fault each). */
+OA_RUN_TEXT static ssize_t render_in_place(struct oa_stream *s, int finished)
+{
+	struct oa_spool_slot *slot = s->slot;
+	uint32_t at = 0;
+	slot->json_len = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	ssize_t n = s->cpus_apart ? oa_meta_render_apart(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, finished,
+							 &s->labels, &at)
+				  : oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid,
+						   finished | meta_flags(s), &s->labels);
+	slot->cpus_at = at;
+	atomic_signal_fence(memory_order_seq_cst);
+	slot->json_len = n > 0 ? (uint32_t)n : 0;
+	return n;
+}
 
+/* A slot of the run's spool has had a text since its start
+ * (open_run_slot): the new one is rendered apart and copied over it whole,
+ * so that a process killed while it renders, or while it then writes its
+ * stream out to files of its own because the text does not fit, leaves
+ * the one it had for whoever writes the slot out (a LIVE slot's is written
+ * with "finished": 0) instead of none, which left the slot in the spool
+ * and the trace unfinished.  Only the copy itself (a few hundred
+ * nanoseconds) still shows a dying process no text.  A text that does not
+ * fit leaves the slot's as it was.  Returns the length, or <= 0 when it
+ * does not fit. */
 __attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_run_slot(struct oa_stream *s, int finished)
 {
 	/* Not on an alternate signal stack (a crash handler's, maybe the
 	 * program's own of 8 KiB, below a signal frame of up to ~3 KiB): no
-	 * buffer of kilobytes there.  In place, as a thread's: a kill in the
-	 * render then leaves no text, but nobody kills a crashing process in
-	 * those microseconds. */
+	 * buffer of kilobytes there.  In place: a kill in the render then
+	 * leaves no text, but nobody kills a crashing process in those
+	 * microseconds. */
 	stack_t ss;
 	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK))
 		return render_in_place(s, finished);
@@ -901,25 +941,6 @@ __attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_run_slot(struct o
 	slot->cpus_at = at;
 	atomic_signal_fence(memory_order_seq_cst);
 	slot->json_len = (uint32_t)n;
-	return n;
-}
-
-/* A thread spool's slot has no text until its end (open_slot): rendered
- * in place (no buffer on the stack: a frame of kilobytes above the render
- * made it touch a new page of each new thread's stack, a fault each). */
-OA_RUN_TEXT static ssize_t render_in_place(struct oa_stream *s, int finished)
-{
-	struct oa_spool_slot *slot = s->slot;
-	uint32_t at = 0;
-	slot->json_len = 0;
-	atomic_signal_fence(memory_order_seq_cst);
-	ssize_t n = s->cpus_apart ? oa_meta_render_apart(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, finished,
-							 &s->labels, &at)
-				  : oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid,
-						   finished | meta_flags(s), &s->labels);
-	slot->cpus_at = at;
-	atomic_signal_fence(memory_order_seq_cst);
-	slot->json_len = n > 0 ? (uint32_t)n : 0;
 	return n;
 }
 

@@ -2,7 +2,8 @@
  * types, finished, rank only when known, marks and their labels (the first
  * label of a value stays; a label goes to its owner's stream and global
  * ones to every stream; invalid UTF-8 and control characters survive as
- * valid JSON), labels published from a prepared node, concurrent labelling. */
+ * valid JSON), labels published from a prepared node, concurrent labelling;
+ * the text without the loom's CPUs, and with them apart. */
 #include <jansson.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -227,6 +228,36 @@ int main(void)
 	CHECK(get(root, "ovni.mark.80.labels.7") == NULL, "not the other's");
 	json_decref(root);
 	free(text);
+
+	/* Without the loom's CPUs (a process's other threads), and apart (a
+	 * slot of the run's spool): the text with oa_meta_render_cpus's put
+	 * back at the offset is the whole text, byte for byte, for every
+	 * `finished`. */
+	for (int fin = 0; fin <= OA_META_PENDING; fin++) {
+		char full[8192], apart[8192], ctext[512], joined[8192];
+		ssize_t nf = oa_meta_render(&m, full, sizeof(full), 43, fin, &other);
+		uint32_t at = 0;
+		ssize_t na = oa_meta_render_apart(&m, apart, sizeof(apart), 43, fin, &other, &at);
+		ssize_t nc = oa_meta_render_cpus(&m, ctext, sizeof(ctext));
+		CHECK(nf > 0 && na > 0 && nc > 0 && na + nc == nf, "apart %d: %zd + %zd = %zd", fin, na, nc, nf);
+		CHECK(at > OA_META_FINISHED_AT && at < (uint32_t)na, "apart %d: offset %u", fin, at);
+		memcpy(joined, apart, at);
+		memcpy(joined + at, ctext, (size_t)nc);
+		memcpy(joined + at + nc, apart + at, (size_t)(na - at));
+		CHECK(!memcmp(joined, full, (size_t)nf), "apart %d: joined is the whole text", fin);
+		ssize_t nn = oa_meta_render(&m, apart, sizeof(apart), 43, fin | OA_META_NO_CPUS, &other);
+		CHECK(nn == na, "no cpus %d: the text apart, %zd", fin, nn);
+		apart[nn] = 0;
+		root = json_loads(apart, 0, &e);
+		CHECK(root && get(root, "ovni.loom_cpus") == NULL, "no cpus %d: parses, no loom_cpus", fin);
+		CHECK(fin != 1 || json_integer_value(get(root, "ovni.finished")) == 1, "no cpus: finished");
+		json_decref(root);
+	}
+	uint64_t h = oa_meta_cpus_hash(&m);
+	phy[2] = 6;
+	CHECK(oa_meta_cpus_hash(&m) != h, "the hash follows the list");
+	phy[2] = 5;
+	CHECK(oa_meta_cpus_hash(&m) == h, "the hash of the same list");
 	oa_meta_fini(&m);
 	test_concurrent();
 	test_fixed_and_import();
