@@ -93,6 +93,18 @@ char *proc_stat(pid_t pid, char *buf, size_t size)
 	return p && p[1] == ' ' ? p + 2 : NULL;
 }
 
+/* Field 22 of a stat line from field 3 on (proc_stat): the start time in
+ * clock ticks since boot; 0 when the line has none. */
+static unsigned long long start_ticks(const char *p)
+{
+	for (int field = 3; field < 22 && p; field++) {
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return p ? strtoull(p, NULL, 10) : 0;
+}
+
 static int alive(pid_t pid, uint64_t first_event)
 {
 	char buf[1024], *p = proc_stat(pid, buf, sizeof(buf));
@@ -101,15 +113,9 @@ static int alive(pid_t pid, uint64_t first_event)
 	char state = p[0];
 	if (state == 'Z' || state == 'X' || state == 'x')
 		return 0;
-	/* Field 22, start time in clock ticks since boot; p is field 3. */
-	for (int field = 3; field < 22 && p; field++) {
-		p = strchr(p, ' ');
-		if (p)
-			p++;
-	}
-	if (!p)
+	unsigned long long ticks = start_ticks(p);
+	if (!ticks)
 		return 1;
-	unsigned long long ticks = strtoull(p, NULL, 10);
 	long hz = sysconf(_SC_CLK_TCK);
 	if (hz <= 0 || !first_event)
 		return 1;
@@ -151,12 +157,13 @@ static ssize_t read_environ(pid_t pid, char *env, size_t size)
 	return len;
 }
 
-/* A live process of user space (not a kernel thread, not a zombie)?  Its
- * environment reads as empty only for a moment: while it execs. */
-static int user_process(pid_t pid)
+/* A live process of user space (not a kernel thread, not a zombie) that
+ * started after `since` (clock ticks since boot)?  Its environment reads
+ * as empty only for a moment: while it execs. */
+static int user_process(pid_t pid, unsigned long long since)
 {
 	char buf[1024], *p = proc_stat(pid, buf, sizeof(buf));
-	if (!p || p[0] == 'Z' || p[0] == 'X' || p[0] == 'x')
+	if (!p || p[0] == 'Z' || p[0] == 'X' || p[0] == 'x' || start_ticks(p) < since)
 		return 0;
 	/* Field 9, the flags; p is field 3. */
 	for (int field = 3; field < 9 && p; field++) {
@@ -176,6 +183,14 @@ static int members(pid_t root, pid_t *out, int max)
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	static char env[1 << 16];
+	/* A process of the run started after ovnirun; those that showed no
+	 * environment after a wait. */
+	static unsigned long long since;
+	static pid_t noenv[64];
+	static int nnoenv;
+	char self[1024];
+	if (!since)
+		since = start_ticks(proc_stat(getpid(), self, sizeof(self)));
 	while (d && n < max && (e = readdir(d))) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
@@ -185,12 +200,22 @@ static int members(pid_t root, pid_t *out, int max)
 		ssize_t len = read_environ(pid, env, sizeof(env));
 		/* A process in the middle of an exec (a pending fork child of the
 		 * run becoming its program) shows no environment: asked again
-		 * (t405's `sleep 5 &` went unnoticed about one run in six). */
-		for (int tries = 0; len == 0 && tries < 50 && user_process(pid); tries++) {
+		 * (t405's `sleep 5 &` went unnoticed about one run in six), for
+		 * up to 0.25 s (a loaded machine's exec may take more than the
+		 * 50 ms this waited before: a process of the run missed, its
+		 * stream left in the run's spool), but only for a process
+		 * started after ovnirun, and once (one that has no environment
+		 * at all, `env -i` from outside the run, costs one wait). */
+		int known = 0;
+		for (int k = 0; k < nnoenv && !known; k++)
+			known = noenv[k] == pid;
+		for (int tries = 0; len == 0 && !known && tries < 250 && user_process(pid, since); tries++) {
 			struct timespec ts = { 0, 1000 * 1000 };
 			nanosleep(&ts, NULL);
 			len = read_environ(pid, env, sizeof(env));
 		}
+		if (len == 0 && !known && nnoenv < (int)(sizeof(noenv) / sizeof(noenv[0])))
+			noenv[nnoenv++] = pid;
 		for (ssize_t i = 0; i < len;) {
 			const char *v = env + i;
 			size_t l = strnlen(v, (size_t)(len - i));
