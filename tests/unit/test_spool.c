@@ -9,7 +9,8 @@
  * out while the process runs, and the agent and the finishers wait for a
  * slot it is writing; a recycled tid's earlier stream goes before the
  * files of the later one, and a process with no watcher keeps its spool
- * small by writing ended threads out itself. */
+ * small by writing ended threads out itself; the run's spool leaves a
+ * loom's CPUs out of its slots and puts them back. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -541,6 +542,84 @@ static void test_recycled(const char *top)
 	CHECK(bad == 0, "%d recycled tids with a stream missing or out of order", bad);
 }
 
+/* The run's spool (ovnirun's) with a loom of 300 CPUs, whose text (~8
+ * KiB) no slot holds: a process's slot text leaves them out (the run's
+ * first process writes them into the file once) and whoever writes the
+ * slot out puts them back, byte for byte: DONE (the process ended), LIVE
+ * with its start's text (killed), LIVE with its final text (killed in its
+ * end: written with "finished": 0). */
+static void test_run_cpus(const char *top)
+{
+	char w[600], path[700], loomdir[700];
+	subdir(w, sizeof(w), top, "run");
+	snprintf(path, sizeof(path), "%s/%s", w, OA_RUN_SPOOL_NAME);
+	snprintf(loomdir, sizeof(loomdir), "%s/loom.L", w);
+	mkdir(loomdir, 0755);
+	CHECK(oa_run_create(path, "L") == 0, "run spool made");
+	uint8_t *m = oa_run_open(path, 1);
+	CHECK(m != NULL, "run spool mapped");
+	if (!m)
+		return;
+	static int phy[300];
+	for (int i = 0; i < 300; i++)
+		phy[i] = 2 * i;
+	static struct oa_meta rm = { .app_id = 1, .rank = -1, .nranks = -1, .loom = "L" };
+	rm.ncpus = 300;
+	rm.phyids = phy;
+	static char full[16384];
+	for (int c = 0; c < 3; c++) {
+		int pid = 500 + c;
+		rm.pid = pid;
+		char base[700], rel[64], pdir[800];
+		snprintf(rel, sizeof(rel), "loom.L/proc.%d", pid);
+		snprintf(base, sizeof(base), "%s/%s", w, rel);
+		struct oa_stream st;
+		memset(&st, 0, sizeof(st));
+		struct oa_stream_cfg cfg = { .base = base, .tid = pid, .meta = &rm, .run = m, .run_rel = rel };
+		CHECK(oa_stream_open(&st, &cfg) == 0 && st.slot && st.run == m, "case %d: in a slot of the run's spool", c);
+		if (!st.slot)
+			continue;
+		CHECK(atomic_load(&oa_run_header_of(m)->cpus) == 2, "case %d: the CPUs in the file", c);
+		CHECK(st.slot->cpus_at > 0 && st.slot->json_len < OA_SLOT_JSON &&
+			      !memmem(oa_spool_json(st.slot), st.slot->json_len, "loom_cpus", 9),
+		      "case %d: the slot's text without them (%u bytes)", c, st.slot->json_len);
+		emit_n(&st, 4);
+		int fin = 0;
+		if (c == 0) {
+			CHECK(oa_stream_end(&st) == 0, "case 0: ended");
+			unsigned in_use = 9;
+			CHECK(oa_run_unpack(w, m, NULL, &in_use) == 1, "case 0: written out");
+			fin = 1;
+		} else {
+			struct oa_spool_slot *slot = st.slot;
+			if (c == 2) {
+				uint32_t at = 0;
+				ssize_t n = oa_meta_render_apart(&rm, oa_spool_json(slot), OA_SLOT_JSON, pid, 1,
+								 &st.labels, &at);
+				CHECK(n > 0, "case 2: the final text, apart");
+				slot->cpus_at = at;
+				slot->json_len = (uint32_t)n;
+				fin = 1;
+			}
+			CHECK(oa_run_write(w, m, slot, OA_SPOOL_LIVE) == 1, "case %d: a LIVE slot written out", c);
+		}
+		ssize_t nf = oa_meta_render(&rm, full, sizeof(full), pid, fin, &st.labels);
+		CHECK(nf > OA_SLOT_JSON, "case %d: the whole text is larger than a slot's room (%zd)", c, nf);
+		if (c == 2)
+			full[OA_META_FINISHED_AT] = '0';
+		snprintf(pdir, sizeof(pdir), "%s/%s", w, rel);
+		char *j = read_json(pdir, pid);
+		CHECK(j && strlen(j) == (size_t)nf && !memcmp(j, full, (size_t)nf),
+		      "case %d: stream.json is the whole text%s", c, c == 2 ? ", \"finished\": 0" : "");
+		free(j);
+		char first[4], last[4];
+		int ordered;
+		int n = read_stream(pdir, pid, first, last, &ordered);
+		CHECK(n == (c == 0 ? 4 + 3 : 4) && !strcmp(first, "OHx") && ordered, "case %d: its %d events", c, n);
+	}
+	munmap(m, oa_run_len());
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/oa-spool.XXXXXX";
@@ -690,6 +769,7 @@ int main(void)
 	test_spill_cut(dir);
 	test_redo_keeps(dir);
 	test_recycled(dir);
+	test_run_cpus(dir);
 	char cmd[700];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	CHECK(system(cmd) == 0, "cleanup");
