@@ -204,6 +204,12 @@ echo "== cost.sh on $(uname -n), $np cores, $(date +%F), median of $reps"
 row "loop of $procs /bin/true, untraced" loop.none loop.none
 row "  empty preloaded library" loop.empty loop.none
 row "  agent disabled (OVNI_DISABLE=1)" loop.disabled loop.none
+# The disabled agent against the empty library, round by round (both ran
+# in each round): what the agent adds to the floor of any preloaded one.
+paste -d ' ' "$res/loop.disabled" "$res/loop.empty" | awk -v n="$procs" -v b="$(med loop.none)" '
+	function med(v, k,   i, j, t) { for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t } return v[int((k + 1) / 2)] }
+	NF == 6 { k++; w[k] = $1 - $4; c[k] = $2 - $5 }
+	END { if (k) printf "%-58s %+8.1f us wall, %+8.1f us cpu a command (%+.3fx; median of %d rounds)\n", "      disabled - empty library, paired by round", med(w, k) / n * 1e6, med(c, k) / n * 1e6, med(w, k) / b, k }'
 row "  traced, trace on /dev/shm" loop.shm loop.none
 row "  traced, trace on $disk ($(stat -f -c %T "$disk"))" loop.disk loop.none
 row "  traced on /dev/shm, a loom of $manycpus CPUs" loop.many loop.none
