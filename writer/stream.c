@@ -63,6 +63,32 @@ static int write_meta(char *dir, struct oa_stream *s, int finished)
 	return write_meta_in(dir, s, finished, 0, NULL);
 }
 
+/* A stream.json larger than a page (rare: many CPUs, many labels) through
+ * a temporary and a rename, with the directory's descriptor: a process
+ * killed half way leaves none, which its finisher passes over, never one
+ * cut short (a fork child's end with 256 CPUs left one that said
+ * "finished": 1 and that not even `repair` could read).  keep: as
+ * write_meta_in's. */
+__attribute__((noinline)) static int write_json_renamed(char *dir, const struct oa_meta *m, int tid, int finished,
+							const struct oa_label_list *own, int *keep)
+{
+	int dfd = oa_open_dir(dir);
+	if (dfd < 0)
+		return dfd;
+	int fd = oa_nc_openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int r = fd < 0 ? -errno : oa_meta_write(m, fd, tid, finished, own);
+	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
+		r = -errno;
+	if (r && fd >= 0)
+		unlinkat(dfd, "stream.json.tmp", 0);
+	if (!r && keep)
+		*keep = fd;
+	else if (fd >= 0)
+		oa_nc_close(fd);
+	oa_nc_close(dfd);
+	return r;
+}
+
 /* The loom's CPUs in its stream.json, or not: a thread other than the
  * first of its process, whose stream has them (oa_meta.main_cpus). */
 static inline int meta_flags(const struct oa_stream *s)
@@ -123,28 +149,7 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 		if (r)
 			return r;
 	}
-	/* Larger than a page (rare): through a temporary and a rename, with
-	 * the directory's descriptor. */
-	int dfd = oa_open_dir(dir);
-	if (dfd < 0)
-		return dfd;
-	int fd = oa_nc_openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		int e = -errno;
-		oa_nc_close(dfd);
-		return e;
-	}
-	int r = oa_meta_write(s->meta, fd, s->tid, finished | meta_flags(s), &s->labels);
-	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
-		r = -errno;
-	if (r)
-		unlinkat(dfd, "stream.json.tmp", 0);
-	if (!r && keep)
-		*keep = fd;
-	else
-		oa_nc_close(fd);
-	oa_nc_close(dfd);
-	return r;
+	return write_json_renamed(dir, s->meta, s->tid, finished | meta_flags(s), &s->labels, keep);
 }
 
 static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps);
@@ -271,6 +276,16 @@ __attribute__((noinline)) OA_THREAD_TEXT static int open_slot(struct oa_stream *
 	return 0;
 }
 
+/* s's stream.json into buf for its slot: without the loom's CPUs where
+ * the run's spool keeps them apart (*at: where they go back in; 0 when
+ * not apart). */
+OA_RUN_TEXT static ssize_t render_slot_text(struct oa_stream *s, char *buf, size_t cap, int finished, uint32_t *at)
+{
+	*at = 0;
+	return s->cpus_apart ? oa_meta_render_apart(s->meta, buf, cap, s->tid, finished, &s->labels, at)
+			     : oa_meta_render(s->meta, buf, cap, s->tid, finished | meta_flags(s), &s->labels);
+}
+
 /* The same in a slot of the run's spool (spool.h), its stream.json
  * rendered there now: a process killed in it keeps its metadata. */
 __attribute__((noinline)) OA_RUN_TEXT static int open_run_slot(struct oa_stream *s, const struct oa_stream_cfg *cfg)
@@ -279,12 +294,9 @@ __attribute__((noinline)) OA_RUN_TEXT static int open_run_slot(struct oa_stream 
 	struct oa_spool_slot *slot;
 	if (cfg->spool || !cfg->meta || s->has_final || !(slot = oa_run_take(cfg->run, s->tid, cfg->run_rel, &obs)))
 		return -1;
-	uint32_t at = 0;
+	uint32_t at;
 	s->cpus_apart = !meta_flags(s) && oa_run_cpus_apart(cfg->run, s->meta);
-	ssize_t n =
-		s->cpus_apart
-			? oa_meta_render_apart(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, 0, &s->labels, &at)
-			: oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, meta_flags(s), &s->labels);
+	ssize_t n = render_slot_text(s, oa_spool_json(slot), OA_SLOT_JSON, 0, &at);
 	if (n <= 0) {
 		oa_run_release(cfg->run, slot, 0);
 		return -1;
@@ -381,29 +393,6 @@ OA_START_TEXT void oa_emit_bracket(struct oa_stream *s, uint64_t t0, uint64_t t1
 	oa_emit_leave(s, q);
 }
 
-/* A finished stream.json larger than a page (many CPUs, many labels)
- * through a temporary and a rename, as write_meta_in does: a process
- * killed half way leaves none, which its finisher passes over, never one
- * cut short that says "finished": 1 (a fork child's end with 256 CPUs
- * left one that not even `repair` could read). */
-__attribute__((noinline)) static int write_json_renamed(char *dir, const struct oa_meta *m, int tid,
-							const struct oa_label_list *own)
-{
-	int dfd = oa_open_dir(dir);
-	if (dfd < 0)
-		return dfd;
-	int fd = oa_nc_openat(dfd, "stream.json.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int r = fd < 0 ? -errno : oa_meta_write(m, fd, tid, 1, own);
-	if (fd >= 0)
-		oa_nc_close(fd);
-	if (r == 0 && renameat(dfd, "stream.json.tmp", dfd, "stream.json") != 0)
-		r = -errno;
-	if (r && fd >= 0)
-		unlinkat(dfd, "stream.json.tmp", 0);
-	oa_nc_close(dfd);
-	return r;
-}
-
 OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
 				       const uint8_t *obs, size_t len)
 {
@@ -437,7 +426,7 @@ OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int t
 			if (fd >= 0)
 				oa_nc_close(fd);
 		} else {
-			r = write_json_renamed(dir, m, tid, own);
+			r = write_json_renamed(dir, m, tid, 1, own, NULL);
 		}
 	}
 	if (r)
@@ -894,13 +883,10 @@ OA_START_TEXT static int finish_files(struct oa_stream *s, uint64_t len)
 OA_RUN_TEXT static ssize_t render_in_place(struct oa_stream *s, int finished)
 {
 	struct oa_spool_slot *slot = s->slot;
-	uint32_t at = 0;
+	uint32_t at;
 	slot->json_len = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	ssize_t n = s->cpus_apart ? oa_meta_render_apart(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid, finished,
-							 &s->labels, &at)
-				  : oa_meta_render(s->meta, oa_spool_json(slot), OA_SLOT_JSON, s->tid,
-						   finished | meta_flags(s), &s->labels);
+	ssize_t n = render_slot_text(s, oa_spool_json(slot), OA_SLOT_JSON, finished, &at);
 	slot->cpus_at = at;
 	atomic_signal_fence(memory_order_seq_cst);
 	slot->json_len = n > 0 ? (uint32_t)n : 0;
@@ -929,10 +915,8 @@ __attribute__((noinline)) OA_RUN_TEXT static ssize_t render_in_run_slot(struct o
 		return render_in_place(s, finished);
 	struct oa_spool_slot *slot = s->slot;
 	char buf[OA_SLOT_JSON];
-	uint32_t at = 0;
-	ssize_t n = s->cpus_apart
-			    ? oa_meta_render_apart(s->meta, buf, sizeof(buf), s->tid, finished, &s->labels, &at)
-			    : oa_meta_render(s->meta, buf, sizeof(buf), s->tid, finished | meta_flags(s), &s->labels);
+	uint32_t at;
+	ssize_t n = render_slot_text(s, buf, sizeof(buf), finished, &at);
 	if (n <= 0)
 		return n;
 	slot->json_len = 0;
