@@ -54,6 +54,26 @@ static inline long oa_sys3(long n, long a, long b, long c)
 	return oa_sys4(n, a, b, c, 0);
 }
 
+/* Does this thread run on libc's thread pointer?  Not a thread another
+ * runtime made by a raw clone with a thread pointer of its own (the Go
+ * runtime, without cgo): there the agent's thread-local variables, errno
+ * and libc's own are not where the code looks for them, and a signal
+ * handler of the agent's that such a runtime forwards a signal to must
+ * not touch them.  On x86-64 glibc's thread control block begins with a
+ * pointer to itself; other runtimes' thread pointers (Go's: its m.tls)
+ * do not.  Elsewhere it cannot be told this way: 1. */
+static inline int oa_libc_tls(void)
+{
+#if defined(__x86_64__)
+	unsigned long base = 0;
+	if (oa_sys3(SYS_arch_prctl, 0x1003 /* ARCH_GET_FS */, (long)&base, 0) != 0)
+		return 1;
+	return base && *(const unsigned long *)base == base;
+#else
+	return 1;
+#endif
+}
+
 /* The calls libc makes cancellation points, made directly (errno set as
  * libc would), for the agent's file work inside its windows
  * (writer/sigblock.h), where cancellation is disabled.  glibc 2.36 turns

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "../common/env.h"
+#include "../common/sys.h"
 #include "../preload/sample.h"
 #include "../writer/ev_ovni.h"
 #include "../writer/ovni_fmt.h"
@@ -197,9 +198,40 @@ OA_EARLY_TEXT static int install_ours(int sig)
 	return r;
 }
 
+/* The kernel's sigaction, for a handler that cannot call libc's. */
+struct ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+
+/* A signal handled on a thread whose thread pointer is not libc's (one
+ * made by another runtime's raw clone: the Go runtime of a program built
+ * without cgo but dynamically linked, as `-buildmode=pie` makes it,
+ * forwards the signals it does not want to the handler it found at its
+ * start, ours).  Nothing of the agent's, nor errno, nor a libc call that
+ * might touch them, can be used there (the end ran on Go's thread pointer
+ * and crashed: SIGSEGV for SIGTERM, 139 for 143).  The signal takes its
+ * default course as untraced; whoever sees the process end (its parent,
+ * ovnirun) finishes its streams.  Raw system calls and shared memory
+ * only. */
+static void foreign_default(int sig, const siginfo_t *si)
+{
+	struct ksigaction k = { SIG_DFL, 0, NULL, 0 };
+	oa_sys4(SYS_rt_sigaction, sig, (long)&k, 0, 8);
+	set_flag(&ours[sig], 0);
+	if (!sync_fault(sig, si))
+		oa_sys3(SYS_tgkill, oa_sys3(SYS_getpid, 0, 0, 0), oa_sys3(SYS_gettid, 0, 0, 0), sig);
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
+	if (!oa_libc_tls()) {
+		foreign_default(sig, si);
+		return;
+	}
 	HOOK_ERRNO_SAVE();
 	if (!atomic_exchange(&dying, 1)) {
 		run_on_own_stack(fatal_work, &sig);
@@ -231,7 +263,12 @@ static void on_reset(int sig, siginfo_t *si, void *uc)
 	struct sigaction p = view[sig];
 	view[sig].sa_handler = SIG_DFL;
 	view[sig].sa_flags &= ~SA_SIGINFO;
-	if (!atomic_load(&dying) && agent_engaged())
+	if (!oa_libc_tls()) {
+		/* As the kernel would have: SIG_DFL (foreign_default). */
+		struct ksigaction k = { SIG_DFL, 0, NULL, 0 };
+		oa_sys4(SYS_rt_sigaction, sig, (long)&k, 0, 8);
+		set_flag(&reset[sig], 0);
+	} else if (!atomic_load(&dying) && agent_engaged())
 		install_ours(sig);
 	else
 		HOOK_REAL(sigaction)(sig, &view[sig], NULL);
