@@ -643,6 +643,7 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 			break;
 		struct timespec ts = { 0, 20 * 1000 * 1000 };
 		nanosleep(&ts, NULL);
+		watch_reap_orphans(0);
 	}
 	/* A job script: the shells around mpirun have no rank.  (The last
 	 * scan read every stream.json when no process had to be finished

@@ -152,16 +152,36 @@ static int poll_once(void)
 	return n;
 }
 
+void watch_reap_orphans(pid_t keep)
+{
+	if (getpid() != 1)
+		return;
+	for (;;) {
+		siginfo_t si;
+		si.si_pid = 0;
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0 || si.si_pid == keep)
+			return;
+		waitpid(si.si_pid, NULL, 0);
+	}
+}
+
 pid_t watch_wait(pid_t child, int *status)
 {
-	if (!list[0])
-		return waitpid(child, status, 0);
+	if (!list[0]) {
+		/* Pid 1 of a PID namespace: the orphans it inherits too. */
+		for (;;) {
+			pid_t w = waitpid(getpid() == 1 ? -1 : child, status, 0);
+			if (w == child || w < 0)
+				return w;
+		}
+	}
 	if (pidfd < 0)
 		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	for (;;) {
 		pid_t w = waitpid(child, status, WNOHANG);
 		if (w != 0)
 			return w;
+		watch_reap_orphans(child);
 		/* As long as there is work, go on with it; else sleep until the
 		 * program ends or POLL_MS pass. */
 		if (poll_once() > 0)

@@ -23,6 +23,14 @@ const char *watch_start(const char *dir);
  * meanwhile.  Returns child, or -1 with errno. */
 pid_t watch_wait(pid_t child, int *status);
 
+/* As pid 1 of a PID namespace (`unshare -p -f ovnirun ./app`), reap the
+ * orphans the kernel gives it, as any init does (a script that waits for
+ * a daemon to go with `kill -0` waited forever on its zombie), but not
+ * `keep` (the program, waited for apart); elsewhere nothing.  watch_wait
+ * calls it while the program runs (every 10 ms at most), settle_run while
+ * it waits for the run's last processes. */
+void watch_reap_orphans(pid_t keep);
+
 /* Forget the files and remove the list; the streams written while the
  * program ran. */
 long watch_stop(void);
