@@ -20,6 +20,31 @@
 
 int oa_log_fd = STDERR_FILENO;
 char oa_log_report[256];
+/* The file descriptor 2 was at the start (oa_log_note_stderr). */
+static unsigned long long stderr_dev, stderr_ino;
+static int stderr_noted;
+
+/* A raw fstat (sys.h: errno left alone, no wrapper page of libc's). */
+OA_START_TEXT void oa_log_note_stderr(void)
+{
+	struct stat st;
+	if (oa_sys3(SYS_fstat, STDERR_FILENO, (long)&st, 0) != 0) {
+		oa_log_fd = -1;
+		return;
+	}
+	stderr_dev = (unsigned long long)st.st_dev;
+	stderr_ino = (unsigned long long)st.st_ino;
+	stderr_noted = 1;
+}
+
+static int still_stderr(int fd)
+{
+	struct stat st;
+	if (!stderr_noted)
+		return 1;
+	return oa_sys3(SYS_fstat, fd, (long)&st, 0) == 0 && (unsigned long long)st.st_dev == stderr_dev &&
+	       (unsigned long long)st.st_ino == stderr_ino;
+}
 
 struct out {
 	char *buf;
@@ -164,7 +189,7 @@ void oa_log(const char *fmt, ...)
 	if (n == 0 || buf[n - 1] != '\n')
 		buf[n++] = '\n';
 	buf[n] = '\0'; /* the report below reads it as a string */
-	if (oa_log_fd >= 0 && !stderr_budgeted(oa_log_fd, n))
+	if (oa_log_fd >= 0 && still_stderr(oa_log_fd) && !stderr_budgeted(oa_log_fd, n))
 		log_write(oa_log_fd, buf, n);
 	if (oa_log_report[0] && oa_fd_room()) {
 		/* One line, "PID message", appended in one write (the file is

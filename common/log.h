@@ -12,6 +12,12 @@ void oa_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * with descriptor 2 closed: the number is then the program's to reuse, and
  * its files are not ours to write in. */
 extern int oa_log_fd;
+/* At the agent's start: note which file descriptor 2 is (none: oa_log_fd
+ * -1).  oa_log writes there only while it is still that file: a program
+ * that closed its stderr and opened a file of its own, which took number
+ * 2 (a daemon's log, a data file), has our lines in ovnirun's report, not
+ * in its file. */
+void oa_log_note_stderr(void);
 /* A file that each oa_log line is also appended to ("PID message"):
  * ovnirun's report (OVNI_REPORT), read at the end of the run; "" for none. */
 extern char oa_log_report[256];

@@ -1394,8 +1394,7 @@ OA_START_TEXT void agent_process_init(void)
 	 * program's other threads (an agent that a program dlopen'ed:
 	 * common/fdroom.h). */
 	oa_fdlock_agent_enter();
-	if (fcntl(STDERR_FILENO, F_GETFD) < 0)
-		oa_log_fd = -1;
+	oa_log_note_stderr();
 	if (oa_config_load() != 0) {
 		oa_log("cannot read the configuration: the program runs untraced");
 		goto out;

@@ -23,6 +23,18 @@ c07a()  { local f; f=$(mktemp $WORK/f07.XXXXXX); bash -c '"$@" 2>&-' _ "$@" $PRO
 	  echo "--- file:"; cat $f; rm -f $f; return $st; }
 c07b()  { local f; f=$(mktemp $WORK/f07.XXXXXX); "$@" $PROG/adv07_spawn $PROG/adv07_closed_stderr $f; local st=$?
 	  echo "--- file:"; cat $f; rm -f $f; return $st; }
+# The program closes its stderr itself and opens a file, which takes
+# number 2, then starts threads near its descriptor limit (which the agent
+# says): the agent's line goes to ovnirun's report, not into the file.
+c07c()  { local d st; d=$(mktemp -d $WORK/f07c.XXXXXX); (cd $d && "$@" python3 -c '
+import os, resource, threading
+os.close(2)
+f = open("data.txt", "w")
+resource.setrlimit(resource.RLIMIT_NOFILE, (10, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+ts = [threading.Thread(target=lambda: None) for _ in range(3)]
+[t.start() for t in ts]; [t.join() for t in ts]
+f.write("data\n"); f.close()'); st=$?
+	  echo "--- file:"; cat $d/data.txt; rm -rf $d; return $st; }
 c08()   { bash -c 'trap "" HUP INT QUIT TERM USR1; "$@"' _ "$@" $PROG/adv08_trap_ignored; }
 c09a()  { "$@" $PROG/adv09_sigwait_sample; }
 c09b()  { "$@" $PROG/adv09_sigwait_sample signalfd; }
@@ -59,7 +71,7 @@ c19()   { "$@" $PROG/adv19_cancel; }
 # start: no open of the program may fail (the output counts EMFILE).
 c20a()  { "$@" $PROG/adv20_fd_limit; }
 c20b()  { "$@" $PROG/adv20_fd_limit tiny; }
-export -f c01f c01e c02 c03a c03b c03c c03d c04 c05 c06 c07a c07b c08 c09a c09b c10 c11 c11v c12a c12b c12c c13 c14 c15a c15b c16
+export -f c01f c01e c02 c03a c03b c03c c03d c04 c05 c06 c07a c07b c07c c08 c09a c09b c10 c11 c11v c12a c12b c12c c13 c14 c15a c15b c16
 export -f c17a c17b c18a c18b c18c c19 c20a c20b
 for i in 0 1 2; do cp $PROG/so_ctor_pool.so $WORK/plugin.so.$i; done
 
@@ -109,6 +121,7 @@ item "4 siginterrupt"                       1 1 "c04|0|"
 item "5 fatal handler on an 8 KiB altstack" 1 1 "c05|134|"
 item "6 PTHREAD_STACK_MIN threads"          1 1 "c06|0|"
 item "7 started with stderr closed"         1 1 "c07a|0|" "c07b|0|"
+item "7 stderr closed, its number a file's"  1 1 "c07c|0|"
 item "8 inherited SIG_IGN"                  1 1 "c08|0|"
 item "9 sampling signal vs sigwait"         1 1 "c09a|0|-S 1000" "c09b|0|-S 1000"
 item "10 LD_PRELOAD longer than 8 KiB"      1 1 "c10|0|"
