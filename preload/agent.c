@@ -381,6 +381,13 @@ OA_EARLY_TEXT static int tracedir_is_the_runs(int may_setenv)
 	return 0;
 }
 
+/* For the writer's mkdir -p (writer/files.c): the trace's root is still
+ * the run's (and says so once when not). */
+OA_START_TEXT int oa_files_root_ok(void)
+{
+	return tracedir_is_the_runs(0);
+}
+
 static void note_tracedir(void)
 {
 	const char *id = oa_env(OA_ENV_TRACEDIR_ID);

@@ -140,6 +140,14 @@ OA_START_TEXT int oa_mkdir_p(char *path)
 		return r;
 	if (r != -ENOENT)
 		return r;
+	/* A directory above is missing.  Not where the program has put a
+	 * file system of its own over the trace or a directory above it (a
+	 * sandbox's setup in a mount namespace of its own): the agent's
+	 * directories and files would be made in the program's file system
+	 * (a tmpfs it sized for itself filled up).  -EXDEV: said already
+	 * (oa_files_root_ok says it once). */
+	if (oa_files_root_ok && !oa_files_root_ok())
+		return -EXDEV;
 	char *slash = strrchr(path, '/');
 	if (slash && slash != path) {
 		*slash = '\0';

@@ -9,6 +9,11 @@
 
 #include "stream.h"
 
+/* The agent's answer to "is the trace's root here still the run's trace
+ * directory?" (preload/agent.c: it says so once when not); absent (NULL)
+ * in the tools.  oa_mkdir_p makes no directory above a missing one where
+ * it is not: -EXDEV. */
+int oa_files_root_ok(void) __attribute__((weak));
 int oa_mkdir_at(const char *path, mode_t mode);
 int oa_open_at(const char *path, int flags, mode_t mode);
 int oa_unlink_at(const char *path);

@@ -1085,7 +1085,10 @@ void oa_stream_fail(struct oa_stream *s)
 	int e = errno;
 	s->failed = 1;
 	atomic_store(&s->closed, 1);
-	if (!atomic_load(&oa_stream_frozen) && !atomic_exchange(&said, 1))
+	/* The trace's root is no longer the run's here (a file system the
+	 * program mounted over it): said once, by oa_files_root_ok. */
+	int moved = e == EXDEV || (e == ENOENT && oa_files_root_ok && !oa_files_root_ok());
+	if (!atomic_load(&oa_stream_frozen) && !moved && !atomic_exchange(&said, 1))
 		oa_log("cannot extend the stream of thread %d in %s (error %d): its trace ends here", s->tid, where(s),
 		       e);
 }

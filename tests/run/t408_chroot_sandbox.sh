@@ -35,6 +35,34 @@ grep -q "is not the run's trace directory here" "$T/err" || fail "sandbox: the l
 # a process that said it starts (OVNI_TRACEDIR_UNREACHABLE).
 assert_le "sandbox: lines saying it" 3 "$(grep -c "is not the run's trace directory here" "$T/err")"
 check_trace "$T/trace"
+# A traced process that mounts a file system of its own over the directory
+# that holds the trace (in a mount namespace of its own), then starts
+# threads: the agent makes nothing in the program's file system (it made
+# the trace's directories and an 8 MiB spool file there, and a 64 KiB tmpfs
+# the program sized for itself was full: its write failed), says so once,
+# and the trace (what came before the mount) is valid.
+if command -v python3 >/dev/null; then
+	mkdir -p "$T/hid"
+	cat >"$WORK/hide.py" <<EOF2
+import os, subprocess, threading
+subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "none", "$T/hid"], check=True)
+ts = [threading.Thread(target=lambda: sum(range(100000))) for _ in range(20)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print("entries:", os.listdir("$T/hid"))
+with open("$T/hid/data", "wb") as f:
+    f.write(b"x" * 40000)
+print("wrote 40000")
+EOF2
+	want=$(unshare -m python3 "$WORK/hide.py" 2>&1)
+	got=$("$OVNIRUN" -q -o "$T/hid/trace" unshare -m python3 "$WORK/hide.py" 2>"$T/hide.err"); st=$?
+	assert_eq "hidden by the program's tmpfs: status" 0 "$st"
+	assert_eq "hidden by the program's tmpfs: output" "$want" "$got"
+	assert_eq "hidden by the program's tmpfs: untraced output" "entries: []
+wrote 40000" "$want"
+	assert_eq "hidden by the program's tmpfs: lines" 1 "$(grep -c "ovni-auto:" "$T/hide.err")"
+	grep -q "is not the run's trace directory here" "$T/hide.err" || fail "hidden: not said: $(cat "$T/hide.err")"
+	check_trace "$T/hid/trace"
+fi
 # The same with bubblewrap itself (--tmpfs /tmp, as Flatpak and CI sandboxes).
 if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev true 2>/dev/null; then
 	script='bwrap --ro-bind / / --tmpfs /tmp --dev /dev --proc /proc --unshare-pid sh -c "sh -c \"echo inside\"; ls -A /tmp | wc -l"'
