@@ -12,6 +12,32 @@ grep -q "exists" "$WORK/err" || fail "no reason for refusing an existing directo
 sh -c "\"$OVNIRUN\" -q sh -c 'kill -TERM \$\$'"; assert_eq "killed by SIGTERM" $((128 + 15)) $?
 sh -c "\"$OVNIRUN\" -q sh -c 'kill -SEGV \$\$'" 2>/dev/null; assert_eq "killed by SIGSEGV" $((128 + 11)) $?
 "$OVNIRUN" -q /no/such/program 2>/dev/null; assert_eq "missing program" 127 $?
+# Any signal whose default ends ovnirun is passed on to the program, and
+# ovnirun ends as the program did, its trace finished (SIGALRM, SIGXCPU,
+# SIGPWR and the real-time ones killed ovnirun itself: the program's
+# stream was left in the run's spool, check failed, its private directory
+# stayed in $TMPDIR).
+mkdir -p "$WORK/tmp"
+for s in ALRM VTALRM XCPU PWR IO RTMIN+3; do
+	TMPDIR="$WORK/tmp" timeout -s $s 1 "$OVNIRUN" -q -o "sig$s" sleep 5
+	assert_eq "timeout -s $s: status" 124 $?
+	check_trace "sig$s"
+	assert_eq "timeout -s $s: left in TMPDIR" "" "$(ls -A "$WORK/tmp")"
+done
+sleep 5 &
+p=$!
+sleep 0.2
+/bin/kill -s RTMIN+3 $p
+wait $p
+want=$?
+"$OVNIRUN" -q -o sigrt sleep 5 &
+p=$!
+sleep 0.5
+/bin/kill -s RTMIN+3 $p
+wait $p
+assert_eq "killed by SIGRTMIN+3" "$want" $?
+assert_ge "killed by SIGRTMIN+3: a signal's status" 129 "$want"
+check_trace sigrt
 # A static program cannot load the agent: it runs untraced, saying so, and
 # the dynamically linked programs it starts are traced.
 printf '#include <stdlib.h>\nint main(void){return system("sh -c \\"echo from child\\"") ? 3 : 5;}\n' >s.c

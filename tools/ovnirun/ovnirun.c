@@ -359,6 +359,9 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	if (child <= 0)
 		return;
 	int saved = errno;
+	/* ovnirun's own CPU or file size limit: not the program's. */
+	if ((sig == SIGXCPU || sig == SIGXFSZ) && si && si->si_code > 0)
+		return;
 	int group_sent = si && (si->si_code == SI_KERNEL || ((si->si_code == SI_USER || si->si_code == SI_QUEUE) &&
 							     si->si_pid > 0 && in_run(si->si_pid) == 1));
 	if (!group_sent || getpgid(child) != getpgrp())
@@ -366,18 +369,47 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+/* The signals ovnirun passes on: every one whose default would end it
+ * (a `timeout -s ALRM`, a batch system's SIGXCPU or real-time signal left
+ * ovnirun dead and the trace unfinished in its spool: only TERM, HUP,
+ * USR1 and USR2 were), but those the kernel raises for ovnirun's own faults
+ * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT) and SIGPIPE
+ * (ignored for its own writes, below); SIGINT and SIGQUIT are ignored, as
+ * system(3) does.  A SIGXCPU or SIGXFSZ the kernel sends ovnirun for its
+ * own limits is not passed on (it is not the program's): the write that
+ * raised SIGXFSZ fails, as it would with the signal ignored. */
+static int handled(int sig)
+{
+	switch (sig) {
+	case SIGINT:
+	case SIGQUIT:
+	case SIGTERM:
+	case SIGHUP:
+	case SIGUSR1:
+	case SIGUSR2:
+	case SIGALRM:
+	case SIGVTALRM:
+	case SIGPROF:
+	case SIGXCPU:
+	case SIGXFSZ:
+	case SIGIO:
+	case SIGPWR:
+	case SIGSTKFLT: return 1;
+	default: return sig >= SIGRTMIN && sig <= SIGRTMAX;
+	}
+}
+
 /* The dispositions ovnirun changes, as it inherited them: the program gets
  * them back (nohup, `trap '' HUP` and friends keep working), and a signal
  * the caller ignores is not forwarded either. */
-static const int handled[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2 };
-static struct sigaction inherited[sizeof(handled) / sizeof(handled[0])];
+static struct sigaction inherited[NSIG];
 
 static void setup_signals(void)
 {
-	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
-		int sig = handled[i];
-		sigaction(sig, NULL, &inherited[i]);
-		if (inherited[i].sa_handler == SIG_IGN)
+	for (int sig = 1; sig < NSIG; sig++) {
+		if (!handled(sig) || sigaction(sig, NULL, &inherited[sig]) != 0)
+			continue;
+		if (inherited[sig].sa_handler == SIG_IGN)
 			continue;
 		/* Like system(3): the terminal's SIGINT/SIGQUIT go to the program;
 		 * we wait for it and report what it did. Others are passed on. */
@@ -397,8 +429,9 @@ static void setup_signals(void)
 
 static void restore_signals(void)
 {
-	for (size_t i = 0; i < sizeof(handled) / sizeof(handled[0]); i++)
-		sigaction(handled[i], &inherited[i], NULL);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (handled(sig))
+			sigaction(sig, &inherited[sig], NULL);
 }
 
 /* A program built with gcc's AddressSanitizer (libasan.so) stops at its
