@@ -176,6 +176,59 @@ static int stderr_budgeted(int fd, size_t n)
 	return used + n + (1u << 20) > (uint64_t)rl.rlim_cur;
 }
 
+/* Do a and b (up to their newlines) say the same, numbers aside (pids,
+ * error numbers)? */
+static int same_but_numbers(const char *a, const char *ae, const char *b, const char *be)
+{
+	for (;;) {
+		while (a < ae && *a >= '0' && *a <= '9')
+			a++;
+		while (b < be && *b >= '0' && *b <= '9')
+			b++;
+		int a_end = a == ae || *a == '\n', b_end = b == be || *b == '\n';
+		if (a_end || b_end)
+			return a_end && b_end;
+		if (*a++ != *b++)
+			return 0;
+	}
+}
+
+/* Has a process of the run said msg already (its line in ovnirun's
+ * report, "PID message", numbers aside)?  Then it is not said on stderr
+ * again: one line in the run, not one per process (a sandbox's hidden
+ * trace, a descriptor limit: every process of a script said it), and the
+ * report keeps them all for ovnirun's end.  The first 64 KiB of the
+ * report are read. */
+static int said_in_run(const char *msg, size_t len)
+{
+	if (!oa_log_report[0])
+		return 0;
+	int fd = oa_nc_openat(AT_FDCWD, oa_log_report, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	char buf[4096];
+	size_t have = 0, total = 0;
+	int found = 0;
+	while (!found && total < (64u << 10)) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		total += (size_t)r;
+		char *p = buf, *end = buf + have, *nl;
+		while (!found && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+			char *text = memchr(p, ' ', (size_t)(nl - p));
+			found = text && same_but_numbers(text + 1, nl, msg, msg + len);
+			p = nl + 1;
+		}
+		/* A line longer than the buffer: dropped. */
+		have = p == buf && have == sizeof(buf) ? 0 : (size_t)(end - p);
+		memmove(buf, p, have);
+	}
+	oa_nc_close(fd);
+	return found;
+}
+
 void oa_log(const char *fmt, ...)
 {
 	char buf[512];
@@ -189,16 +242,23 @@ void oa_log(const char *fmt, ...)
 	if (n == 0 || buf[n - 1] != '\n')
 		buf[n++] = '\n';
 	buf[n] = '\0'; /* the report below reads it as a string */
-	if (oa_log_fd >= 0 && still_stderr(oa_log_fd) && !stderr_budgeted(oa_log_fd, n))
+	/* Under ovnirun the line goes to its report ("PID message", appended
+	 * in one write: the file is ovnirun's; a message is rare, a problem
+	 * or a debug line), and to stderr unless the report has it already. */
+	int room = oa_log_report[0] && oa_fd_room(), said = 0;
+	if (room) {
+		oa_fdlock_agent_enter(); /* fdroom.h */
+		said = said_in_run(buf + 11, n - 11);
+		oa_fdlock_agent_leave();
+	}
+	if (!said && oa_log_fd >= 0 && still_stderr(oa_log_fd) && !stderr_budgeted(oa_log_fd, n))
 		log_write(oa_log_fd, buf, n);
-	if (oa_log_report[0] && oa_fd_room()) {
-		/* One line, "PID message", appended in one write (the file is
-		 * ovnirun's; a message is rare: a problem or a debug line). */
+	if (room) {
 		char line[560];
 		size_t m = (size_t)oa_snprintf(line, sizeof(line), "%d %s", (int)getpid(), buf + 11);
 		if (m >= sizeof(line))
 			m = sizeof(line) - 1;
-		oa_fdlock_agent_enter(); /* fdroom.h */
+		oa_fdlock_agent_enter();
 		int fd = open(oa_log_report, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			log_write(fd, line, m);

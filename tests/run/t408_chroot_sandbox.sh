@@ -63,6 +63,17 @@ wrote 40000" "$want"
 	grep -q "is not the run's trace directory here" "$T/hide.err" || fail "hidden: not said: $(cat "$T/hide.err")"
 	check_trace "$T/hid/trace"
 fi
+# The same hidden trace, five processes started after the mount: said once
+# in the run (each said it: ovnirun's report, which they reach, has it),
+# and all five lines in ovnirun's report at the end.
+mkdir -p "$T/hid2"
+script='unshare -m sh -c "mount -t tmpfs none '"$T"'/hid2; for i in 1 2 3 4 5; do /bin/true; done; echo done"'
+got=$("$OVNIRUN" -o "$T/hid2/trace" sh -c "$script" 2>"$T/hid2.err"); st=$?
+assert_eq "hidden, five processes: status" 0 "$st"
+assert_eq "hidden, five processes: output" done "$got"
+assert_eq "hidden, five processes: lines on stderr" 1 "$(grep -c "^ovni-auto: .*is not the run's trace directory here" "$T/hid2.err")"
+assert_ge "hidden, five processes: in the report" 5 "$(grep -c "^ovnirun:   pid .*is not the run's trace directory here\|more lines from the agent" "$T/hid2.err")"
+check_trace "$T/hid2/trace"
 # The same with bubblewrap itself (--tmpfs /tmp, as Flatpak and CI sandboxes).
 if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev true 2>/dev/null; then
 	script='bwrap --ro-bind / / --tmpfs /tmp --dev /dev --proc /proc --unshare-pid sh -c "sh -c \"echo inside\"; ls -A /tmp | wc -l"'
