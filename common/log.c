@@ -193,8 +193,8 @@ static int same_but_numbers(const char *a, const char *ae, const char *b, const 
 	}
 }
 
-/* Has a process of the run said msg already (its line in ovnirun's
- * report, "PID message", numbers aside)?  Then it is not said on stderr
+/* Has another process of the run said msg already (its line in
+ * ovnirun's report, "PID message", numbers aside)?  Then it is not said on stderr
  * again: one line in the run, not one per process (a sandbox's hidden
  * trace, a descriptor limit: every process of a script said it), and the
  * report keeps them all for ovnirun's end.  The first 64 KiB of the
@@ -209,6 +209,7 @@ static int said_in_run(const char *msg, size_t len)
 	char buf[4096];
 	size_t have = 0, total = 0;
 	int found = 0;
+	long self = (long)getpid();
 	while (!found && total < (64u << 10)) {
 		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
 		if (r <= 0)
@@ -218,7 +219,12 @@ static int said_in_run(const char *msg, size_t len)
 		char *p = buf, *end = buf + have, *nl;
 		while (!found && (nl = memchr(p, '\n', (size_t)(end - p)))) {
 			char *text = memchr(p, ' ', (size_t)(nl - p));
-			found = text && same_but_numbers(text + 1, nl, msg, msg + len);
+			long pid = 0;
+			for (const char *d = p; text && d < text && *d >= '0' && *d <= '9'; d++)
+				pid = pid * 10 + (*d - '0');
+			/* Another process's: the same process says what it
+			 * says as often as it does (a debug report's lines). */
+			found = text && pid != self && same_but_numbers(text + 1, nl, msg, msg + len);
 			p = nl + 1;
 		}
 		/* A line longer than the buffer: dropped. */
