@@ -12,6 +12,25 @@
 #include <unistd.h>
 
 #include "../common/log.h"
+#include "../writer/files.h"
+
+/* Every path here is taken below the trace's anchor when there is one
+ * (oa_path_at: a process that chrooted reaches the trace through it; by
+ * its absolute path the jail hid the directories, which kept their owner
+ * and the new user could write nothing: its threads ran untraced). */
+static int open_dir(const char *dir)
+{
+	const char *rel;
+	int d = oa_path_at(dir, &rel);
+	return openat(d, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+}
+
+static int chown_at(const char *path, uid_t uid, gid_t gid)
+{
+	const char *rel;
+	int d = oa_path_at(path, &rel);
+	return fchownat(d, rel, uid, gid, AT_SYMLINK_NOFOLLOW);
+}
 
 /* The kernel's POSIX ACL extended attribute (system.posix_acl_access):
  * a version, then entries sorted by tag and id. */
@@ -36,17 +55,17 @@ static int by_tag(const struct acl_entry *a, const struct acl_entry *b)
 	return a->id < b->id ? -1 : a->id > b->id;
 }
 
-int oa_owner_grant(const char *dir, uid_t uid)
+static int grant_fd(int fd, uid_t uid)
 {
 	struct stat st;
-	if (stat(dir, &st) != 0)
+	if (fstat(fd, &st) != 0)
 		return -errno;
 	if (st.st_uid == uid)
 		return 0;
 	uint8_t buf[4 + ACL_MAX * 8];
 	struct acl_entry e[ACL_MAX + 2];
 	int n = 0;
-	ssize_t len = getxattr(dir, "system.posix_acl_access", buf, sizeof(buf));
+	ssize_t len = fgetxattr(fd, "system.posix_acl_access", buf, sizeof(buf));
 	if (len >= 4 && (len - 4) % 8 == 0) {
 		for (ssize_t off = 4; off < len && n < ACL_MAX; off += 8, n++) {
 			memcpy(&e[n].tag, buf + off, 2);
@@ -90,7 +109,17 @@ int oa_owner_grant(const char *dir, uid_t uid)
 		memcpy(buf + 4 + 8 * i + 2, &e[i].perm, 2);
 		memcpy(buf + 4 + 8 * i + 4, &e[i].id, 4);
 	}
-	return setxattr(dir, "system.posix_acl_access", buf, 4 + 8 * (size_t)n, 0) == 0 ? 0 : -errno;
+	return fsetxattr(fd, "system.posix_acl_access", buf, 4 + 8 * (size_t)n, 0) == 0 ? 0 : -errno;
+}
+
+int oa_owner_grant(const char *dir, uid_t uid)
+{
+	int fd = open_dir(dir);
+	if (fd < 0)
+		return -errno;
+	int r = grant_fd(fd, uid);
+	close(fd);
+	return r;
 }
 
 /* chown dir/name if it exists (a name appended to the caller's buffer). */
@@ -100,7 +129,7 @@ static int chown_in(char *path, size_t size, size_t len, const char *name, uid_t
 		return -ENAMETOOLONG;
 	path[len] = '/';
 	strcpy(path + len + 1, name);
-	int r = lchown(path, uid, gid) == 0 || errno == ENOENT ? 0 : -errno;
+	int r = chown_at(path, uid, gid) == 0 || errno == ENOENT ? 0 : -errno;
 	path[len] = '\0';
 	return r;
 }
@@ -112,11 +141,16 @@ int oa_owner_give(const char *procdir, uid_t uid, gid_t gid)
 	if (plen >= sizeof(path) - 80)
 		return -ENAMETOOLONG;
 	memcpy(path, procdir, plen + 1);
-	if (lchown(path, uid, gid) != 0)
+	if (chown_at(path, uid, gid) != 0)
 		return errno == ENOENT ? 0 : -errno;
-	DIR *d = opendir(procdir);
-	if (!d)
-		return -errno;
+	int fd = open_dir(procdir);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
 	struct dirent *e;
 	int r = 0;
 	while ((e = readdir(d))) {
@@ -127,7 +161,7 @@ int oa_owner_give(const char *procdir, uid_t uid, gid_t gid)
 			continue;
 		path[plen] = '/';
 		strcpy(path + plen + 1, e->d_name);
-		if (lchown(path, uid, gid) != 0 && !r)
+		if (chown_at(path, uid, gid) != 0 && !r)
 			r = -errno;
 		int a = chown_in(path, sizeof(path), len, "stream.obs", uid, gid);
 		int b = chown_in(path, sizeof(path), len, "stream.json", uid, gid);

@@ -1,7 +1,8 @@
 # chroot and sandboxes (issue 30, item 4), root only (CI is root):
 # - a program that chroots into an empty directory and then starts a
 #   thread: the trace stays outside (reached from a descriptor opened before
-#   the chroot), the jail stays empty, every stream is finished;
+#   the chroot), the jail stays empty, every stream is finished; the same
+#   then becoming user nobody before its threads and a fork child;
 # - a sandbox with a /tmp of its own (a mount namespace with a tmpfs on
 #   /tmp, as bubblewrap's --tmpfs /tmp and many CI sandboxes do) while the
 #   trace is under /tmp: the processes started inside cannot reach the run's
@@ -19,6 +20,22 @@ assert_eq "chroot: the jail stays empty" "" "$(ls -A "$WORK/jail")"
 check_trace "$WORK/j"
 assert_eq "chroot: streams" 2 "$(find "$WORK/j" -name stream.json | wc -l)"
 assert_eq "chroot: unfinished" 0 "$(grep -L '"finished": 1' $(find "$WORK/j" -name stream.json) | wc -l)"
+
+# chroot, then user nobody (vsftpd's or named's privilege separation), a
+# thread, a fork child with a thread: the process's directories are handed
+# to nobody through the descriptor opened at the chroot (by their absolute
+# paths, which the jail hides, they kept their owner: "cannot write the
+# trace ... Permission denied", 2 streams of 4).
+mkdir "$WORK/jail2"
+out=$("$OVNIRUN" -q -o "$WORK/j2" "$PROG/jail" "$WORK/jail2" nobody 2>"$WORK/j2.err"); st=$?
+assert_eq "chroot then nobody: status" 0 "$st"
+assert_eq "chroot then nobody: output" "uid 65534, child 3
+jailed" "$out"
+assert_eq "chroot then nobody: messages" "" "$(cat "$WORK/j2.err")"
+assert_eq "chroot then nobody: the jail stays empty" "" "$(ls -A "$WORK/jail2")"
+check_trace "$WORK/j2"
+assert_eq "chroot then nobody: streams" 4 "$(find "$WORK/j2" -name stream.json | wc -l)"
+assert_eq "chroot then nobody: owner" nobody "$(stat -c %U "$WORK"/j2/loom.*/proc.* | sort -u)"
 
 unshare -m true 2>/dev/null || skip "unshare -m is not allowed here"
 T=$(mktemp -d /tmp/oa-sandbox.XXXXXX) || fail mktemp
