@@ -193,23 +193,27 @@ static int same_but_numbers(const char *a, const char *ae, const char *b, const 
 	}
 }
 
-/* Has another process of the run said msg already (its line in
- * ovnirun's report, "PID message", numbers aside)?  Then it is not said on stderr
- * again: one line in the run, not one per process (a sandbox's hidden
- * trace, a descriptor limit: every process of a script said it), and the
- * report keeps them all for ovnirun's end.  The first 64 KiB of the
- * report are read. */
+/* Has another process of the run shown msg already on the stderr this
+ * process has (its line in ovnirun's report, "PID@DEV:INO message" where
+ * it was shown on the stderr of that device and inode, numbers aside)?
+ * Then it is not said on stderr again: one line on a terminal, a pipe or
+ * a log file in the run, not one per process (a sandbox's hidden trace:
+ * every process of a script said it), and the report keeps them all for
+ * ovnirun's end.  A line shown nowhere, or on another stderr (one process
+ * with `2>/dev/null`, the next on the terminal), does not count.  The
+ * first 64 KiB of the report are read, 1 KiB at a time (this may run on
+ * a small alternate signal stack). */
 static int said_in_run(const char *msg, size_t len)
 {
-	if (!oa_log_report[0])
+	if (!oa_log_report[0] || !stderr_noted)
 		return 0;
 	int fd = oa_nc_openat(AT_FDCWD, oa_log_report, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0)
 		return 0;
-	char buf[4096];
+	char buf[1024];
 	size_t have = 0, total = 0;
 	int found = 0;
-	long self = (long)getpid();
+	unsigned long long self = (unsigned long long)getpid();
 	while (!found && total < (64u << 10)) {
 		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
 		if (r <= 0)
@@ -218,13 +222,23 @@ static int said_in_run(const char *msg, size_t len)
 		total += (size_t)r;
 		char *p = buf, *end = buf + have, *nl;
 		while (!found && (nl = memchr(p, '\n', (size_t)(end - p)))) {
-			char *text = memchr(p, ' ', (size_t)(nl - p));
-			long pid = 0;
-			for (const char *d = p; text && d < text && *d >= '0' && *d <= '9'; d++)
-				pid = pid * 10 + (*d - '0');
-			/* Another process's: the same process says what it
-			 * says as often as it does (a debug report's lines). */
-			found = text && pid != self && same_but_numbers(text + 1, nl, msg, msg + len);
+			/* PID, '@', DEV, ':', INO, ' ': three numbers. */
+			unsigned long long v[3] = { 0, 0, 0 };
+			const char *d = p;
+			int k = 0;
+			for (; d < nl && k < 3; d++) {
+				if (*d >= '0' && *d <= '9')
+					v[k] = v[k] * 10 + (unsigned long long)(*d - '0');
+				else if ((k == 0 && *d == '@') || (k == 1 && *d == ':'))
+					k++;
+				else
+					break;
+			}
+			/* Another process's, shown on this stderr: the same process
+			 * says what it says as often as it does (a debug report's
+			 * lines). */
+			found = k == 2 && d < nl && *d == ' ' && v[0] != self && v[1] == stderr_dev &&
+				v[2] == stderr_ino && same_but_numbers(d + 1, nl, msg, msg + len);
 			p = nl + 1;
 		}
 		/* A line longer than the buffer: dropped. */
@@ -248,20 +262,27 @@ void oa_log(const char *fmt, ...)
 	if (n == 0 || buf[n - 1] != '\n')
 		buf[n++] = '\n';
 	buf[n] = '\0'; /* the report below reads it as a string */
-	/* Under ovnirun the line goes to its report ("PID message", appended
-	 * in one write: the file is ovnirun's; a message is rare, a problem
-	 * or a debug line), and to stderr unless the report has it already. */
+	/* Under ovnirun the line goes to its report ("PID message", or
+	 * "PID@DEV:INO message" when it was shown on a stderr of that device
+	 * and inode; appended in one write: the file is ovnirun's; a message
+	 * is rare, a problem or a debug line), and to stderr unless another
+	 * process showed it there already. */
 	int room = oa_log_report[0] && oa_fd_room(), said = 0;
 	if (room) {
 		oa_fdlock_agent_enter(); /* fdroom.h */
 		said = said_in_run(buf + 11, n - 11);
 		oa_fdlock_agent_leave();
 	}
-	if (!said && oa_log_fd >= 0 && still_stderr(oa_log_fd) && !stderr_budgeted(oa_log_fd, n))
+	int shown = 0;
+	if (!said && oa_log_fd >= 0 && still_stderr(oa_log_fd) && !stderr_budgeted(oa_log_fd, n)) {
 		log_write(oa_log_fd, buf, n);
+		shown = stderr_noted;
+	}
 	if (room) {
-		char line[560];
-		size_t m = (size_t)oa_snprintf(line, sizeof(line), "%d %s", (int)getpid(), buf + 11);
+		char line[600];
+		size_t m = shown ? (size_t)oa_snprintf(line, sizeof(line), "%d@%llu:%llu %s", (int)getpid(), stderr_dev,
+						       stderr_ino, buf + 11)
+				 : (size_t)oa_snprintf(line, sizeof(line), "%d %s", (int)getpid(), buf + 11);
 		if (m >= sizeof(line))
 			m = sizeof(line) - 1;
 		oa_fdlock_agent_enter();

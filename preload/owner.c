@@ -22,7 +22,7 @@ static int open_dir(const char *dir)
 {
 	const char *rel;
 	int d = oa_path_at(dir, &rel);
-	return openat(d, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return openat(d, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
 static int chown_at(const char *path, uid_t uid, gid_t gid)

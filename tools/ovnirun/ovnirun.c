@@ -296,8 +296,11 @@ static long report_show(int quiet)
 		if (pid != last_pid)
 			procs++; /* lines of one process are together, mostly */
 		last_pid = pid;
+		/* "PID message" or "PID@DEV:INO message" (the agent showed
+		 * it on a stderr of that device and inode): "pid PID message". */
+		const char *text = strchr(line, ' ');
 		if (!quiet && lines < 6)
-			fprintf(stderr, "ovnirun:   pid %s", line);
+			fprintf(stderr, "ovnirun:   pid %ld%s", pid, text ? text : "\n");
 		lines++;
 	}
 	if (!quiet && lines > 6)
@@ -323,6 +326,9 @@ static void report_discard(void)
 }
 
 static pid_t child;
+/* The program, to pass signals on to, until it is reaped (a pid that is
+ * no longer ours is never signalled: another process may have it). */
+static volatile sig_atomic_t forward_to;
 
 /* Is process p the program or one of its descendants (1), not (0), or
  * unknown (-1: gone)?  Its parents, from /proc/PID/stat (proc_stat is
@@ -356,16 +362,22 @@ static int in_run(pid_t p)
 static void forward(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
-	if (child <= 0)
+	pid_t to = (pid_t)forward_to;
+	if (to <= 0)
 		return;
 	int saved = errno;
-	/* ovnirun's own CPU or file size limit: not the program's. */
-	if ((sig == SIGXCPU || sig == SIGXFSZ) && si && si->si_code > 0)
+	/* ovnirun's own CPU or file size limit: not the program's (the
+	 * kernel sends SIGXCPU as SI_KERNEL, SIGXFSZ as SI_USER from the
+	 * writer itself). */
+	if ((sig == SIGXCPU || sig == SIGXFSZ) && si &&
+	    (si->si_code > 0 || (si->si_code == SI_USER && si->si_pid == getpid()))) {
+		errno = saved;
 		return;
+	}
 	int group_sent = si && (si->si_code == SI_KERNEL || ((si->si_code == SI_USER || si->si_code == SI_QUEUE) &&
 							     si->si_pid > 0 && in_run(si->si_pid) == 1));
-	if (!group_sent || getpgid(child) != getpgrp())
-		kill(child, sig);
+	if (!group_sent || getpgid(to) != getpgrp())
+		kill(to, sig);
 	errno = saved;
 }
 
@@ -598,6 +610,7 @@ int main(int argc, char **argv)
 	}
 	setup_signals();
 	child = fork();
+	forward_to = child > 0 ? child : 0;
 	if (child < 0) {
 		int e = errno;
 		watch_run_end();
@@ -686,6 +699,7 @@ int main(int argc, char **argv)
 		if (errno != EINTR)
 			die("waitpid:");
 	}
+	forward_to = 0;
 	long early = watch_stop();
 	const char *dbg = getenv("OVNI_DEBUG");
 	if (dbg && *dbg && strcmp(dbg, "0"))
