@@ -30,6 +30,31 @@ sleep 0.2
 /bin/kill -s RTMIN+3 $p
 wait $p
 want=$?
+# SIGTSTP for ovnirun stops the program (it stopped ovnirun alone, the
+# program ran on), ovnirun stops too (the job is stopped), and the SIGCONT
+# that continues ovnirun continues the program.
+for how in plain traced; do
+	rm -f ticks
+	if [ $how = plain ]; then
+		sh -c 'i=0; while [ $i -lt 30 ]; do echo $i >>ticks; i=$((i + 1)); sleep 0.05; done' &
+	else
+		"$OVNIRUN" -q -o stopped sh -c 'i=0; while [ $i -lt 30 ]; do echo $i >>ticks; i=$((i + 1)); sleep 0.05; done' &
+	fi
+	p=$!
+	sleep 0.3
+	kill -TSTP $p
+	sleep 0.2
+	n1=$(wc -l <ticks)
+	sleep 0.5
+	n2=$(wc -l <ticks)
+	[ $how = traced ] && assert_eq "SIGTSTP: ovnirun stopped" T "$(ps -o stat= -p $p | cut -c1)"
+	kill -CONT $p
+	wait $p
+	assert_eq "SIGTSTP ($how): status" 0 $?
+	assert_eq "SIGTSTP ($how): no tick while stopped" "$n1" "$n2"
+	assert_eq "SIGTSTP ($how): every tick at the end" 30 "$(wc -l <ticks)"
+done
+check_trace stopped
 "$OVNIRUN" -q -o sigrt sleep 5 &
 p=$!
 sleep 0.5

@@ -381,10 +381,33 @@ static void forward(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+/* A stop signal (SIGTSTP, SIGTTIN, SIGTTOU: `kill -TSTP $!` on ovnirun
+ * stopped ovnirun alone, the program ran on): passed on, then ovnirun
+ * stops as the default would (a parent sees the job stopped), the same
+ * signal; the SIGCONT that continues it is passed on too (forward).  A
+ * group's stop (the terminal's Ctrl-Z) reached the program already. */
+static void forward_stop(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	forward(sig, si, uc);
+	struct sigaction dfl, mine;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigaction(sig, &dfl, &mine);
+	sigset_t one, old;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	raise(sig); /* pending until unblocked: then it stops us, here */
+	sigprocmask(SIG_UNBLOCK, &one, &old);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigaction(sig, &mine, NULL);
+	errno = saved;
+}
+
 /* The signals ovnirun passes on: every one whose default would end it
  * (a `timeout -s ALRM`, a batch system's SIGXCPU or real-time signal left
  * ovnirun dead and the trace unfinished in its spool: only TERM, HUP,
- * USR1 and USR2 were), but those the kernel raises for ovnirun's own faults
+ * USR1 and USR2 were) or stop it, and SIGCONT, but those the kernel raises for ovnirun's own faults
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT) and SIGPIPE
  * (ignored for its own writes, below); SIGINT and SIGQUIT are ignored, as
  * system(3) does.  A SIGXCPU or SIGXFSZ the kernel sends ovnirun for its
@@ -406,7 +429,11 @@ static int handled(int sig)
 	case SIGXFSZ:
 	case SIGIO:
 	case SIGPWR:
-	case SIGSTKFLT: return 1;
+	case SIGSTKFLT:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU:
+	case SIGCONT: return 1;
 	default: return sig >= SIGRTMIN && sig <= SIGRTMAX;
 	}
 }
@@ -431,7 +458,8 @@ static void setup_signals(void)
 			sa.sa_handler = SIG_IGN;
 			sa.sa_flags = SA_RESTART;
 		} else {
-			sa.sa_sigaction = forward;
+			int stop = sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+			sa.sa_sigaction = stop ? forward_stop : forward;
 			sa.sa_flags = SA_RESTART | SA_SIGINFO;
 		}
 		sigemptyset(&sa.sa_mask);
