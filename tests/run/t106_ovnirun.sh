@@ -30,6 +30,16 @@ sleep 0.2
 /bin/kill -s RTMIN+3 $p
 wait $p
 want=$?
+# Under a launcher every rank runs ovnirun (mpirun -np N ovnirun ./app, or
+# any step of a Slurm job, where SLURM_PROCID is set): a rank killed by
+# SIGKILL has its streams finished by its ovnirun, which says how (they
+# were left unfinished: check failed).
+for v in OMPI_COMM_WORLD_RANK SLURM_PROCID; do
+	env $v=0 SLURM_JOB_ID=7 "$OVNIRUN" -q -o "rank$v" sh -c 'sleep 0.1; kill -9 $$' 2>/dev/null
+	assert_eq "$v: killed rank's status" 137 $?
+	check_trace "rank$v"
+	grep -rq '"killed by signal SIGKILL; streams finished by ovnirun"' "rank$v" || fail "$v: how it ended is not said"
+done
 # SIGTSTP for ovnirun stops the program (it stopped ovnirun alone, the
 # program ran on), ovnirun stops too (the job is stopped), and the SIGCONT
 # that continues ovnirun continues the program.

@@ -619,10 +619,10 @@ int main(int argc, char **argv)
 	const char *spools = contact[0] ? NULL : watch_start(report_dir);
 	/* And the processes' first streams in the run's spool (not staged,
 	 * not when every rank of a launch runs ovnirun into one directory). */
+	/* The loom the agent takes (preload/config.c): ours, OVNI_LOOM, or
+	 * the host name; '/' made '_'. */
 	char run_loom[256] = "";
-	if (spools && !tmpdir && !launcher_rank()) {
-		/* The loom the agent takes (preload/config.c): ours, OVNI_LOOM,
-		 * or the host name; '/' made '_'. */
+	{
 		const char *l = loom ? loom : getenv("OVNI_LOOM");
 		struct utsname u;
 		if (l && *l)
@@ -634,8 +634,9 @@ int main(int argc, char **argv)
 		for (char *p = run_loom; *p; p++)
 			if (*p == '/')
 				*p = '_';
-		watch_run_start(absdir, run_loom);
 	}
+	if (spools && !tmpdir && !launcher_rank())
+		watch_run_start(absdir, run_loom);
 	setup_signals();
 	child = fork();
 	forward_to = child > 0 ? child : 0;
@@ -739,6 +740,8 @@ int main(int argc, char **argv)
 	if (!contact[0] && !rank) {
 		const char *w = getenv("OVNI_END_WAIT_MS");
 		settle_run(dir, child, status, w && *w ? atoi(w) : 3000, quiet);
+	} else if (!contact[0] && !tmpdir) {
+		settle_rank(dir, run_loom, child, status, quiet);
 	}
 	watch_run_end();
 	/* What the agent said, again, then one line that is true. */

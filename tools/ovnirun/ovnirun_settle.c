@@ -570,6 +570,42 @@ static int mixed_ranks(const char *trace)
 	return mixed;
 }
 
+int settle_rank(const char *dir, const char *loom, pid_t root, int status, int quiet)
+{
+	char pd[PATH_MAX];
+	snprintf(pd, sizeof(pd), "%s/loom.%s/proc.%d", dir, loom, (int)root);
+	DIR *d = opendir(pd);
+	struct dirent *e;
+	int open_streams = 0;
+	while (d && !open_streams && (e = readdir(d))) {
+		if (oa_spool_name(e->d_name)) {
+			open_streams = 1; /* threads left in its spool file */
+			break;
+		}
+		if (strncmp(e->d_name, "thread.", 7))
+			continue;
+		char js[PATH_MAX + 64];
+		int ranked, seen;
+		snprintf(js, sizeof(js), "%s/%s/stream.json", pd, e->d_name);
+		open_streams = unfinished(js, &ranked, &seen);
+	}
+	if (d)
+		closedir(d);
+	if (!open_streams)
+		return 0;
+	char how[160];
+	how_root(status, how, sizeof(how));
+	if (repair(dir, loom, root, how, 0) == 0)
+		return 1;
+	if (!quiet)
+		fprintf(stderr,
+			"ovnirun: loom.%s/proc.%d ended without finishing its streams, and `ovni-auto repair` could "
+			"not "
+			"finish them\n",
+			loom, (int)root);
+	return -1;
+}
+
 int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 {
 	static struct proc procs[MAX_PROCS];

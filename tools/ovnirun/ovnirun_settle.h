@@ -15,6 +15,15 @@
  * unless quiet; returns the number of processes left running. */
 int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
 
+/* Under a launcher (mpirun, srun, any step of a Slurm job: every rank
+ * runs its own ovnirun into one trace directory) settle_run is not run: the
+ * other ranks' processes may run on, here or on other hosts.  Only the
+ * program is looked at: when it ended without finishing its streams (a
+ * rank killed by SIGKILL), they are finished, saying how (`ovni-auto
+ * repair --loom LOOM --pid ROOT`).  1 when it did, 0 when nothing was
+ * needed, -1 when it could not. */
+int settle_rank(const char *dir, const char *loom, pid_t root, int status, int quiet);
+
 /* The streams and the processes with one, as settle_run's last look at
  * every stream.json saw them, when nothing was changed after it: 1, else 0
  * (count them again). */
