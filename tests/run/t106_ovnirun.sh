@@ -40,6 +40,21 @@ for v in OMPI_COMM_WORLD_RANK SLURM_PROCID; do
 	check_trace "rank$v"
 	grep -rq '"killed by signal SIGKILL; streams finished by ovnirun"' "rank$v" || fail "$v: how it ended is not said"
 done
+# SIGINT sent to ovnirun alone (a supervisor's Popen.send_signal, `kill
+# -INT $!`) reaches the program: it was ignored, like the terminal's, and
+# the program ran on to its end.
+# (A shell's background job ignores SIGINT: Python's Popen starts them.)
+cat >sigint.py <<'EOF2'
+import signal, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:] + ["sh", "-c", 'trap "echo interrupted; exit 3" INT; i=0; while [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done; echo ran'], stdout=subprocess.PIPE)
+time.sleep(0.5)
+p.send_signal(signal.SIGINT)
+out = p.communicate()[0].decode().strip()
+print(p.returncode, out)
+EOF2
+assert_eq "SIGINT to the program" "3 interrupted" "$(python3 sigint.py)"
+assert_eq "SIGINT to ovnirun" "3 interrupted" "$(python3 sigint.py "$OVNIRUN" -q -o sigint)"
+check_trace sigint
 # SIGTSTP for ovnirun stops the program (it stopped ovnirun alone, the
 # program ran on), ovnirun stops too (the job is stopped), and the SIGCONT
 # that continues ovnirun continues the program.

@@ -409,8 +409,7 @@ static void forward_stop(int sig, siginfo_t *si, void *uc)
  * ovnirun dead and the trace unfinished in its spool: only TERM, HUP,
  * USR1 and USR2 were) or stop it, and SIGCONT, but those the kernel raises for ovnirun's own faults
  * (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT) and SIGPIPE
- * (ignored for its own writes, below); SIGINT and SIGQUIT are ignored, as
- * system(3) does.  A SIGXCPU or SIGXFSZ the kernel sends ovnirun for its
+ * (ignored for its own writes, below).  A SIGXCPU or SIGXFSZ the kernel sends ovnirun for its
  * own limits is not passed on (it is not the program's): the write that
  * raised SIGXFSZ fails, as it would with the signal ignored. */
 static int handled(int sig)
@@ -450,18 +449,16 @@ static void setup_signals(void)
 			continue;
 		if (inherited[sig].sa_handler == SIG_IGN)
 			continue;
-		/* Like system(3): the terminal's SIGINT/SIGQUIT go to the program;
-		 * we wait for it and report what it did. Others are passed on. */
+		/* The terminal's SIGINT/SIGQUIT reached the program with us (a
+		 * group's: not sent again, forward); we wait for it and report
+		 * what it did, as system(3) does.  One sent to ovnirun alone (a
+		 * supervisor's Popen.send_signal(SIGINT), `kill -INT $!`) is
+		 * passed on: ignored, the program ran on to its end. */
 		struct sigaction sa;
 		memset(&sa, 0, sizeof(sa));
-		if (sig == SIGINT || sig == SIGQUIT) {
-			sa.sa_handler = SIG_IGN;
-			sa.sa_flags = SA_RESTART;
-		} else {
-			int stop = sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-			sa.sa_sigaction = stop ? forward_stop : forward;
-			sa.sa_flags = SA_RESTART | SA_SIGINFO;
-		}
+		int stop = sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+		sa.sa_sigaction = stop ? forward_stop : forward;
+		sa.sa_flags = SA_RESTART | SA_SIGINFO;
 		sigemptyset(&sa.sa_mask);
 		sigaction(sig, &sa, NULL);
 	}
