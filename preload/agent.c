@@ -768,12 +768,19 @@ OA_START_TEXT struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag
 		goto out;
 	}
 	if (prelude_on) {
+		/* Back-dated to the fork (a fork child that starts late, the
+		 * program it exec'd): the CPU claimed now was not ours then (a
+		 * parent pinned to it ran on there: two threads on one CPU, which
+		 * check and the emulator refuse).  The virtual CPU until now,
+		 * then that one. */
 		prelude_on = 0;
-		ev_ovni_thread_execute_only(&t->s, cpu, creator_tid, tag, prelude.at);
+		ev_ovni_thread_execute_only(&t->s, -1, creator_tid, tag, prelude.at);
 		for (int i = 0; i < prelude.n; i++)
 			oa_procev_emit_at(t, prelude.m[i].value, prelude.m[i].clock);
 		prelude.n = 0;
 		ev_ovni_setup_flush(&t->s, t0);
+		if (cpu >= 0)
+			ev_ovni_affinity_set(&t->s, cpu);
 	} else {
 		ev_ovni_thread_execute_setup(&t->s, cpu, creator_tid, tag, t0 > min_clock ? t0 : min_clock);
 	}
@@ -1245,7 +1252,9 @@ OA_START_TEXT int agent_end_pending(int64_t value, struct oa_label *label, const
 		goto out;
 	}
 	oa_procev_after_fork(); /* the prepared labels are this process's */
-	int pid = pend.pid, cpu = place_self(pid);
+	/* Its stream begins at the fork: on the virtual CPU (a pinned parent
+	 * may have run on its CPU until now). */
+	int pid = pend.pid, cpu = -1;
 	struct oa_label_list own;
 	memset(&own, 0, sizeof(own));
 	int64_t v_fork = oa_procev_value();
@@ -1281,7 +1290,6 @@ OA_START_TEXT int agent_end_pending(int64_t value, struct oa_label *label, const
 	char dir[PROCDIR_MAX + 24];
 	oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, pid);
 	int r = oa_stream_write_once(dir, &oa_meta, pid, &own, obs, len);
-	oa_cpus_release(cpu, pid);
 	if (r != 0 && !atomic_exchange(&said_open_error, 1))
 		oa_log("cannot write the trace in %s: %s; the program runs untraced", dir, strerror(-r));
 out:
