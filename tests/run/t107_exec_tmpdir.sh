@@ -27,3 +27,20 @@ assert_eq "the stage dir is left empty" "" "$(ls -A "$WORK/stage")"
 check_trace "$WORK/final2"
 assert_eq "streams of the second staged run" 5 "$(streams "$WORK/final2")"
 assert_eq "the stage dir is left empty after three processes" "" "$(ls -A "$WORK/stage")"
+# A process of a staged run killed by SIGKILL (it cannot move its streams;
+# a parent does not finish a staged child): ovnirun finishes its streams
+# in the stage directory and moves them into the trace, saying how it
+# ended.  They stayed in the stage dir, the trace had its empty directory,
+# and check said ok.
+"$OVNIRUN" -q -o "$WORK/killed" -t "$WORK/stage" sh -c 'sh -c "sleep 0.1; kill -9 \$\$"; echo child $?' >"$WORK/killed.out" 2>/dev/null
+assert_eq "killed child: status" 0 $?
+assert_eq "killed child: output" "child 137" "$(cat "$WORK/killed.out")"
+check_trace "$WORK/killed"
+assert_eq "killed child: streams" 3 "$(streams "$WORK/killed")"
+grep -rq '"ended without notice; streams finished by ovnirun"' "$WORK/killed" || fail "killed child: not finished by ovnirun"
+assert_eq "killed child: the stage dir is left empty" "" "$(ls -A "$WORK/stage")"
+"$OVNIRUN" -q -o "$WORK/killed2" -t "$WORK/stage" sh -c 'kill -9 $$' 2>/dev/null
+assert_eq "killed program: status" 137 $?
+check_trace "$WORK/killed2"
+grep -rq '"killed by signal SIGKILL; streams finished by ovnirun"' "$WORK/killed2" || fail "killed program: how"
+assert_eq "killed program: the stage dir is left empty" "" "$(ls -A "$WORK/stage")"

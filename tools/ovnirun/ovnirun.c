@@ -737,6 +737,8 @@ int main(int argc, char **argv)
 	if (!contact[0] && !rank) {
 		const char *w = getenv("OVNI_END_WAIT_MS");
 		settle_run(dir, child, status, w && *w ? atoi(w) : 3000, quiet);
+		if (tmpdir)
+			settle_staged(tmpdir, dir, child, status, quiet);
 	} else if (!contact[0] && !tmpdir) {
 		settle_rank(dir, run_loom, child, status, quiet);
 	}

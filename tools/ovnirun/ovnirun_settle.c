@@ -570,6 +570,121 @@ static int mixed_ranks(const char *trace)
 	return mixed;
 }
 
+/* Copy file from into to (made anew), then remove from: 0, or -1. */
+static int move_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	static char buf[1 << 16];
+	ssize_t n;
+	int r = 0;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			r = -1;
+			break;
+		}
+	if (n < 0)
+		r = -1;
+	close(in);
+	if (close(out) != 0)
+		r = -1;
+	if (r == 0)
+		unlink(from);
+	else
+		unlink(to);
+	return r;
+}
+
+int settle_staged(const char *stage, const char *dir, pid_t root, int status, int quiet)
+{
+	int moved = 0;
+	DIR *s = opendir(stage);
+	struct dirent *l;
+	while (s && (l = readdir(s))) {
+		/* A PID namespace's loom: its pids are not ours to look up. */
+		if (strncmp(l->d_name, "loom.", 5) || strstr(l->d_name, ".pidns"))
+			continue;
+		char sl[PATH_MAX];
+		snprintf(sl, sizeof(sl), "%s/%s", stage, l->d_name);
+		DIR *ld = opendir(sl);
+		struct dirent *p;
+		while (ld && (p = readdir(ld))) {
+			if (strncmp(p->d_name, "proc.", 5))
+				continue;
+			pid_t pid = (pid_t)atoi(p->d_name + 5);
+			char sp[PATH_MAX], tp[PATH_MAX];
+			snprintf(sp, sizeof(sp), "%s/%s", sl, p->d_name);
+			snprintf(tp, sizeof(tp), "%s/%s/%s", dir, l->d_name, p->d_name);
+			/* Ours: its process made its directory in this trace at
+			 * its start (the staging directory may serve other runs);
+			 * and gone (one still running moves its streams itself). */
+			struct stat st;
+			if (stat(tp, &st) != 0 || alive(pid, first_event_of(sp)))
+				continue;
+			char how[160];
+			if (pid == root)
+				how_root(status, how, sizeof(how));
+			else
+				snprintf(how, sizeof(how), "ended without notice; streams finished by ovnirun");
+			if (repair(stage, l->d_name + 5, pid, how, 0) != 0) {
+				if (!quiet)
+					fprintf(stderr,
+						"ovnirun: %s ended without moving its streams out of the staging "
+						"directory, "
+						"and `ovni-auto repair` could not finish them\n",
+						sp);
+				continue;
+			}
+			DIR *pd = opendir(sp);
+			struct dirent *t;
+			int all = 1;
+			while (pd && (t = readdir(pd))) {
+				if (strncmp(t->d_name, "thread.", 7))
+					continue;
+				char st_[PATH_MAX + 64], tt[PATH_MAX + 64], a[PATH_MAX + 96], b[PATH_MAX + 96];
+				snprintf(st_, sizeof(st_), "%s/%s", sp, t->d_name);
+				snprintf(tt, sizeof(tt), "%s/%s", tp, t->d_name);
+				mkdir(tt, 0755);
+				/* The events first, stream.json last: a stream is there
+				 * when its stream.json is. */
+				snprintf(a, sizeof(a), "%s/stream.obs", st_);
+				snprintf(b, sizeof(b), "%s/stream.obs", tt);
+				int r = move_file(a, b);
+				snprintf(a, sizeof(a), "%s/stream.json", st_);
+				snprintf(b, sizeof(b), "%s/stream.json", tt);
+				if (r == 0)
+					r = move_file(a, b);
+				if (r == 0)
+					rmdir(st_);
+				all &= r == 0;
+			}
+			if (pd)
+				closedir(pd);
+			if (all && rmdir(sp) == 0)
+				moved++;
+			else if (!quiet)
+				fprintf(stderr, "ovnirun: could not move the streams of %s into %s\n", sp, tp);
+		}
+		if (ld)
+			closedir(ld);
+		rmdir(sl); /* only when empty */
+	}
+	if (s)
+		closedir(s);
+	if (moved)
+		settle_repaired = 1; /* the last scan's counts are old */
+	if (moved && !quiet)
+		fprintf(stderr, "ovnirun: %d process%s had left %s streams in %s: finished and moved into the trace\n",
+			moved, moved > 1 ? "es" : "", moved > 1 ? "their" : "its", stage);
+	return moved;
+}
+
 int settle_rank(const char *dir, const char *loom, pid_t root, int status, int quiet)
 {
 	char pd[PATH_MAX];

@@ -24,6 +24,14 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
  * needed, -1 when it could not. */
 int settle_rank(const char *dir, const char *loom, pid_t root, int status, int quiet);
 
+/* With -t: the streams a process of the run left in the staging
+ * directory `stage` when it was killed (a process moves its own at its
+ * end; a parent does not finish a staged child): those of processes that
+ * are gone and made their directory in the trace `dir` are finished there
+ * (`ovni-auto repair`, saying how: `status` for `root`), then moved into
+ * the trace.  The number of processes moved. */
+int settle_staged(const char *stage, const char *dir, pid_t root, int status, int quiet);
+
 /* The streams and the processes with one, as settle_run's last look at
  * every stream.json saw them, when nothing was changed after it: 1, else 0
  * (count them again). */
