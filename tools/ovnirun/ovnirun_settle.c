@@ -1,7 +1,6 @@
 /* ovnirun_settle.c: see ovnirun_settle.h. */
 #include "ovnirun_settle.h"
 #include "ovnirun_watch.h"
-#include "../../writer/files.h"
 #include "../../writer/spool.h"
 
 #include <dirent.h>
@@ -571,6 +570,37 @@ static int mixed_ranks(const char *trace)
 	return mixed;
 }
 
+/* Copy file from into to (made anew), then remove from: 0, or -1. */
+static int move_file(const char *from, const char *to)
+{
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		close(in);
+		return -1;
+	}
+	static char buf[1 << 16];
+	ssize_t n;
+	int r = 0;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			r = -1;
+			break;
+		}
+	if (n < 0)
+		r = -1;
+	close(in);
+	if (close(out) != 0)
+		r = -1;
+	if (r == 0)
+		unlink(from);
+	else
+		unlink(to);
+	return r;
+}
+
 int settle_staged(const char *stage, const char *dir, pid_t root, int status, int quiet)
 {
 	int moved = 0;
@@ -617,17 +647,19 @@ int settle_staged(const char *stage, const char *dir, pid_t root, int status, in
 			while (pd && (t = readdir(pd))) {
 				if (strncmp(t->d_name, "thread.", 7))
 					continue;
-				/* oa_move_file appends the name in place: room for it. */
-				char st_[PATH_MAX + 128], tt[PATH_MAX + 128];
+				char st_[PATH_MAX + 64], tt[PATH_MAX + 64], a[PATH_MAX + 96], b[PATH_MAX + 96];
 				snprintf(st_, sizeof(st_), "%s/%s", sp, t->d_name);
 				snprintf(tt, sizeof(tt), "%s/%s", tp, t->d_name);
 				mkdir(tt, 0755);
 				/* The events first, stream.json last: a stream is there
-				 * when its stream.json is.  Renamed, or copied when the
-				 * stage is another file system (writer/files.c). */
-				int r = oa_move_file(st_, tt, "stream.obs");
+				 * when its stream.json is. */
+				snprintf(a, sizeof(a), "%s/stream.obs", st_);
+				snprintf(b, sizeof(b), "%s/stream.obs", tt);
+				int r = move_file(a, b);
+				snprintf(a, sizeof(a), "%s/stream.json", st_);
+				snprintf(b, sizeof(b), "%s/stream.json", tt);
 				if (r == 0)
-					r = oa_move_file(st_, tt, "stream.json");
+					r = move_file(a, b);
 				if (r == 0)
 					rmdir(st_);
 				all &= r == 0;
