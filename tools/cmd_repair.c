@@ -426,15 +426,17 @@ static int unpack_spools(const char *pd, long long pid, int dry)
 	DIR *d = opendir(pd);
 	if (!d)
 		return 0;
-	static char like[1 << 18];
+	static char like[1 << 18], dents[1 << 15];
 	size_t like_len = 0;
 	int got_like = 0, total = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (!oa_spool_name(e->d_name))
-			continue;
+	/* In the order they were made, one pass over them all (spool.h). */
+	static struct oa_spool_hold hold;
+	oa_spool_hold_init(&hold);
+	for (long k = -1; (k = oa_spool_next(dirfd(d), k, dents, sizeof(dents))) >= 0;) {
+		char name[40];
+		snprintf(name, sizeof(name), "spool.%ld.oa", k);
 		if (dry) {
-			printf("would write the threads spooled in %s/%s\n", pd, e->d_name);
+			printf("would write the threads spooled in %s/%s\n", pd, name);
 			continue;
 		}
 		if (!got_like++) {
@@ -446,11 +448,11 @@ static int unpack_spools(const char *pd, long long pid, int dry)
 				fclose(f);
 			}
 		}
-		int n = oa_spool_unpack_file(pd, e->d_name, like_len ? like : NULL, like_len, 1);
+		int n = oa_spool_unpack_file(pd, name, like_len ? like : NULL, like_len, 1, &hold);
 		if (n < 0)
-			err("%s/%s: %s: some threads stay in it", pd, e->d_name, strerror(-n));
+			err("%s/%s: %s: some threads stay in it", pd, name, strerror(-n));
 		else if (n > 0)
-			printf("wrote %d streams spooled in %s/%s\n", n, pd, e->d_name);
+			printf("wrote %d streams spooled in %s/%s\n", n, pd, name);
 		total += n > 0 ? n : 0;
 	}
 	closedir(d);

@@ -532,22 +532,22 @@ static int finish_process(const char *procdir, long pid, const char *how, int64_
 	 * those of threads still running then with the main thread's
 	 * stream.json for theirs, and finished below like any other. */
 	int spooled = 0;
-	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
-		for (long off = 0; off < n;) {
-			struct dirent64_raw *d = (struct dirent64_raw *)(dents + off);
-			off += d->reclen;
-			if (!oa_spool_name(d->name))
-				continue;
-			if (!spooled++) {
-				ssize_t jn = read_at(main_at, main_rel, jbuf, sizeof(jbuf)); /* the main thread's */
-				if (jn < 0 || (size_t)jn >= sizeof(jbuf))
-					jn = 0;
-				main_len = (size_t)jn;
-			}
-			int k = oa_spool_unpack_file(procdir, d->name, main_len ? jbuf : NULL, main_len, 0);
-			if (k < 0)
-				failed = k;
+	/* In the order they were made, one pass over them all: a recycled
+	 * tid's streams in the order they ran. */
+	static struct oa_spool_hold hold OA_LARGE_BSS;
+	for (long k = -1; (k = oa_spool_next(dfd, k, dents, sizeof(dents))) >= 0;) {
+		if (!spooled++) {
+			oa_spool_hold_init(&hold);
+			ssize_t jn = read_at(main_at, main_rel, jbuf, sizeof(jbuf)); /* the main thread's */
+			if (jn < 0 || (size_t)jn >= sizeof(jbuf))
+				jn = 0;
+			main_len = (size_t)jn;
 		}
+		char name[40];
+		oa_snprintf(name, sizeof(name), "spool.%ld.oa", k);
+		int u = oa_spool_unpack_file(procdir, name, main_len ? jbuf : NULL, main_len, 0, &hold);
+		if (u < 0)
+			failed = u;
 	}
 	lseek(dfd, 0, SEEK_SET);
 	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {

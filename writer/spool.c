@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -40,6 +41,32 @@ int oa_spool_name(const char *name)
 {
 	size_t n = strlen(name);
 	return !strncmp(name, "spool.", 6) && n > 9 && !strcmp(name + n - 3, ".oa");
+}
+
+long oa_spool_next(int dfd, long after, char *buf, size_t cap)
+{
+	long best = -1, n;
+	if (lseek(dfd, 0, SEEK_SET) != 0)
+		return -1;
+	while ((n = syscall(SYS_getdents64, dfd, buf, cap)) > 0) {
+		for (long off = 0; off + 19 < n;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			const char *name = buf + off + 19; /* ino, off, reclen, type */
+			off += reclen ? reclen : n;
+			if (!oa_spool_name(name))
+				continue;
+			long k = 0;
+			const char *p = name + 6;
+			while (*p >= '0' && *p <= '9' && k < 1000000000L)
+				k = k * 10 + (*p++ - '0');
+			if (p == name + 6 || strcmp(p, ".oa"))
+				continue; /* not a number of ours (spool.run.oa) */
+			if (k > after && (best < 0 || k < best))
+				best = k;
+		}
+	}
+	return best;
 }
 
 OA_THREAD_TEXT void oa_spool_init(struct oa_spool *sp, const char *procdir, int pid, const char *watch)
@@ -229,7 +256,9 @@ OA_THREAD_TEXT static struct oa_spool_slot *taken_as(uint8_t *map, unsigned i, i
 	s->idx = i;
 	s->spill_base = 0;
 	atomic_store_explicit(&s->spilling, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->seq, atomic_fetch_add_explicit(&header_of(map)->seq, 1, memory_order_relaxed) + 1,
+	/* Release: a pass that reads the header's seq (acquire) sees the tid
+	 * of every slot taken up to it. */
+	atomic_store_explicit(&s->seq, atomic_fetch_add_explicit(&header_of(map)->seq, 1, memory_order_release) + 1,
 			      memory_order_relaxed);
 	*obs = oa_spool_obs(s);
 	return s;
@@ -623,12 +652,64 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 	return r;
 }
 
-/* busy: slots the watcher is writing out (WATCHED), left alone unless
- * take_watched. */
-OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
-				     size_t like_len, int *in_use, int *busy, int take_watched)
+void oa_spool_hold_init(struct oa_spool_hold *h)
 {
-	int done = 0, err = 0;
+	memset(h, 0, sizeof(*h));
+}
+
+uint64_t oa_spool_seq(const uint8_t *map)
+{
+	/* Acquire: the tid of every slot taken up to it (taken_as). */
+	return atomic_load_explicit(&((const struct oa_spool_header *)map)->seq, memory_order_acquire);
+}
+
+static unsigned hold_at(int pid, int tid)
+{
+	return ((unsigned)tid * 2654435761u ^ (unsigned)pid) & (OA_SPOOL_HOLD - 1);
+}
+
+/* Does tid (of pid's spool) wait: 0 no, 1 yes, 2 yes, for a slot the
+ * watcher writes out. */
+static int held(const struct oa_spool_hold *h, int pid, int tid)
+{
+	if (h->all)
+		return 1;
+	for (unsigned i = hold_at(pid, tid), k = 0; k < OA_SPOOL_HOLD && h->e[i].key;
+	     k++, i = (i + 1) & (OA_SPOOL_HOLD - 1))
+		if (h->e[i].pid == pid && h->e[i].key >> 1 == (uint32_t)tid)
+			return 1 + (int)(h->e[i].key & 1);
+	return 0;
+}
+
+/* Hold tid's later slots (watched: for a slot the watcher writes out; a
+ * hold for any other reason wins). */
+static void hold_tid(struct oa_spool_hold *h, int pid, int tid, int watched)
+{
+	if (h->all || tid <= 0)
+		return;
+	unsigned i = hold_at(pid, tid);
+	for (; h->e[i].key; i = (i + 1) & (OA_SPOOL_HOLD - 1))
+		if (h->e[i].pid == pid && h->e[i].key >> 1 == (uint32_t)tid) {
+			if (!watched)
+				h->e[i].key &= ~1u;
+			return;
+		}
+	if (h->n >= OA_SPOOL_HOLD / 4 * 3) {
+		h->all = 1;
+		return;
+	}
+	h->n++;
+	h->e[i].pid = pid;
+	h->e[i].key = (uint32_t)tid << 1 | (watched ? 1u : 0u);
+}
+
+/* busy: slots the watcher is writing out (WATCHED), left alone unless
+ * take_watched, and the later slots of their tids (hold). */
+OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
+				     size_t like_len, int *in_use, int *busy, int take_watched,
+				     struct oa_spool_hold *hd, uint64_t upto)
+{
+	int done = 0, err = 0, pid = header_of(map)->pid;
 	*in_use = 0;
 	*busy = 0;
 	if (nslots > OA_SPOOL_SLOTS)
@@ -649,6 +730,8 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 		if ((st == OA_SPOOL_WATCHED || st == OA_SPOOL_RELEASING) && !take_watched) {
 			(*in_use)++;
 			(*busy)++;
+			if (st == OA_SPOOL_WATCHED)
+				hold_tid(hd, pid, s->tid, 1);
 			continue;
 		}
 		/* Written out by a watcher that died zeroing it: only freed. */
@@ -663,6 +746,21 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 		if (!(st == OA_SPOOL_DONE ||
 		      (dead && (st == OA_SPOOL_LIVE || st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED)))) {
 			(*in_use)++;
+			/* Another unpack of the process writes it (BUSY). */
+			if (st != OA_SPOOL_LIVE)
+				hold_tid(hd, pid, s->tid, 0);
+			continue;
+		}
+		/* Taken after the pass began (see oa_spool_seq). */
+		if (!dead && atomic_load_explicit(&s->seq, memory_order_relaxed) > upto) {
+			(*in_use)++;
+			continue;
+		}
+		/* An earlier stream of its tid is not out yet: after it. */
+		int h = held(hd, pid, s->tid);
+		if (h) {
+			(*in_use)++;
+			*busy += h == 2;
 			continue;
 		}
 		/* Lost to the watcher (DONE -> WATCHED) between the load and
@@ -679,6 +777,7 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 			/* Kept for a later try (repair). */
 			atomic_store(&s->state, st);
 			(*in_use)++;
+			hold_tid(hd, pid, s->tid, 0);
 			continue;
 		}
 		done++;
@@ -697,14 +796,18 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 _Atomic unsigned oa_spool_waits;
 
 OA_THREAD_TEXT static int unpack_waiting(uint8_t *map, unsigned nslots, const char *procdir, int dead, const char *like,
-					 size_t like_len, int *in_use, int *busy, int take_watched)
+					 size_t like_len, int *in_use, int *busy, int take_watched,
+					 struct oa_spool_hold *hd, uint64_t upto)
 {
-	int r = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched);
+	/* Each try from the holds of the files before this one. */
+	struct oa_spool_hold before = *hd;
+	int r = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched, hd, upto);
 	for (int tries = 0; *busy && *in_use == *busy && tries < 100; tries++) {
 		atomic_fetch_add_explicit(&oa_spool_waits, 1, memory_order_relaxed);
 		struct timespec ts = { 0, 500000 };
 		nanosleep(&ts, NULL);
-		int r2 = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched);
+		*hd = before;
+		int r2 = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched, hd, upto);
 		r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
 	}
 	return r;
@@ -714,6 +817,11 @@ OA_THREAD_TEXT int oa_spool_unpack(struct oa_spool *sp, int dead, const char *js
 {
 	int total = 0, err = 0;
 	unsigned nf = atomic_load(&sp->nfiles), kept = 0;
+	struct oa_spool_hold hd;
+	oa_spool_hold_init(&hd);
+	uint64_t upto[OA_SPOOL_FILES];
+	for (unsigned j = 0; j < nf; j++)
+		upto[j] = sp->files[j].map ? oa_spool_seq(sp->files[j].map) : 0;
 	for (unsigned j = 0; j < nf; j++) {
 		struct oa_spool_file *f = &sp->files[j];
 		if (!f->map)
@@ -721,7 +829,7 @@ OA_THREAD_TEXT int oa_spool_unpack(struct oa_spool *sp, int dead, const char *js
 		atomic_store(&header_of(f->map)->closed, 1);
 		int in_use, busy;
 		int r = unpack_waiting(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
-				       &in_use, &busy, 0);
+				       &in_use, &busy, 0, &hd, upto[j]);
 		if (r > 0)
 			total += r;
 		else if (r < 0)
@@ -755,11 +863,16 @@ static int self_unpack(struct oa_spool *sp, unsigned nf)
 	oa_sigblock(&old);
 	int xfsz = oa_xfsz_pending();
 	int err = 0;
+	struct oa_spool_hold hold;
+	oa_spool_hold_init(&hold);
+	uint64_t upto[OA_SPOOL_FILES];
+	for (unsigned j = 0; j < nf; j++)
+		upto[j] = sp->files[j].map ? oa_spool_seq(sp->files[j].map) : 0;
 	for (unsigned j = 0; j < nf && !err; j++) {
 		struct oa_spool_file *f = &sp->files[j];
 		int in_use, busy;
-		if (f->map &&
-		    unpack_map(f->map, atomic_load(&f->ready), sp->procdir, 0, NULL, 0, &in_use, &busy, 0) < 0)
+		if (f->map && unpack_map(f->map, atomic_load(&f->ready), sp->procdir, 0, NULL, 0, &in_use, &busy, 0,
+					 &hold, upto[j]) < 0)
 			err = 1;
 	}
 	if (err)
@@ -861,7 +974,7 @@ void oa_spool_forget(struct oa_spool *sp)
 }
 
 int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len,
-			 int take_watched)
+			 int take_watched, struct oa_spool_hold *hold)
 {
 	char path[4400];
 	if (oa_snprintf(path, sizeof(path), "%s/%s", procdir, name) < 0)
@@ -890,14 +1003,19 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	if (m == MAP_FAILED)
 		return -(e ? e : EINVAL);
 	int in_use, busy;
-	int r = unpack_waiting(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched);
+	struct oa_spool_hold own;
+	if (!hold)
+		oa_spool_hold_init(hold = &own);
+	int r = unpack_waiting(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched, hold,
+			       UINT64_MAX);
 	munmap(m, (size_t)st.st_size);
 	if (in_use == busy) /* nothing, or only what the watcher writes from its mapping */
 		oa_unlink_at(path);
 	return r;
 }
 
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *left, int *closed)
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *left, int *closed,
+			 struct oa_spool_hold *hold, uint64_t upto)
 {
 	struct oa_spool_header *h = header_of(map);
 	*left = 0;
@@ -906,9 +1024,15 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 	    h->obs_cap != OA_SPOOL_OBS || h->json_cap != OA_SPOOL_JSON || h->nslots > OA_SPOOL_SLOTS ||
 	    len < OA_SPOOL_HEADER + (size_t)h->nslots * OA_SPOOL_SLOT)
 		return -EINVAL;
+	struct oa_spool_hold own;
+	if (!hold)
+		oa_spool_hold_init(hold = &own);
+	int pid = h->pid;
 	/* Read before the slots: a slot is handed out before it is counted
 	 * here, and only after the image closed the file can nothing more be. */
 	*closed = (int)atomic_load(&h->closed);
+	if (upto == UINT64_MAX)
+		upto = oa_spool_seq(map);
 	unsigned taken = atomic_load(&h->taken);
 	if (taken > h->nslots)
 		taken = h->nslots;
@@ -919,30 +1043,45 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = order ? (unsigned)(order[k] & 2047) : k;
 		struct oa_spool_slot *s = slot_at(map, i);
-		uint32_t st = OA_SPOOL_DONE;
-		if (atomic_load(&s->state) == OA_SPOOL_DONE &&
-		    atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_WATCHED)) {
-			int r = write_slot(procdir, s, 0, NULL, 0, NULL, 0);
-			st = OA_SPOOL_WATCHED;
-			/* Released only if nobody took it over meanwhile (repair
-			 * takes a WATCHED slot over when no watcher is left);
-			 * RELEASING, never BUSY, while it is zeroed: an agent
-			 * ending its process waits for it (a BUSY slot meant
-			 * "someone else is writing it" and the process left its
-			 * main stream to a finisher). */
-			if (!atomic_compare_exchange_strong(&s->state, &st,
-							    r == 0 ? OA_SPOOL_RELEASING : OA_SPOOL_DONE))
-				continue;
-			if (r == 0) {
-				release_at(map, i, s->obs_len);
-				done++;
-				continue;
-			}
-			order_done(order);
-			return r; /* left DONE for the agent, with the rest of the file */
-		}
-		if (atomic_load(&s->state) != OA_SPOOL_FREE)
+		uint32_t st = atomic_load(&s->state);
+		if (st == OA_SPOOL_FREE || st == OA_SPOOL_RELEASING)
+			continue;
+		/* Being written by the process (or a repair), or an earlier
+		 * stream of its tid is: left, with its tid's later slots.  Its
+		 * thread runs, or it was taken after the pass began: left (a
+		 * later stream of its tid comes after it, in the next pass). */
+		if (st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED || (st == OA_SPOOL_DONE && held(hold, pid, s->tid))) {
+			hold_tid(hold, pid, s->tid, 0);
 			(*left)++;
+			continue;
+		}
+		if (st != OA_SPOOL_DONE || atomic_load_explicit(&s->seq, memory_order_relaxed) > upto) {
+			(*left)++;
+			continue;
+		}
+		if (!atomic_compare_exchange_strong(&s->state, &st, OA_SPOOL_WATCHED)) {
+			hold_tid(hold, pid, s->tid, 0);
+			(*left)++;
+			continue;
+		}
+		int r = write_slot(procdir, s, 0, NULL, 0, NULL, 0);
+		st = OA_SPOOL_WATCHED;
+		/* Released only if nobody took it over meanwhile (repair takes a
+		 * WATCHED slot over when no watcher is left); RELEASING, never
+		 * BUSY, while it is zeroed: an agent ending its process waits
+		 * for it (a BUSY slot meant "someone else is writing it" and the
+		 * process left its main stream to a finisher). */
+		if (!atomic_compare_exchange_strong(&s->state, &st, r == 0 ? OA_SPOOL_RELEASING : OA_SPOOL_DONE)) {
+			hold_tid(hold, pid, s->tid, 0);
+			continue;
+		}
+		if (r == 0) {
+			release_at(map, i, s->obs_len);
+			done++;
+			continue;
+		}
+		order_done(order);
+		return r; /* left DONE for the agent, with the rest of the file */
 	}
 	order_done(order);
 	return done;

@@ -19,7 +19,9 @@
  * mapped (a fresh slot's page costs one or two page faults in the program
  * and as many in the watcher).  Only the last file's slots are taken
  * again, and slots are written out in the order they were taken (seq), so
- * that a recycled tid's streams are appended in the order they ran; a
+ * that a recycled tid's streams are appended in the order they ran (a
+ * later one waits while an earlier one is being written: oa_spool_hold,
+ * or was taken after the pass began: oa_spool_seq); a
  * thread about to write files of its own writes its tid's earlier streams
  * out of the spool first (oa_spool_settle).  With no watcher, a process
  * whose spool has OA_SPOOL_SELF_FILES files writes the ended threads out
@@ -139,6 +141,29 @@ struct oa_spool {
 	char procdir[4096];
 };
 
+/* The tids whose later streams wait, in one pass over a process's slots
+ * (unpack: the agent's, a watcher's, a finisher's): slots are written in
+ * the order they were taken, and once a slot of tid T is passed without
+ * being written because another writer has it (BUSY: a thread of the
+ * process settling its tid, an unpack; WATCHED) or its write failed, no
+ * later slot of T is written in that pass: a recycled tid's streams are
+ * appended to thread.T in the order they ran, never two at once (a
+ * watcher that wrote a later stream while a thread of the process wrote
+ * the earlier one out made a stream.obs with two headers, or with its
+ * clock going backwards).  A slot whose thread runs needs no hold: see
+ * oa_spool_seq.  Keyed by the spool's pid and the tid; a fixed table:
+ * past 3/4 of it, every slot after waits (for the next pass).  4 KiB: on
+ * the caller's stack, or static. */
+#define OA_SPOOL_HOLD 512u
+struct oa_spool_hold {
+	uint32_t n, all;
+	struct {
+		int32_t pid;
+		uint32_t key; /* tid << 1 | 1 if it waits for a watcher (WATCHED) */
+	} e[OA_SPOOL_HOLD];
+};
+void oa_spool_hold_init(struct oa_spool_hold *h);
+
 /* Start a process's spool (no file yet) for procdir (absolute).  watch:
  * the file where a watcher (ovnirun, OVNI_SPOOL_WATCH) learns of each
  * spool file made, to write the DONE slots out while the process runs;
@@ -193,14 +218,34 @@ int oa_spool_unpack(struct oa_spool *sp, int dead, const char *json_like, size_t
  * more (when nothing is left, the file is done with).  A slot the watcher
  * cannot write (no permission) is left DONE for the agent.  Returns the
  * streams written, or -errno for a file that is not a spool or a slot that
- * could not be written (leave the file to its agent). */
-int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *left, int *closed);
+ * could not be written (leave the file to its agent).  hold: the pass's
+ * (oa_spool_hold_init, then the files of a process in the order they were
+ * made); NULL: one of this file alone.  upto: the file's oa_spool_seq at
+ * the pass's start (UINT64_MAX: now). */
+int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned *left, int *closed,
+			 struct oa_spool_hold *hold, uint64_t upto);
+
+/* A spool file's count of slots taken: a pass over a process's files reads
+ * it of each file first (upto), and leaves the slots taken after for the
+ * next pass (their threads started while it ran).  A thread whose slot
+ * was passed while it ran may end, and its tid be given to a thread that
+ * takes a slot (in this file or a later one) and ends before the pass gets
+ * there: that later stream waits, and the earlier goes first. */
+uint64_t oa_spool_seq(const uint8_t *map);
 
 /* A fork child: the spool is the parent's; forget it without touching it. */
 void oa_spool_forget(struct oa_spool *sp);
 
 /* Is `name` (a file name in a process directory) a spool file? */
 int oa_spool_name(const char *name);
+
+/* The spool file of the directory open at dfd whose number comes next
+ * after `after` (spool.K.oa, the smallest K > after; -1 first): its K, or
+ * -1 when none.  A finisher unpacks a process's files in that order, the
+ * order they were made (a recycled tid's streams in the order they ran).
+ * buf: room for the directory's entries (a few KiB).  Async-signal-safe;
+ * moves dfd's offset. */
+long oa_spool_next(int dfd, long after, char *buf, size_t cap);
 
 /* How many times an unpack slept for slots the watcher was writing out
  * (the tests tell a wait from a slow machine by it). */
@@ -211,9 +256,10 @@ extern _Atomic unsigned oa_spool_waits;
  * watcher is writing out is waited for (50 ms at most), then left to it
  * (it writes it from its own mapping: the file goes all the same); with
  * take_watched (`ovni-auto repair`: no watcher is left) it is written
- * again.  Streams written, or -errno. */
+ * again.  hold: as for oa_spool_unpack_done (a process's files one after
+ * the other, spool.0.oa first).  Streams written, or -errno. */
 int oa_spool_unpack_file(const char *procdir, const char *name, const char *json_like, size_t json_like_len,
-			 int take_watched);
+			 int take_watched, struct oa_spool_hold *hold);
 
 /* The run's spool.  Under ovnirun, a process that starts with no stream of
  * its pid in the trace (not an exec'd image of a traced one) writes its

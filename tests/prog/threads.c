@@ -30,6 +30,11 @@
  *               its own) and yielding 400 times (more events than a spool
  *               slot holds); prints "recycled K tids D" on stderr (K odd
  *               ones got it, D distinct tids)
+ *   recycle4 N  4 threads, each starting N threads one after another, each
+ *               given the tid of the one it started before (ns_last_pid,
+ *               as recycle; the 4 race for it), every 8th yielding 400
+ *               times; prints "recycled K tids D" on stderr (K threads got
+ *               the tid of their creator's one before)
  * Prints "done MODE N" on stdout (main thread). */
 #include <errno.h>
 #include <fcntl.h>
@@ -330,6 +335,45 @@ static int recycle(int n)
 	return 0;
 }
 
+/* recycle4: one of the 4 creators. */
+static _Atomic int again4;
+static int per4;
+static pthread_mutex_t last_pid_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *recycler(void *arg)
+{
+	(void)arg;
+	pid_t prev = 0;
+	for (int i = 0; i < per4; i++) {
+		if (prev > 1) {
+			char num[16];
+			int len = snprintf(num, sizeof(num), "%d", prev - 1);
+			/* The write and the start together: another creator's
+			 * write between them would take the tid. */
+			pthread_mutex_lock(&last_pid_lock);
+			int fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY);
+			if (fd >= 0) {
+				if (write(fd, num, (size_t)len) != len)
+					perror("ns_last_pid");
+				close(fd);
+			}
+		} else {
+			pthread_mutex_lock(&last_pid_lock);
+		}
+		struct recycle_arg a = { 0, i % 8 == 7 ? 400 : 0 };
+		pthread_t t;
+		int r = pthread_create(&t, NULL, recycled, &a);
+		pthread_mutex_unlock(&last_pid_lock);
+		if (r)
+			exit(4);
+		pthread_join(t, NULL);
+		if (a.tid == prev)
+			atomic_fetch_add(&again4, 1);
+		prev = a.tid;
+	}
+	return NULL;
+}
+
 static void *wait_go(void *arg)
 {
 	atomic_store(&started, 1); /* traced by now: the agent starts a thread before its function */
@@ -380,6 +424,14 @@ int main(int argc, char **argv)
 			pthread_join(th[i], NULL);
 		if (!strcmp(mode, "exitcode"))
 			status = n;
+	} else if (!strcmp(mode, "recycle4")) {
+		per4 = n;
+		for (int i = 0; i < 4; i++)
+			if (pthread_create(&th[i], NULL, recycler, NULL))
+				return 4;
+		for (int i = 0; i < 4; i++)
+			pthread_join(th[i], NULL);
+		fprintf(stderr, "recycled %d tids\n", atomic_load(&again4));
 	} else if (!strcmp(mode, "waves")) {
 		waves(th, n);
 	} else if (!strcmp(mode, "wavesexec")) {

@@ -170,7 +170,7 @@ static void test_watcher(const char *top)
 	CHECK(map != MAP_FAILED, "map it");
 	unsigned left = 9;
 	int closed = 9;
-	int r = oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed);
+	int r = oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed, NULL, UINT64_MAX);
 	CHECK(r == 3 && left == 2 && !closed, "3 written while 2 run (r %d, left %u, closed %d)", r, left, closed);
 	char first[4], last[4];
 	int ordered;
@@ -182,7 +182,7 @@ static void test_watcher(const char *top)
 		free(j);
 	}
 	CHECK(count_entries(w, "thread.") == 3, "only the ended threads");
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed) == 0 && left == 2,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed, NULL, UINT64_MAX) == 0 && left == 2,
 	      "nothing more to write");
 	/* A slot the watcher is writing out when the process ends: the agent
 	 * writes the others, waits for it (50 ms at most), then leaves it to
@@ -197,10 +197,10 @@ static void test_watcher(const char *top)
 	CHECK(r == 1 && waited >= 40 && count_entries(w, "spool.") == 0 && count_entries(w, "thread.") == 4 &&
 		      atomic_load(&sp.nfiles) == 0,
 	      "the agent wrote 1 (%d), waited (%.1f ms), left the slot to the watcher, removed the file", r, waited);
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed) == 0 && closed && left == 1,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed, NULL, UINT64_MAX) == 0 && closed && left == 1,
 	      "closed by its agent (left %u, closed %d)", left, closed);
 	atomic_store(&s3->state, OA_SPOOL_DONE); /* what the watcher holds, from its mapping */
-	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed) == 1 && left == 0 && closed,
+	CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, w, &left, &closed, NULL, UINT64_MAX) == 1 && left == 0 && closed,
 	      "then written by the watcher: done with (left %u)", left);
 	CHECK(read_stream(w, 303, first, last, &ordered) == 4 + 3 + 3 && !strcmp(last, "OHe"), "thread 303 whole");
 	CHECK(count_entries(w, "thread.") == 5, "5 streams");
@@ -224,14 +224,14 @@ static void test_watcher(const char *top)
 		oa_spool_forget(&sp);
 		t0 = ms_now();
 		unsigned waits0 = atomic_load(&oa_spool_waits);
-		r = oa_spool_unpack_file(d2, "spool.0.oa", NULL, 0, take);
+		r = oa_spool_unpack_file(d2, "spool.0.oa", NULL, 0, take, NULL);
 		waited = ms_now() - t0;
 		unsigned waits = atomic_load(&oa_spool_waits) - waits0;
 		if (!take) {
 			CHECK(r == 0 && waited >= 40 && count_entries(d2, "spool.") == 0 && count_entries(d2, "thread.") == 0,
 			      "a finisher waited (%.1f ms), left the slot, removed the file (r %d)", waited, r);
 			atomic_store(&s0->state, OA_SPOOL_DONE);
-			CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, d2, &left, &closed) == 1,
+			CHECK(oa_spool_unpack_done(map, (size_t)st.st_size, d2, &left, &closed, NULL, UINT64_MAX) == 1,
 			      "the watcher writes it from its mapping");
 		} else {
 			/* Not by its time: two suites at once under TSan took
@@ -280,7 +280,7 @@ static void test_watcher(const char *top)
 	atomic_store(&slot_in(map, 0)->state, OA_SPOOL_RELEASING);
 	sp.files[0].map = NULL;
 	oa_spool_forget(&sp);
-	r = oa_spool_unpack_file(d3, "spool.0.oa", NULL, 0, 1);
+	r = oa_spool_unpack_file(d3, "spool.0.oa", NULL, 0, 1, NULL);
 	CHECK(r == 0 && count_entries(d3, "spool.") == 0 && count_entries(d3, "thread.") == 0 &&
 		      atomic_load(&slot_in(map, 0)->state) == OA_SPOOL_FREE,
 	      "repair frees a RELEASING slot without writing it (r %d)", r);
@@ -306,7 +306,7 @@ static void test_reuse(const char *top)
 	unsigned left;
 	int closed;
 	CHECK(oa_stream_end(&t[0]) == 0 && oa_stream_end(&t[1]) == 0, "end 700, 701");
-	CHECK(oa_spool_unpack_done(map, len, w, &left, &closed) == 2 && left == 1, "2 written, 1 runs (left %u)", left);
+	CHECK(oa_spool_unpack_done(map, len, w, &left, &closed, NULL, UINT64_MAX) == 2 && left == 1, "2 written, 1 runs (left %u)", left);
 	/* 702 ends, its slot (2) not written yet; a new thread with its tid
 	 * gets slot 0, then another gets slot 1, then a fresh one: 3. */
 	CHECK(oa_stream_end(&t[2]) == 0, "end 702");
@@ -318,7 +318,7 @@ static void test_reuse(const char *top)
 	open_in(&t[3], &sp, w, 704);
 	CHECK(t[1].slot == slot_in(map, 1) && t[3].slot == slot_in(map, 3), "the next freed one, then a fresh one");
 	CHECK(atomic_load(&header_of_test(map)->taken) == 4, "4 slots handed out");
-	CHECK(oa_spool_unpack_done(map, len, w, &left, &closed) == 2 && left == 2, "both 702s written (left %u)", left);
+	CHECK(oa_spool_unpack_done(map, len, w, &left, &closed, NULL, UINT64_MAX) == 2 && left == 2, "both 702s written (left %u)", left);
 	char first[4], last[4];
 	int ordered;
 	int n = read_stream(w, 702, first, last, &ordered);
@@ -326,6 +326,133 @@ static void test_reuse(const char *top)
 	CHECK(oa_stream_end(&t[1]) == 0 && oa_stream_end(&t[3]) == 0, "end 703, 704");
 	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 2 && count_entries(w, "spool.") == 0, "the rest at the end");
 	CHECK(count_entries(w, "thread.") == 5, "5 streams (%d)", count_entries(w, "thread."));
+}
+
+/* A watcher that gave a slot back (DONE again), 5 ms later. */
+static void *undo_watch_later(void *slot)
+{
+	struct timespec ts = { 0, 5000000 };
+	nanosleep(&ts, NULL);
+	atomic_store(&((struct oa_spool_slot *)slot)->state, OA_SPOOL_DONE);
+	return NULL;
+}
+
+/* A recycled tid's later stream waits while its earlier one is not out,
+ * so that thread.T/stream.obs has them in the order they ran and one
+ * header: the earlier being written by a thread of the process (BUSY), by
+ * the watcher (WATCHED: the agent's end waits), both taken after the
+ * watcher's pass began, the earlier running in an earlier file when the
+ * pass was there and the later taken after the pass began; and a finisher takes a process's spool
+ * files in the order they were made (spool.2.oa before spool.10.oa).  The
+ * watcher once wrote the later stream while a thread wrote the earlier:
+ * two headers, or clocks going back (4 threads x 12000 threads under
+ * ovnirun, tids recycled: 5858 of 32448 streams). */
+static void test_hold(const char *top)
+{
+	char w[600], w2[600];
+	subdir(w, sizeof(w), top, "hold");
+	subdir(w2, sizeof(w2), top, "hold2");
+	size_t len = OA_SPOOL_HEADER + (size_t)OA_SPOOL_SLOTS * OA_SPOOL_SLOT;
+	unsigned left;
+	int closed;
+	char first[4], last[4];
+	int ordered;
+	static struct oa_spool sp, sp2;
+	oa_spool_init(&sp, w, 9, NULL);
+	struct oa_stream a, b;
+	open_in(&a, &sp, w, 900);
+	emit_n(&a, 3);
+	CHECK(oa_stream_end(&a) == 0, "end 900");
+	open_in(&b, &sp, w, 900);
+	emit_n(&b, 5);
+	CHECK(oa_stream_end(&b) == 0, "end 900 again");
+	uint8_t *map = sp.files[0].map;
+	struct oa_spool_slot *sa = slot_in(map, 0);
+	CHECK(sa->tid == 900 && slot_in(map, 1)->tid == 900, "two slots of tid 900");
+	atomic_store(&sa->state, OA_SPOOL_BUSY);
+	int r = oa_spool_unpack_done(map, len, w, &left, &closed, NULL, UINT64_MAX);
+	CHECK(r == 0 && left == 2 && count_entries(w, "thread.") == 0,
+	      "the later stream waits while a thread writes the earlier (r %d, left %u)", r, left);
+	/* Both taken after the pass read the file's seq. */
+	atomic_store(&sa->state, OA_SPOOL_DONE);
+	atomic_fetch_sub(&header_of_test(map)->seq, 2);
+	r = oa_spool_unpack_done(map, len, w, &left, &closed, NULL, UINT64_MAX);
+	CHECK(r == 0 && left == 2, "slots taken after the pass began wait for the next (r %d, left %u)", r, left);
+	atomic_fetch_add(&header_of_test(map)->seq, 2);
+	r = oa_spool_unpack_done(map, len, w, &left, &closed, NULL, UINT64_MAX);
+	int n = read_stream(w, 900, first, last, &ordered);
+	CHECK(r == 2 && left == 0 && n == 3 + 3 + 5 + 3 && ordered,
+	      "then both, in the order they ran, one header (r %d, %d events)", r, n);
+
+	/* The agent's end: the earlier one WATCHED, given back 5 ms later. */
+	open_in(&a, &sp, w, 901);
+	emit_n(&a, 2);
+	CHECK(oa_stream_end(&a) == 0, "end 901");
+	open_in(&b, &sp, w, 901);
+	emit_n(&b, 4);
+	CHECK(oa_stream_end(&b) == 0, "end 901 again");
+	sa = slot_in(map, 0);
+	CHECK(sa->tid == 901, "901 took the first freed slot");
+	atomic_store(&sa->state, OA_SPOOL_WATCHED);
+	pthread_t th;
+	pthread_create(&th, NULL, undo_watch_later, sa);
+	r = oa_spool_unpack(&sp, 0, NULL, 0);
+	pthread_join(th, NULL);
+	n = read_stream(w, 901, first, last, &ordered);
+	CHECK(r == 2 && n == 2 + 3 + 4 + 3 && ordered, "the end waits for the earlier, then both (r %d, %d events)",
+	      r, n);
+
+	/* A pass over two files of a process (two spools of pid 9 in one
+	 * directory: spool.0.oa, spool.1.oa): its start reads how many slots
+	 * each had taken; 902 runs in the first, ends while the pass is
+	 * there, and its tid goes to a thread that takes a slot in the second
+	 * and ends before the pass gets there: that one waits for the next
+	 * pass, where the earlier goes first. */
+	oa_spool_init(&sp, w, 9, NULL);
+	oa_spool_init(&sp2, w, 9, NULL);
+	struct oa_stream c;
+	open_in(&a, &sp, w, 902);
+	emit_n(&a, 2);
+	open_in(&c, &sp2, w, 903);
+	emit_n(&c, 2);
+	CHECK(oa_stream_end(&c) == 0, "end 903");
+	uint8_t *m1 = sp.files[0].map, *m2 = sp2.files[0].map;
+	uint64_t u1 = oa_spool_seq(m1), u2 = oa_spool_seq(m2);
+	struct oa_spool_hold hold;
+	oa_spool_hold_init(&hold);
+	r = oa_spool_unpack_done(m1, len, w, &left, &closed, &hold, u1);
+	CHECK(r == 0 && left == 1, "902 runs (r %d, left %u)", r, left);
+	CHECK(oa_stream_end(&a) == 0, "end 902");
+	open_in(&b, &sp2, w, 902);
+	emit_n(&b, 4);
+	CHECK(oa_stream_end(&b) == 0, "end 902 again (the second file)");
+	r = oa_spool_unpack_done(m2, len, w, &left, &closed, &hold, u2);
+	CHECK(r == 1 && left == 1, "903 written, the later 902 waits (r %d, left %u)", r, left);
+	oa_spool_hold_init(&hold);
+	u1 = oa_spool_seq(m1);
+	u2 = oa_spool_seq(m2);
+	r = oa_spool_unpack_done(m1, len, w, &left, &closed, &hold, u1);
+	int r2 = oa_spool_unpack_done(m2, len, w, &left, &closed, &hold, u2);
+	n = read_stream(w, 902, first, last, &ordered);
+	CHECK(r == 1 && r2 == 1 && n == 2 + 3 + 4 + 3 && ordered, "the next pass: both, in order (%d %d, %d events)",
+	      r, r2, n);
+	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 0 && oa_spool_unpack(&sp2, 0, NULL, 0) == 0, "nothing left");
+
+	/* The finisher's order: by number, not as the directory lists them. */
+	char f[700];
+	const char *names[] = { "spool.10.oa", "spool.2.oa", "spool.run.oa", "spool.x.oa" };
+	for (int i = 0; i < 4; i++) {
+		snprintf(f, sizeof(f), "%s/%s", w2, names[i]);
+		int fd = open(f, O_WRONLY | O_CREAT, 0644);
+		CHECK(fd >= 0, "make %s", names[i]);
+		close(fd);
+	}
+	int dfd = open(w2, O_RDONLY | O_DIRECTORY);
+	char buf[4096];
+	long k0 = oa_spool_next(dfd, -1, buf, sizeof(buf)), k1 = oa_spool_next(dfd, k0, buf, sizeof(buf)),
+	     k2 = oa_spool_next(dfd, k1, buf, sizeof(buf));
+	close(dfd);
+	CHECK(k0 == 2 && k1 == 10 && k2 == -1, "spool files in the order made: %ld %ld %ld", k0, k1, k2);
 }
 
 /* A spool of process pid in dir whose tid has an earlier stream in its
@@ -358,7 +485,7 @@ static int unpack_files(const char *dir, const char *like, size_t like_len)
 	int got = -1;
 	for (struct dirent *e; d && (e = readdir(d));)
 		if (oa_spool_name(e->d_name))
-			got = oa_spool_unpack_file(dir, e->d_name, like, like_len, 1);
+			got = oa_spool_unpack_file(dir, e->d_name, like, like_len, 1, NULL);
 	if (d)
 		closedir(d);
 	return got;
@@ -723,7 +850,7 @@ int main(void)
 	int got = -1;
 	for (struct dirent *e; d && (e = readdir(d));)
 		if (oa_spool_name(e->d_name))
-			got = oa_spool_unpack_file(dead, e->d_name, like, sizeof(like) - 1, 1);
+			got = oa_spool_unpack_file(dead, e->d_name, like, sizeof(like) - 1, 1, NULL);
 	closedir(d);
 	CHECK(got == 3, "3 live streams written (%d)", got);
 	CHECK(count_entries(dead, "spool.") == 0, "dead spool removed");
@@ -748,13 +875,13 @@ int main(void)
 	CHECK(hf >= 0, "an empty spool file");
 	if (hf >= 0)
 		close(hf);
-	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1) == 0 && access(half, F_OK) != 0,
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1, NULL) == 0 && access(half, F_OK) != 0,
 	      "an empty spool file of a dead process is removed");
 	hf = open(half, O_RDWR | O_CREAT | O_EXCL, 0644);
 	CHECK(hf >= 0 && ftruncate(hf, 1 << 20) == 0, "a sized spool file without its header");
 	if (hf >= 0)
 		close(hf);
-	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1) == 0 && access(half, F_OK) != 0,
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1, NULL) == 0 && access(half, F_OK) != 0,
 	      "a spool file without its header is removed");
 	/* Someone else's file of that name is not ours to remove. */
 	hf = open(half, O_RDWR | O_CREAT | O_EXCL, 0644);
@@ -762,10 +889,11 @@ int main(void)
 	CHECK(hf >= 0 && write(hf, foreign, sizeof(foreign)) == (ssize_t)sizeof(foreign), "a foreign file");
 	if (hf >= 0)
 		close(hf);
-	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1) < 0 && access(half, F_OK) == 0,
+	CHECK(oa_spool_unpack_file(dead, "spool.5.oa", like, sizeof(like) - 1, 1, NULL) < 0 && access(half, F_OK) == 0,
 	      "a foreign file is left, with an error");
 	test_watcher(dir);
 	test_reuse(dir);
+	test_hold(dir);
 	test_spill_cut(dir);
 	test_redo_keeps(dir);
 	test_recycled(dir);

@@ -24,6 +24,7 @@
 struct watched {
 	uint8_t *map;
 	size_t len;
+	uint64_t upto; /* its count of slots taken when the pass began */
 	char procdir[PATH_MAX];
 };
 
@@ -68,10 +69,13 @@ const char *watch_start(const char *dir)
 	return list;
 }
 
+/* The others keep their order: the order the files were made in, that of
+ * a process's streams (oa_spool_unpack_done). */
 static void forget(int i)
 {
 	munmap(files[i].map, files[i].len);
-	files[i] = files[--nfiles];
+	memmove(&files[i], &files[i + 1], sizeof(files[0]) * (size_t)(nfiles - i - 1));
+	nfiles--;
 }
 
 /* Map the spool file at path, if it is ours to write out. */
@@ -135,10 +139,18 @@ static int poll_once(void)
 {
 	read_list();
 	int n = run_map ? oa_run_unpack(run_trace, run_map, NULL, NULL) : 0;
+	/* One pass over the files in the order they were made: a recycled
+	 * tid's stream waits for its earlier one, in the same file or one
+	 * made before. */
+	static struct oa_spool_hold hold;
+	oa_spool_hold_init(&hold);
+	for (int i = 0; i < nfiles; i++)
+		files[i].upto = files[i].len >= OA_SPOOL_HEADER ? oa_spool_seq(files[i].map) : 0;
 	for (int i = 0; i < nfiles;) {
 		unsigned left;
 		int closed;
-		int r = oa_spool_unpack_done(files[i].map, files[i].len, files[i].procdir, &left, &closed);
+		int r = oa_spool_unpack_done(files[i].map, files[i].len, files[i].procdir, &left, &closed, &hold,
+					     files[i].upto);
 		if (r > 0)
 			n += r;
 		/* Not a spool, not writable by us, or its image is done with it. */
