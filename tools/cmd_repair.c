@@ -430,8 +430,9 @@ static int unpack_spools(const char *pd, long long pid, int dry)
 	size_t like_len = 0;
 	int got_like = 0, total = 0;
 	/* In the order they were made, one pass over them all (spool.h). */
-	static struct oa_spool_hold hold;
-	oa_spool_hold_init(&hold);
+	static struct oa_spool_hold_entry holds[OA_SPOOL_HOLD];
+	struct oa_spool_hold hold;
+	oa_spool_hold_init(&hold, holds, OA_SPOOL_HOLD);
 	for (long k = -1; (k = oa_spool_next(dirfd(d), k, dents, sizeof(dents))) >= 0;) {
 		char name[40];
 		snprintf(name, sizeof(name), "spool.%ld.oa", k);

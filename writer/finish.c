@@ -534,10 +534,11 @@ static int finish_process(const char *procdir, long pid, const char *how, int64_
 	int spooled = 0;
 	/* In the order they were made, one pass over them all: a recycled
 	 * tid's streams in the order they ran. */
-	static struct oa_spool_hold hold OA_LARGE_BSS;
+	static struct oa_spool_hold_entry holds[OA_SPOOL_HOLD] OA_LARGE_BSS;
+	struct oa_spool_hold hold;
+	oa_spool_hold_init(&hold, holds, OA_SPOOL_HOLD); /* the table untouched until a hold */
 	for (long k = -1; (k = oa_spool_next(dfd, k, dents, sizeof(dents))) >= 0;) {
 		if (!spooled++) {
-			oa_spool_hold_init(&hold);
 			ssize_t jn = read_at(main_at, main_rel, jbuf, sizeof(jbuf)); /* the main thread's */
 			if (jn < 0 || (size_t)jn >= sizeof(jbuf))
 				jn = 0;

@@ -652,9 +652,13 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 	return r;
 }
 
-void oa_spool_hold_init(struct oa_spool_hold *h)
+void oa_spool_hold_init(struct oa_spool_hold *h, struct oa_spool_hold_entry *e, unsigned cap)
 {
-	memset(h, 0, sizeof(*h));
+	h->n = 0;
+	h->cap = e ? cap : 0;
+	h->tag = 0;
+	h->all = 0;
+	h->e = e;
 }
 
 uint64_t oa_spool_seq(const uint8_t *map)
@@ -663,21 +667,15 @@ uint64_t oa_spool_seq(const uint8_t *map)
 	return atomic_load_explicit(&((const struct oa_spool_header *)map)->seq, memory_order_acquire);
 }
 
-static unsigned hold_at(int pid, int tid)
-{
-	return ((unsigned)tid * 2654435761u ^ (unsigned)pid) & (OA_SPOOL_HOLD - 1);
-}
-
 /* Does tid (of pid's spool) wait: 0 no, 1 yes, 2 yes, for a slot the
  * watcher writes out. */
 static int held(const struct oa_spool_hold *h, int pid, int tid)
 {
 	if (h->all)
 		return 1;
-	for (unsigned i = hold_at(pid, tid), k = 0; k < OA_SPOOL_HOLD && h->e[i].key;
-	     k++, i = (i + 1) & (OA_SPOOL_HOLD - 1))
-		if (h->e[i].pid == pid && h->e[i].key >> 1 == (uint32_t)tid)
-			return 1 + (int)(h->e[i].key & 1);
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->e[i].tid == tid && h->e[i].pid == pid)
+			return 1 + h->e[i].watched;
 	return 0;
 }
 
@@ -687,20 +685,60 @@ static void hold_tid(struct oa_spool_hold *h, int pid, int tid, int watched)
 {
 	if (h->all || tid <= 0)
 		return;
-	unsigned i = hold_at(pid, tid);
-	for (; h->e[i].key; i = (i + 1) & (OA_SPOOL_HOLD - 1))
-		if (h->e[i].pid == pid && h->e[i].key >> 1 == (uint32_t)tid) {
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->e[i].tid == tid && h->e[i].pid == pid) {
 			if (!watched)
-				h->e[i].key &= ~1u;
+				h->e[i].watched = 0;
 			return;
 		}
-	if (h->n >= OA_SPOOL_HOLD / 4 * 3) {
-		h->all = 1;
+	if (h->n >= h->cap) {
+		h->all = (uint16_t)(h->tag + 1);
 		return;
 	}
-	h->n++;
-	h->e[i].pid = pid;
-	h->e[i].key = (uint32_t)tid << 1 | (watched ? 1u : 0u);
+	h->e[h->n++] = (struct oa_spool_hold_entry){ pid, tid, (uint16_t)(watched != 0), h->tag };
+}
+
+/* The holds made under tag dropped (its file is tried again). */
+static void hold_drop(struct oa_spool_hold *h, uint16_t tag)
+{
+	unsigned k = 0;
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->e[i].tag != tag)
+			h->e[k++] = h->e[i];
+	h->n = k;
+	if (h->all == (uint16_t)(tag + 1))
+		h->all = 0;
+}
+
+/* The agent's passes (oa_spool_unpack, self_unpack): their table and the
+ * files' counts of slots taken at the pass's start, static (the end of a
+ * process may run on a thread's 16 KiB stack); a second pass at once (a
+ * thread's self_unpack and the end) has no table, and reads each file's
+ * count when it gets there. */
+static _Atomic int pass_busy;
+static struct oa_spool_hold_entry pass_holds[OA_SPOOL_HOLD] OA_LARGE_BSS;
+static uint64_t pass_upto[OA_SPOOL_FILES] OA_LARGE_BSS;
+
+/* Start a pass of this process over its nf files: 1 if it has the static
+ * table (give it back with pass_end), 0 if not (hd then holds nothing). */
+static int pass_begin(struct oa_spool *sp, unsigned nf, struct oa_spool_hold *hd)
+{
+	int mine = !atomic_exchange(&pass_busy, 1);
+	oa_spool_hold_init(hd, mine ? pass_holds : NULL, OA_SPOOL_HOLD);
+	for (unsigned j = 0; mine && j < nf; j++)
+		pass_upto[j] = sp->files[j].map ? oa_spool_seq(sp->files[j].map) : 0;
+	return mine;
+}
+
+static uint64_t pass_upto_of(int mine, unsigned j)
+{
+	return mine ? pass_upto[j] : UINT64_MAX;
+}
+
+static void pass_end(int mine)
+{
+	if (mine)
+		atomic_store(&pass_busy, 0);
 }
 
 /* busy: slots the watcher is writing out (WATCHED), left alone unless
@@ -759,8 +797,10 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 		/* An earlier stream of its tid is not out yet: after it. */
 		int h = held(hd, pid, s->tid);
 		if (h) {
+			/* Waiting for the watcher, which writes it after (a DONE
+			 * slot: it never writes a LIVE one). */
 			(*in_use)++;
-			*busy += h == 2;
+			*busy += h == 2 && st == OA_SPOOL_DONE;
 			continue;
 		}
 		/* Lost to the watcher (DONE -> WATCHED) between the load and
@@ -799,14 +839,14 @@ OA_THREAD_TEXT static int unpack_waiting(uint8_t *map, unsigned nslots, const ch
 					 size_t like_len, int *in_use, int *busy, int take_watched,
 					 struct oa_spool_hold *hd, uint64_t upto)
 {
-	/* Each try from the holds of the files before this one. */
-	struct oa_spool_hold before = *hd;
+	/* Each try keeps the holds of the files before this one. */
+	uint16_t tag = ++hd->tag;
 	int r = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched, hd, upto);
 	for (int tries = 0; *busy && *in_use == *busy && tries < 100; tries++) {
 		atomic_fetch_add_explicit(&oa_spool_waits, 1, memory_order_relaxed);
 		struct timespec ts = { 0, 500000 };
 		nanosleep(&ts, NULL);
-		*hd = before;
+		hold_drop(hd, tag);
 		int r2 = unpack_map(map, nslots, procdir, dead, like, like_len, in_use, busy, take_watched, hd, upto);
 		r = r2 > 0 ? (r > 0 ? r + r2 : r2) : r;
 	}
@@ -817,24 +857,51 @@ OA_THREAD_TEXT int oa_spool_unpack(struct oa_spool *sp, int dead, const char *js
 {
 	int total = 0, err = 0;
 	unsigned nf = atomic_load(&sp->nfiles), kept = 0;
-	struct oa_spool_hold hd;
-	oa_spool_hold_init(&hd);
-	uint64_t upto[OA_SPOOL_FILES];
 	for (unsigned j = 0; j < nf; j++)
-		upto[j] = sp->files[j].map ? oa_spool_seq(sp->files[j].map) : 0;
+		if (sp->files[j].map)
+			atomic_store(&header_of(sp->files[j].map)->closed, 1);
+	struct oa_spool_hold hd;
+	int mine = pass_begin(sp, nf, &hd);
+	/* Every file, then, while only slots the watcher is writing out
+	 * (WATCHED, and the later slots of their tids) keep a file, every
+	 * file again (a moment for them, 50 ms at most), from a new table:
+	 * a hold of a slot the watcher has written since is gone. */
+	uint64_t keep = 0;
+	for (int tries = 0;; tries++) {
+		int wait = 0;
+		keep = 0;
+		if (tries)
+			oa_spool_hold_init(&hd, hd.e, hd.cap);
+		for (unsigned j = 0; j < nf; j++) {
+			struct oa_spool_file *f = &sp->files[j];
+			if (!f->map)
+				continue;
+			int in_use, busy;
+			int r = unpack_map(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
+					   &in_use, &busy, 0, &hd, pass_upto_of(mine, j));
+			if (r > 0)
+				total += r;
+			else if (r < 0)
+				err = r;
+			if (in_use > busy)
+				keep |= 1ull << j;
+			else if (busy)
+				wait = 1;
+		}
+		if (!wait || tries >= 100)
+			break;
+		atomic_fetch_add_explicit(&oa_spool_waits, 1, memory_order_relaxed);
+		struct timespec ts = { 0, 500000 };
+		nanosleep(&ts, NULL);
+	}
+	pass_end(mine);
+	/* A file with only the watcher's slots left: the watcher holds a
+	 * mapping of it and writes them from there. */
 	for (unsigned j = 0; j < nf; j++) {
 		struct oa_spool_file *f = &sp->files[j];
 		if (!f->map)
 			continue;
-		atomic_store(&header_of(f->map)->closed, 1);
-		int in_use, busy;
-		int r = unpack_waiting(f->map, atomic_load(&f->ready), sp->procdir, dead, json_like, json_like_len,
-				       &in_use, &busy, 0, &hd, upto[j]);
-		if (r > 0)
-			total += r;
-		else if (r < 0)
-			err = r;
-		if (in_use > busy) {
+		if ((keep >> j) & 1) {
 			kept++;
 			continue;
 		}
@@ -864,17 +931,15 @@ static int self_unpack(struct oa_spool *sp, unsigned nf)
 	int xfsz = oa_xfsz_pending();
 	int err = 0;
 	struct oa_spool_hold hold;
-	oa_spool_hold_init(&hold);
-	uint64_t upto[OA_SPOOL_FILES];
-	for (unsigned j = 0; j < nf; j++)
-		upto[j] = sp->files[j].map ? oa_spool_seq(sp->files[j].map) : 0;
+	int mine = pass_begin(sp, nf, &hold);
 	for (unsigned j = 0; j < nf && !err; j++) {
 		struct oa_spool_file *f = &sp->files[j];
 		int in_use, busy;
 		if (f->map && unpack_map(f->map, atomic_load(&f->ready), sp->procdir, 0, NULL, 0, &in_use, &busy, 0,
-					 &hold, upto[j]) < 0)
+					 &hold, pass_upto_of(mine, j)) < 0)
 			err = 1;
 	}
+	pass_end(mine);
 	if (err)
 		oa_xfsz_forget(xfsz);
 	oa_sigrestore(&old);
@@ -1004,8 +1069,9 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 		return -(e ? e : EINVAL);
 	int in_use, busy;
 	struct oa_spool_hold own;
+	struct oa_spool_hold_entry few[8];
 	if (!hold)
-		oa_spool_hold_init(hold = &own);
+		oa_spool_hold_init(hold = &own, few, 8);
 	int r = unpack_waiting(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched, hold,
 			       UINT64_MAX);
 	munmap(m, (size_t)st.st_size);
@@ -1025,8 +1091,9 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 	    len < OA_SPOOL_HEADER + (size_t)h->nslots * OA_SPOOL_SLOT)
 		return -EINVAL;
 	struct oa_spool_hold own;
+	struct oa_spool_hold_entry few[8];
 	if (!hold)
-		oa_spool_hold_init(hold = &own);
+		oa_spool_hold_init(hold = &own, few, 8);
 	int pid = h->pid;
 	/* Read before the slots: a slot is handed out before it is counted
 	 * here, and only after the image closed the file can nothing more be. */

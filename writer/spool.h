@@ -151,18 +151,22 @@ struct oa_spool {
  * watcher that wrote a later stream while a thread of the process wrote
  * the earlier one out made a stream.obs with two headers, or with its
  * clock going backwards).  A slot whose thread runs needs no hold: see
- * oa_spool_seq.  Keyed by the spool's pid and the tid; a fixed table:
- * past 3/4 of it, every slot after waits (for the next pass).  4 KiB: on
- * the caller's stack, or static. */
-#define OA_SPOOL_HOLD 512u
-struct oa_spool_hold {
-	uint32_t n, all;
-	struct {
-		int32_t pid;
-		uint32_t key; /* tid << 1 | 1 if it waits for a watcher (WATCHED) */
-	} e[OA_SPOOL_HOLD];
+ * oa_spool_seq.  Keyed by the spool's pid and the tid, in the caller's
+ * table of `cap` entries (usually none is used: OA_SPOOL_HOLD is plenty);
+ * past it, or with none (cap 0), every slot after the first held waits
+ * for the next pass.  Entries carry the tag of the file that made them: a
+ * file tried again drops its own (unpack_waiting). */
+#define OA_SPOOL_HOLD 64u
+struct oa_spool_hold_entry {
+	int32_t pid, tid;
+	uint16_t watched, tag;
 };
-void oa_spool_hold_init(struct oa_spool_hold *h);
+struct oa_spool_hold {
+	uint32_t n, cap;
+	uint16_t tag, all; /* all: 1 + the tag under which the table overflowed */
+	struct oa_spool_hold_entry *e;
+};
+void oa_spool_hold_init(struct oa_spool_hold *h, struct oa_spool_hold_entry *e, unsigned cap);
 
 /* Start a process's spool (no file yet) for procdir (absolute).  watch:
  * the file where a watcher (ovnirun, OVNI_SPOOL_WATCH) learns of each

@@ -19,6 +19,7 @@ c03d()  { "$@" $PROG/adv03_signal_chain_c11 signal-c11; }
 c04()   { "$@" $PROG/adv04_siginterrupt; }
 c05()   { "$@" $PROG/adv05_sigaltstack; }
 c06()   { "$@" $PROG/adv06_small_stacks | sort; }
+c06b()  { "$@" $PROG/adv06_small_stacks exit; }
 c07a()  { local f; f=$(mktemp $WORK/f07.XXXXXX); bash -c '"$@" 2>&-' _ "$@" $PROG/adv07_closed_stderr $f; local st=$?
 	  echo "--- file:"; cat $f; rm -f $f; return $st; }
 c07b()  { local f; f=$(mktemp $WORK/f07.XXXXXX); "$@" $PROG/adv07_spawn $PROG/adv07_closed_stderr $f; local st=$?
@@ -71,7 +72,7 @@ c19()   { "$@" $PROG/adv19_cancel; }
 # start: no open of the program may fail (the output counts EMFILE).
 c20a()  { "$@" $PROG/adv20_fd_limit; }
 c20b()  { "$@" $PROG/adv20_fd_limit tiny; }
-export -f c01f c01e c02 c03a c03b c03c c03d c04 c05 c06 c07a c07b c07c c08 c09a c09b c10 c11 c11v c12a c12b c12c c13 c14 c15a c15b c16
+export -f c01f c01e c02 c03a c03b c03c c03d c04 c05 c06 c06b c07a c07b c07c c08 c09a c09b c10 c11 c11v c12a c12b c12c c13 c14 c15a c15b c16
 export -f c17a c17b c18a c18b c18c c19 c20a c20b
 for i in 0 1 2; do cp $PROG/so_ctor_pool.so $WORK/plugin.so.$i; done
 
@@ -120,6 +121,7 @@ item "3 sigset/bsd_signal/sysv_signal/c11"  1 1 "c03a|0|" "c03b|0|" "c03c|0|" "c
 item "4 siginterrupt"                       1 1 "c04|0|"
 item "5 fatal handler on an 8 KiB altstack" 1 1 "c05|134|"
 item "6 PTHREAD_STACK_MIN threads"          1 1 "c06|0|"
+item "6b exit() on a 16 KiB stack, 50 spooled" 1 1 "c06b|7|"
 item "7 started with stderr closed"         1 1 "c07a|0|" "c07b|0|"
 item "7 stderr closed, its number a file's"  1 1 "c07c|0|"
 item "8 inherited SIG_IGN"                  1 1 "c08|0|"

@@ -418,8 +418,9 @@ static void test_hold(const char *top)
 	CHECK(oa_stream_end(&c) == 0, "end 903");
 	uint8_t *m1 = sp.files[0].map, *m2 = sp2.files[0].map;
 	uint64_t u1 = oa_spool_seq(m1), u2 = oa_spool_seq(m2);
+	struct oa_spool_hold_entry holds[OA_SPOOL_HOLD];
 	struct oa_spool_hold hold;
-	oa_spool_hold_init(&hold);
+	oa_spool_hold_init(&hold, holds, OA_SPOOL_HOLD);
 	r = oa_spool_unpack_done(m1, len, w, &left, &closed, &hold, u1);
 	CHECK(r == 0 && left == 1, "902 runs (r %d, left %u)", r, left);
 	CHECK(oa_stream_end(&a) == 0, "end 902");
@@ -428,7 +429,7 @@ static void test_hold(const char *top)
 	CHECK(oa_stream_end(&b) == 0, "end 902 again (the second file)");
 	r = oa_spool_unpack_done(m2, len, w, &left, &closed, &hold, u2);
 	CHECK(r == 1 && left == 1, "903 written, the later 902 waits (r %d, left %u)", r, left);
-	oa_spool_hold_init(&hold);
+	oa_spool_hold_init(&hold, holds, OA_SPOOL_HOLD);
 	u1 = oa_spool_seq(m1);
 	u2 = oa_spool_seq(m2);
 	r = oa_spool_unpack_done(m1, len, w, &left, &closed, &hold, u1);
@@ -437,6 +438,32 @@ static void test_hold(const char *top)
 	CHECK(r == 1 && r2 == 1 && n == 2 + 3 + 4 + 3 && ordered, "the next pass: both, in order (%d %d, %d events)",
 	      r, r2, n);
 	CHECK(oa_spool_unpack(&sp, 0, NULL, 0) == 0 && oa_spool_unpack(&sp2, 0, NULL, 0) == 0, "nothing left");
+
+	/* A dead process (a finisher): 910's earlier stream WATCHED (ovnirun
+	 * writes it), the later one LIVE (killed in it).  The LIVE one waits
+	 * and the file stays (ovnirun never writes a LIVE slot: counted as
+	 * the watcher's, it was lost with the file). */
+	char w3[600], sp3[700];
+	subdir(w3, sizeof(w3), top, "hold3");
+	oa_spool_init(&sp, w3, 9, NULL);
+	open_in(&a, &sp, w3, 910);
+	emit_n(&a, 2);
+	CHECK(oa_stream_end(&a) == 0, "end 910");
+	open_in(&b, &sp, w3, 910);
+	emit_n(&b, 3);
+	sa = slot_in(sp.files[0].map, 0);
+	atomic_store(&sa->state, OA_SPOOL_WATCHED);
+	const char like3[] = "{\n \"version\": 3,\n \"ovni\": {\n  \"part\": \"thread\",\n  \"tid\": 9,\n  \"pid\": 9\n }\n}\n";
+	r = oa_spool_unpack_file(w3, "spool.0.oa", like3, sizeof(like3) - 1, 0, NULL);
+	snprintf(sp3, sizeof(sp3), "%s/spool.0.oa", w3);
+	CHECK(r == 0 && access(sp3, F_OK) == 0 && count_entries(w3, "thread.") == 0,
+	      "the LIVE later one waits, the file stays (r %d)", r);
+	r = oa_spool_unpack_file(w3, "spool.0.oa", like3, sizeof(like3) - 1, 1, NULL);
+	n = read_stream(w3, 910, first, last, &ordered);
+	CHECK(r == 2 && n == 2 + 3 + 3 && ordered && access(sp3, F_OK) != 0,
+	      "repair (no watcher left): both, in order (r %d, %d events)", r, n);
+	oa_stream_drop(&b);
+	oa_spool_forget(&sp);
 
 	/* The finisher's order: by number, not as the directory lists them. */
 	char f[700];

@@ -78,6 +78,30 @@ static void forget(int i)
 	nfiles--;
 }
 
+/* Processes whose spool is left to them (a slot we could not write): a
+ * hash of their directory each.  Their later files are not followed: a
+ * recycled tid's later stream would be written before the earlier one,
+ * which waits for the process's end. */
+#define MAX_LEFT 256
+static uint64_t left_to_them[MAX_LEFT];
+static int nleft;
+
+static uint64_t dir_hash(const char *dir, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)dir[i]) * 1099511628211ull;
+	return h;
+}
+
+static int left_to_process(uint64_t h)
+{
+	for (int i = 0; i < nleft; i++)
+		if (left_to_them[i] == h)
+			return 1;
+	return 0;
+}
+
 /* Map the spool file at path, if it is ours to write out. */
 static void follow(const char *path)
 {
@@ -85,6 +109,8 @@ static void follow(const char *path)
 		return;
 	const char *slash = strrchr(path, '/');
 	if (path[0] != '/' || !slash || !oa_spool_name(slash + 1) || (size_t)(slash - path) >= PATH_MAX)
+		return;
+	if (nleft && left_to_process(dir_hash(path, (size_t)(slash - path))))
 		return;
 	int fd = open(path, O_RDWR | O_CLOEXEC);
 	struct stat st;
@@ -142,8 +168,9 @@ static int poll_once(void)
 	/* One pass over the files in the order they were made: a recycled
 	 * tid's stream waits for its earlier one, in the same file or one
 	 * made before. */
-	static struct oa_spool_hold hold;
-	oa_spool_hold_init(&hold);
+	static struct oa_spool_hold_entry holds[OA_SPOOL_HOLD];
+	struct oa_spool_hold hold;
+	oa_spool_hold_init(&hold, holds, OA_SPOOL_HOLD);
 	for (int i = 0; i < nfiles; i++)
 		files[i].upto = files[i].len >= OA_SPOOL_HEADER ? oa_spool_seq(files[i].map) : 0;
 	for (int i = 0; i < nfiles;) {
@@ -153,8 +180,20 @@ static int poll_once(void)
 					     files[i].upto);
 		if (r > 0)
 			n += r;
-		/* Not a spool, not writable by us, or its image is done with it. */
-		if (r < 0 || (closed && !left)) {
+		/* Its image is done with it. */
+		if (closed && !left) {
+			forget(i);
+			continue;
+		}
+		/* Not a spool, or a slot not writable by us: this file and the
+		 * later ones of its process are left to it. */
+		if (r < 0) {
+			uint64_t h = dir_hash(files[i].procdir, strlen(files[i].procdir));
+			if (nleft < MAX_LEFT)
+				left_to_them[nleft++] = h;
+			for (int j = nfiles - 1; j >= i; j--)
+				if (!strcmp(files[j].procdir, files[i].procdir) && j != i)
+					forget(j);
 			forget(i);
 			continue;
 		}
