@@ -1410,8 +1410,11 @@ OA_START_TEXT void agent_process_init(void)
 	 * common/fdroom.h). */
 	oa_fdlock_agent_enter();
 	oa_log_note_stderr();
-	if (oa_config_load() != 0) {
-		oa_log("cannot read the configuration: the program runs untraced");
+	int cfg = oa_config_load();
+	if (cfg != 0) {
+		oa_log("cannot read the configuration (%s%s): the program runs untraced", strerror(-cfg),
+		       cfg == -ENOENT ? ": the current directory was removed, the trace directory is relative to it"
+				      : "");
 		goto out;
 	}
 	if (oa_cfg.disabled)

@@ -2,6 +2,7 @@
 #include "../common/compiler.h"
 #include "../common/str.h"
 #include "childenv.h"
+#include "config.h"
 #include "real.h"
 #include "../common/arena.h"
 #include "../common/env.h"
@@ -84,9 +85,72 @@ static OA_EARLY_TEXT const char *find_preload(char *const envp[], size_t *at)
 	return v;
 }
 
+/* Saved entries NAME=/abs that replace a relative NAME=... of a child's
+ * environment (absolute_for_children). */
+static char *abs_vars[2] OA_EARLY_DATA;
+static char *abs_was[2] OA_EARLY_DATA; /* NAME=value as the process got it (relative), or NULL: unset */
+static int nabs OA_EARLY_DATA;
+
+/* NAME=dir for the children, the environment's NAME (e: relative, or
+ * NULL) not being that absolute path. */
+static void absolute_for_children(enum oa_env v, const char *e, const char *dir)
+{
+	if (dir[0] != '/' || nabs >= 2)
+		return;
+	char entry[4200];
+	if (oa_snprintf(entry, sizeof(entry), "%s=%s", oa_env_names[v], dir) < 0)
+		return;
+	char *copy = oa_arena_strdup(entry);
+	char *was = NULL;
+	if (e && oa_snprintf(entry, sizeof(entry), "%s=%s", oa_env_names[v], e) >= 0)
+		was = oa_arena_strdup(entry);
+	if (!copy || (e && !was))
+		return;
+	oa_childenv_add(copy);
+	abs_was[nabs] = was;
+	abs_vars[nabs++] = copy;
+}
+
+/* The trace's directories as this process resolved them at its start
+ * (oa_cfg.relative: given relative, or not at all): a relative
+ * OVNI_TRACEDIR (or none: ./ovni) and OVNI_TMPDIR mean the directory of
+ * the run's start, not of each child's (a script that does `cd sub;
+ * ./tool`, `make -C sub`: their streams went to sub/ovni, a trace apart).
+ * Out of the start's text: a run under ovnirun has its paths absolute and
+ * never calls it. */
+__attribute__((noinline)) static void absolute_dirs_for_children(void)
+{
+	const char *e = oa_env(OA_ENV_TRACEDIR);
+	if (oa_cfg.relative & 1)
+		absolute_for_children(OA_ENV_TRACEDIR, e, oa_cfg.tracedir);
+	if (oa_cfg.relative & 2)
+		absolute_for_children(OA_ENV_TMPDIR, oa_env(OA_ENV_TMPDIR), oa_cfg.tmpdir);
+}
+
+/* Is entry one of abs_vars? */
+__attribute__((noinline)) static int is_abs_var(const char *entry)
+{
+	for (int k = 0; k < nabs; k++)
+		if (abs_vars[k] == entry)
+			return 1;
+	return 0;
+}
+
+/* Is env entry e (NAME=value) one that a saved absolute one replaces:
+ * the relative value the process got (one the program gave its child
+ * itself is its own)? */
+__attribute__((noinline)) static int replaced(const char *e)
+{
+	for (int k = 0; k < nabs; k++)
+		if (abs_was[k] && oa_strcmp(e, abs_was[k]) == 0)
+			return 1;
+	return 0;
+}
+
 OA_START_TEXT void oa_childenv_init(void)
 {
 	libpath = "";
+	nabs = 0;
 	/* An absolute name is used as the loader was given it (a child loads
 	 * the same file by it; no readlink of every component); a relative one
 	 * is made absolute, as the child may start in another directory.  The
@@ -103,6 +167,8 @@ OA_START_TEXT void oa_childenv_init(void)
 	for (char **e = environ; e && *e && nsaved < (int)(sizeof(saved) / sizeof(saved[0])); e++)
 		if (oa_env_prefix(*e, "OVNI_", 5) && !own_var(*e, OA_ENV_NSPID) && !own_var(*e, OA_ENV_FORKED))
 			saved[nsaved++] = oa_arena_strdup(*e); /* OVNI_NSPID and OVNI_FORKED are each program's own */
+	if (oa_cfg.relative)
+		absolute_dirs_for_children();
 	/* What the agent bound, for the children's agents (real.c: not in
 	 * the program's own environment). */
 	const char *bind = oa_real_bind_string();
@@ -223,6 +289,8 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 		if (!find(envp, saved[i], len))
 			missing = 1;
 	}
+	for (size_t i = 0; !missing && nabs && envp && envp[i]; i++)
+		missing = replaced(envp[i]);
 	if (!missing)
 		return envp;
 
@@ -236,6 +304,8 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 			continue;
 		if (fix_asan && oa_env_prefix(envp[i], asan_options, 13))
 			continue; /* below */
+		if (nabs && replaced(envp[i]))
+			continue; /* the absolute one, below */
 		out[n++] = envp[i];
 	}
 	/* text holds oa_childenv_text_size(envp) bytes: all of it fits. */
@@ -258,7 +328,8 @@ OA_EARLY_TEXT char *const *oa_childenv(char *const envp[], char **out, char *tex
 	}
 	for (int i = 0; i < nsaved; i++) {
 		size_t len = name_len(saved[i]);
-		if (!find(envp, saved[i], len))
+		const char *v = find(envp, saved[i], len);
+		if (!v || (nabs && is_abs_var(saved[i]) && replaced(v - len - 1)))
 			out[n++] = saved[i];
 	}
 	if (own)

@@ -168,11 +168,13 @@ OA_START_TEXT int oa_config_load(void)
 		strcpy(oa_cfg.spool_watch, v);
 
 	v = oa_env(OA_ENV_TRACEDIR);
+	oa_cfg.relative = !v || v[0] != '/';
 	if ((r = absolute(oa_cfg.tracedir, sizeof(oa_cfg.tracedir), v && *v ? v : "ovni")) != 0)
 		return r;
 	v = oa_env(OA_ENV_TMPDIR);
 	if (v && *v && (r = absolute(oa_cfg.tmpdir, sizeof(oa_cfg.tmpdir), v)) != 0)
 		return r;
+	oa_cfg.relative |= v && *v && v[0] != '/' ? 2 : 0;
 	oa_cfg.staging = v && *v;
 
 	v = oa_env(OA_ENV_LOOM);

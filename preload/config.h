@@ -12,6 +12,7 @@ struct oa_config {
 	int disabled;              /* OVNI_DISABLE=1 */
 	int debug;                 /* OVNI_DEBUG=1 */
 	int staging;               /* tmpdir is set (read this, not tmpdir[0]: its page) */
+	int relative;              /* OVNI_TRACEDIR (1) or OVNI_TMPDIR (2) was relative, or none (1) */
 	int app_id;                /* OVNI_APPID */
 	int rank, nranks;          /* from the MPI launcher, -1 if none */
 	size_t bufsize;            /* OVNI_BUFSIZE: largest mapped window per thread */

@@ -1,5 +1,8 @@
 # A relative OVNI_TRACEDIR is fixed at start: a program that chdirs keeps
-# every stream in one trace. An unwritable trace directory gives one clear
+# every stream in one trace, and so do the programs it starts from there
+# (a script's `cd sub; tool`, `make -C sub`: their streams went to
+# sub/rel, or sub/ovni with no OVNI_TRACEDIR, a trace apart); a child's
+# own relative value is its own. An unwritable trace directory gives one clear
 # line on stderr and leaves the program untouched.
 . "$(dirname "$0")/../lib.sh"
 cd "$WORK" || exit 1
@@ -8,6 +11,34 @@ assert_eq "output" "done chdir 3" "$out"
 assert_eq "streams under ./rel" 4 "$(streams "$WORK/rel")"
 [ -e /rel ] && fail "streams scattered into /rel"
 check_trace "$WORK/rel"
+
+mkdir -p "$WORK/sub"
+out=$(LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR=rel2 sh -c 'cd sub && /bin/echo child && printenv OVNI_TRACEDIR') ||
+	fail "chdir then exec: status $?"
+assert_eq "chdir then exec: output" "child
+$WORK/rel2" "$out"
+[ -e "$WORK/sub/rel2" ] && fail "a child's streams went to sub/rel2"
+assert_eq "chdir then exec: processes in ./rel2" 3 "$(ls -d "$WORK"/rel2/loom.*/proc.* | wc -l)"
+check_trace "$WORK/rel2"
+out=$(LD_PRELOAD="$LIBAGENT" sh -c 'cd sub && /bin/true && printenv OVNI_TRACEDIR') || fail "default: status $?"
+assert_eq "default, chdir then exec: the children's trace directory" "$WORK/ovni" "$out"
+[ -e "$WORK/sub/ovni" ] && fail "a child's streams went to sub/ovni"
+assert_eq "default, chdir then exec: processes in ./ovni" 3 "$(ls -d "$WORK"/ovni/loom.*/proc.* | wc -l)"
+check_trace "$WORK/ovni"
+out=$(LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR=rel3 sh -c 'cd sub && OVNI_TRACEDIR=own printenv OVNI_TRACEDIR') ||
+	fail "own value: status $?"
+assert_eq "a child's own relative value" "own" "$out"
+
+# ovnirun started in a directory that was removed (its default ./ovni
+# relative to it): the program runs all the same, untraced, its status
+# kept, one line saying why (before: "ovnirun: getcwd", status 1, the
+# program not run).
+mkdir "$WORK/gone"
+(cd "$WORK/gone" && rmdir "$WORK/gone" && "$OVNIRUN" -q "$PROG/threads" exitcode 3 >"$WORK/out" 2>"$WORK/err")
+assert_eq "removed cwd: status" 3 $?
+assert_eq "removed cwd: output" "done exitcode 3" "$(cat "$WORK/out")"
+grep -q "the current directory was removed" "$WORK/err" || fail "removed cwd: no clear line: $(cat "$WORK/err")"
+assert_eq "removed cwd: stderr lines" 1 "$(wc -l <"$WORK/err")"
 
 touch "$WORK/afile"
 LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$WORK/afile/sub" "$PROG/threads" exitcode 3 >"$WORK/out" 2>"$WORK/err"

@@ -591,10 +591,14 @@ int main(int argc, char **argv)
 	if (dir[0] == '/') {
 		snprintf(absdir, sizeof(absdir), "%s", dir);
 	} else {
+		/* A current directory that was removed: the program runs all
+		 * the same, untraced (the agent cannot make the trace there
+		 * and says so), as with any trace directory it cannot write. */
 		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof(cwd)))
-			die("getcwd:");
-		snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
+		if (getcwd(cwd, sizeof(cwd)))
+			snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
+		else
+			snprintf(absdir, sizeof(absdir), "%s", dir);
 	}
 
 	if (contact[0] && !launcher_rank() && oa_col_session(contact, 0) != 0) {
