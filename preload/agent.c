@@ -1401,6 +1401,13 @@ OA_START_TEXT static int start_process(int creator_tid)
 	return 0;
 }
 
+/* Out of the start's text (a rare path). */
+__attribute__((noinline)) static void say_config_failed(int cfg)
+{
+	oa_log("cannot read the configuration (%s%s): the program runs untraced", strerror(-cfg),
+	       cfg == -ENOENT ? ": the current directory was removed, the trace directory is relative to it" : "");
+}
+
 OA_START_TEXT void agent_process_init(void)
 {
 	oa_guard++;
@@ -1412,9 +1419,7 @@ OA_START_TEXT void agent_process_init(void)
 	oa_log_note_stderr();
 	int cfg = oa_config_load();
 	if (cfg != 0) {
-		oa_log("cannot read the configuration (%s%s): the program runs untraced", strerror(-cfg),
-		       cfg == -ENOENT ? ": the current directory was removed, the trace directory is relative to it"
-				      : "");
+		say_config_failed(cfg);
 		goto out;
 	}
 	if (oa_cfg.disabled)

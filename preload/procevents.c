@@ -25,6 +25,10 @@
 #include "../writer/ovni_fmt.h"
 #include "../writer/sigblock.h"
 #include "agent.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 #include "config.h"
 
 /* The exit label, prepared at start: _exit() may be called from a signal
@@ -92,6 +96,16 @@ static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 	}
 	if (ok)
 		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* Its block had before the first write through the mapping (the file
+	 * is made sparse): on a file system the trace filled (a small tmpfs)
+	 * that write was a SIGBUS in the program (a shell reaping a child).
+	 * No block to be had: the pid-based values.  Raw calls: a fork child
+	 * of a shell may be the first here (no libc page more). */
+	if (m != MAP_FAILED && oa_sys3(SYS_madvise, (long)m, 4096, MADV_POPULATE_WRITE) != 0 &&
+	    oa_sys4(SYS_fallocate, fd, 0, 0, 4096) != 0) {
+		munmap(m, 4096);
+		m = MAP_FAILED;
+	}
 	oa_nc_close(fd);
 	oa_fdlock_agent_leave();
 	if (m == MAP_FAILED)

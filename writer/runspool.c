@@ -133,21 +133,30 @@ int oa_run_unpack_file(const char *tracedir, int write, int (*alive)(int pid))
 	void *m = MAP_FAILED;
 	if (fstat(fd, &st) == 0 && (size_t)st.st_size == oa_run_len())
 		m = mmap(NULL, oa_run_len(), write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
-	oa_nc_close(fd);
 	if (m == MAP_FAILED || (memcmp(oa_run_header_of(m)->magic, OA_RUN_MAGIC, 8) &&
 				memcmp(oa_run_header_of(m)->magic, OA_RUN_MAGIC_001, 8))) {
 		if (m != MAP_FAILED)
 			munmap(m, oa_run_len());
+		oa_nc_close(fd);
 		return -EINVAL;
 	}
 	static unsigned idx[OA_SPOOL_SLOTS];
 	unsigned k = 0;
 	/* Not the loom's CPUs' text, at the end (spool.h): slots of an older
-	 * ovnirun, which took all, may be there. */
+	 * ovnirun, which took all, may be there.  Each slot's state read from
+	 * the file, not through the mapping: most slots have no block, and on
+	 * a full tmpfs a read of one through a mapping is a SIGBUS (`check`
+	 * and `repair` of a trace that filled its file system died so). */
 	unsigned nslots = atomic_load(&oa_run_header_of(m)->cpus) ? OA_RUN_CPUS_SLOT0 : OA_SPOOL_SLOTS;
-	for (unsigned i = 0; i < nslots; i++)
-		if (atomic_load(&oa_spool_slot_at(m, i)->state) != OA_SPOOL_FREE)
+	for (unsigned i = 0; i < nslots; i++) {
+		uint32_t state = OA_SPOOL_FREE;
+		if (pread(fd, &state, sizeof(state),
+			  (off_t)((const uint8_t *)oa_spool_slot_at(m, i) - (const uint8_t *)m)) ==
+			    (ssize_t)sizeof(state) &&
+		    state != OA_SPOOL_FREE)
 			idx[k++] = i;
+	}
+	oa_nc_close(fd);
 	int n = 0, err = 0, left = 0;
 	if (!write) {
 		munmap(m, oa_run_len());

@@ -1072,8 +1072,12 @@ int oa_spool_unpack_file(const char *procdir, const char *name, const char *json
 	struct oa_spool_hold_entry few[8];
 	if (!hold)
 		oa_spool_hold_init(hold = &own, few, 8);
-	int r = unpack_waiting(m, h.nslots, procdir, 1, json_like, json_like_len, &in_use, &busy, take_watched, hold,
-			       UINT64_MAX);
+	/* Only the slots handed out: the others' blocks were never reserved,
+	 * and on a full tmpfs even a read of one through the mapping is a
+	 * SIGBUS (the finisher may be a traced program's parent). */
+	unsigned taken = atomic_load(&header_of(m)->taken);
+	int r = unpack_waiting(m, taken < h.nslots ? taken : h.nslots, procdir, 1, json_like, json_like_len, &in_use,
+			       &busy, take_watched, hold, UINT64_MAX);
 	munmap(m, (size_t)st.st_size);
 	if (in_use == busy) /* nothing, or only what the watcher writes from its mapping */
 		oa_unlink_at(path);
@@ -1223,19 +1227,19 @@ OA_RUN_TEXT struct oa_spool_slot *oa_run_take(uint8_t *map, int pid, const char 
 		unsigned i = (i0 + k) % OA_RUN_SLOTS;
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t expect = OA_SPOOL_FREE;
-		/* The exchange alone, no read first: its write fault maps the
-		 * slot's one page, where a read maps the pages in memory
-		 * around it (the slots of the pids before: ~4 more to unmap at
-		 * exit).  A slot in use is left as it was. */
+		/* One in use (its bit in the header's page) is left as it was.
+		 * Else its blocks reserved first (the file is sparse), and its
+		 * pages mapped by that, never by a touch: a touch of a page
+		 * without a block on a full file system (the trace filled a
+		 * tmpfs or a disk) is a SIGBUS, which killed every process that
+		 * started then; a read maps the pages in memory around it too
+		 * (the slots of the pids before: ~4 more to unmap at exit). */
+		if ((atomic_load_explicit(&run_header(map)->used[i / 64], memory_order_relaxed) >> (i % 64)) & 1)
+			continue;
+		if (madvise(s, OA_SPOOL_SLOT, MADV_POPULATE_WRITE) != 0)
+			return NULL;
 		if (!atomic_compare_exchange_strong(&s->state, &expect, OA_SPOOL_LIVE))
 			continue;
-		/* Its blocks reserved now (the file is sparse), the faults
-		 * taken: writes through the mapping never meet a full file
-		 * system. */
-		if (madvise(s, OA_SPOOL_SLOT, MADV_POPULATE_WRITE) != 0) {
-			atomic_store(&s->state, OA_SPOOL_FREE);
-			return NULL;
-		}
 		memcpy(oa_spool_json(s) + OA_SLOT_JSON, rel, rl + 1);
 		s->json_len = 0;
 		s->obs_len = 0;
@@ -1266,7 +1270,12 @@ struct oa_spool_slot *oa_run_find(uint8_t *map, int pid)
 	 * earlier process of a recycled pid may hold one after it: rare). */
 	unsigned i0 = (unsigned)pid % OA_RUN_SLOTS;
 	for (unsigned k = 0; k < OA_RUN_PROBE; k++) {
-		struct oa_spool_slot *s = slot_at(map, (i0 + k) % OA_RUN_SLOTS);
+		unsigned i = (i0 + k) % OA_RUN_SLOTS;
+		/* Slots not in use are not touched (oa_run_take: maybe no
+		 * block, a SIGBUS on a full file system). */
+		if (!((atomic_load(&run_header(map)->used[i / 64]) >> (i % 64)) & 1))
+			continue;
+		struct oa_spool_slot *s = slot_at(map, i);
 		if (atomic_load(&s->state) != OA_SPOOL_FREE && s->tid == pid)
 			return s;
 	}
