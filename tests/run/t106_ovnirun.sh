@@ -99,6 +99,18 @@ if cc -static -o static s.c 2>/dev/null; then
 	check_trace st
 	assert_ge "its children traced" 1 "$(ls -d st/loom.*/proc.* | wc -l)"
 fi
+# The dynamic loader run as a program (`ld.so ./app`): it has no
+# interpreter either, but loads the program with LD_PRELOAD: traced, and
+# no line saying it is not (before: "runs untraced: it is statically
+# linked", the program's streams in the trace all the same).
+ldso=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -1)
+if [ -n "$ldso" ]; then
+	out=$("$OVNIRUN" -q -o ldso "$ldso" "$PROG/threads" join 3 2>"$WORK/err") || fail "ld.so ./app: status $?"
+	assert_eq "ld.so ./app: output" "done join 3" "$out"
+	assert_eq "ld.so ./app: stderr" "" "$(cat "$WORK/err")"
+	check_trace ldso
+	assert_eq "ld.so ./app: its streams" 4 "$(streams ldso)"
+fi
 # A set-uid program of one's own user is no secure exec: traced.
 cp "$PROG/threads" ./suid && chmod u+s ./suid
 "$OVNIRUN" -o su ./suid join 1 2>"$WORK/err" >/dev/null; assert_eq "own set-uid program" 0 $?

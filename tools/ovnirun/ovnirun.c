@@ -158,7 +158,15 @@ static const char *untraceable(const char *path)
 			if (ph.p_type == PT_INTERP)
 				interp = 1;
 		}
-		if (!interp)
+		/* The dynamic loader run as a program (`ld.so ./app`) has no
+		 * interpreter either, and loads the program it is given with
+		 * LD_PRELOAD: traced.  Told by its name (glibc's ld-linux-*,
+		 * ld64.so, musl's ld-musl-*). */
+		char real[PATH_MAX];
+		const char *base = realpath(path, real) ? strrchr(real, '/') : NULL;
+		base = base ? base + 1 : "";
+		int loader = !strncmp(base, "ld-", 3) || !strncmp(base, "ld64.so", 7) || !strcmp(base, "ld.so");
+		if (!interp && !loader)
 			why = "it is statically linked, so LD_PRELOAD cannot load the agent into it";
 	} else if (n >= SELFMAG && !memcmp(buf, ELFMAG, SELFMAG)) {
 		why = "it is not a 64-bit ELF program";
