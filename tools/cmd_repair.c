@@ -179,7 +179,10 @@ static int set_finished(const char *dir, int64_t how_value, const char *how, con
 	require_models(ovni, rp);
 	int r = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(root);
-	return r == 0 && rename(tmp, path) == 0 ? 0 : -1;
+	if (r == 0 && rename(tmp, path) == 0)
+		return 0;
+	unlink(tmp); /* a full disk: no stream.json.tmp left beside the old one */
+	return -1;
 }
 
 /* stream.json in the thread directory `dir` names loom `loom`. */
@@ -197,7 +200,10 @@ static int set_loom(const char *dir, const char *loom)
 	json_object_set_new(ovni, "loom", json_string(loom));
 	int r = json_dump_file(root, tmp, JSON_INDENT(1) | JSON_SORT_KEYS);
 	json_decref(root);
-	return r == 0 && rename(tmp, path) == 0 ? 0 : -1;
+	if (r == 0 && rename(tmp, path) == 0)
+		return 0;
+	unlink(tmp); /* a full disk: no stream.json.tmp left beside the old one */
+	return -1;
 }
 
 /* A value of the process-event mark for "how it ended", unique in the

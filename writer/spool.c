@@ -640,15 +640,43 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 		r = base ? oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE)
 			 : oa_write_all(fd, obs, len);
 	oa_nc_close(fd);
-	if (r)
-		return r;
-	if (s->json_len && s->json_len <= OA_SPOOL_JSON)
-		return write_slot_json(dir, s, live, cpus, cpus_len);
-	if (!like || atomic_exchange(&json_busy, 1))
-		return -EINVAL;
-	ssize_t n = json_with_tid(like, like_len, s->tid, json_buf, sizeof(json_buf));
-	r = n < 0 ? -EINVAL : write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, json_buf, (size_t)n);
-	atomic_store(&json_busy, 0);
+	if (!r) {
+		if (s->json_len && s->json_len <= OA_SPOOL_JSON) {
+			r = write_slot_json(dir, s, live, cpus, cpus_len);
+		} else if (!like || atomic_exchange(&json_busy, 1)) {
+			r = -EINVAL;
+		} else {
+			ssize_t n = json_with_tid(like, like_len, s->tid, json_buf, sizeof(json_buf));
+			r = n < 0 ? -EINVAL
+				  : write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, json_buf, (size_t)n);
+			atomic_store(&json_busy, 0);
+		}
+	}
+	/* Not written (a full file system: ENOSPC): what this write left is
+	 * taken back, the slot stays for a later try.  A new stream's files
+	 * go (a stream.obs without its stream.json, or an empty stream.json,
+	 * was a stream no tool could read); after an earlier stream of the
+	 * tid, stream.obs is cut back to it. */
+	if (r && base)
+		oa_dir_truncate(dir, "stream.obs", (off_t)base);
+	else if (r && base == 0) {
+		const char *rel;
+		long cut = oa_path_in(dir, "stream.json");
+		if (cut >= 0) {
+			int d = oa_path_at(dir, &rel);
+			unlinkat(d, rel, 0);
+			dir[cut] = '\0';
+		}
+		if ((cut = oa_path_in(dir, "stream.obs")) >= 0) {
+			int d = oa_path_at(dir, &rel);
+			unlinkat(d, rel, 0);
+			dir[cut] = '\0';
+		}
+		if (made) {
+			int d = oa_path_at(dir, &rel);
+			unlinkat(d, rel, AT_REMOVEDIR);
+		}
+	}
 	return r;
 }
 

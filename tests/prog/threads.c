@@ -30,6 +30,7 @@
  *               its own) and yielding 400 times (more events than a spool
  *               slot holds); prints "recycled K tids D" on stderr (K odd
  *               ones got it, D distinct tids)
+ *   seq N       N threads one after another, each returning at once
  *   recycle4 N  4 threads, each starting N threads one after another, each
  *               given the tid of the one it started before (ns_last_pid,
  *               as recycle; the 4 race for it), every 8th yielding 400
@@ -335,6 +336,11 @@ static int recycle(int n)
 	return 0;
 }
 
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
 /* recycle4: one of the 4 creators. */
 static _Atomic int again4;
 static int per4;
@@ -424,6 +430,13 @@ int main(int argc, char **argv)
 			pthread_join(th[i], NULL);
 		if (!strcmp(mode, "exitcode"))
 			status = n;
+	} else if (!strcmp(mode, "seq")) {
+		for (int i = 0; i < n; i++) {
+			pthread_t t;
+			if (pthread_create(&t, NULL, nothing, NULL))
+				return 4;
+			pthread_join(t, NULL);
+		}
 	} else if (!strcmp(mode, "recycle4")) {
 		per4 = n;
 		for (int i = 0; i < 4; i++)
