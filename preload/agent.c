@@ -275,6 +275,20 @@ static int copy_if_changed(void *dst, const void *src, size_t n)
 	return 1;
 }
 
+/* A process in another PID namespace than the run's: the loom of its
+ * namespace.  Out of the start's text (a container's processes only). */
+__attribute__((noinline)) static void enter_pidns_loom(unsigned long ino)
+{
+	char loom[sizeof(oa_cfg.loom)];
+	oa_snprintf(loom, sizeof(loom), "%s.pidns%lu", base_loom, ino);
+	if (strcmp(loom, oa_cfg.loom))
+		oa_procev_loom_changed();
+	memcpy(oa_cfg.loom, loom, sizeof(oa_cfg.loom));
+	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
+	pidns_bits = (long long)(ino & 0x1ffff) << 22;
+	value_pid = getpid() | pidns_bits;
+}
+
 OA_START_TEXT static void place_in_pidns(int may_setenv)
 {
 	if (pidns_bits)
@@ -303,14 +317,7 @@ OA_START_TEXT static void place_in_pidns(int may_setenv)
 	}
 	if (oa_strtoull(run, NULL) == (unsigned long long)ino)
 		return;
-	char loom[sizeof(oa_cfg.loom)];
-	oa_snprintf(loom, sizeof(loom), "%s.pidns%lu", base_loom, ino);
-	if (strcmp(loom, oa_cfg.loom))
-		oa_procev_loom_changed();
-	memcpy(oa_cfg.loom, loom, sizeof(oa_cfg.loom));
-	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
-	pidns_bits = (long long)(ino & 0x1ffff) << 22;
-	value_pid = getpid() | pidns_bits;
+	enter_pidns_loom(ino);
 }
 
 /* Is the trace directory this process reaches by its path the run's?  The
@@ -377,6 +384,33 @@ OA_EARLY_TEXT static int tracedir_is_the_runs(int may_setenv)
 	oa_snprintf(said_var, sizeof(said_var), "%s=%s", said_name, mine);
 	oa_childenv_add(said_var);
 	if (may_setenv)
+		oa_env_set(OA_ENV_TRACEDIR_UNREACHABLE, mine);
+	return 0;
+}
+
+/* The process's start (its constructor): the environment may be set. */
+static int in_process_init;
+
+/* The trace could not be written (err) and no ovnirun report gathers the
+ * lines: has an earlier process of the run said so for the same
+ * directory and error?  Then this one stays silent ("once", not a line
+ * per process of a script: a trace directory a user changed to cannot
+ * write); else its children will (OVNI_TRACEDIR_UNREACHABLE "wERR:HASH",
+ * set for them, and for its own image at its start).  Out of the start's
+ * text (rare). */
+__attribute__((noinline)) static int unwritable_said(int err)
+{
+	if (oa_log_report[0])
+		return 0; /* ovnirun's report says it once on stderr (common/log.c) */
+	char mine[64];
+	oa_snprintf(mine, sizeof(mine), "w%d:%lu", -err, path_hash(oa_cfg.tracedir));
+	const char *said = oa_env(OA_ENV_TRACEDIR_UNREACHABLE);
+	if (said && !oa_strcmp(said, mine))
+		return 1;
+	static char var[96] OA_LARGE_BSS; /* only some runs write it */
+	oa_snprintf(var, sizeof(var), "%s=%s", oa_env_names[OA_ENV_TRACEDIR_UNREACHABLE], mine);
+	oa_childenv_add(var);
+	if (in_process_init)
 		oa_env_set(OA_ENV_TRACEDIR_UNREACHABLE, mine);
 	return 0;
 }
@@ -636,7 +670,7 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 		return r;
 	}
 	if (r != 0) {
-		if (!atomic_exchange(&said_open_error, 1))
+		if (!atomic_exchange(&said_open_error, 1) && !unwritable_said(r))
 			oa_log("cannot write the trace in %s: %s; the program runs untraced", procdir, strerror(-r));
 		return r;
 	}
@@ -1453,8 +1487,10 @@ OA_START_TEXT void agent_process_init(void)
 	}
 	if (oa_col_init() != 0)
 		goto out;
+	in_process_init = 1;
 	if (tracedir_is_the_runs(1) && start_process(take_handover()) == 0)
 		note_tracedir();
+	in_process_init = 0;
 	if (prelude_on)
 		prelude_on = 0; /* not started: nothing to write */
 	if (oa_cfg.debug && atomic_load(&oa_traced_flag))

@@ -47,6 +47,17 @@ assert_eq "stdout with no trace dir" "done exitcode 3" "$(cat "$WORK/out")"
 assert_eq "stderr lines" 1 "$(wc -l <"$WORK/err")"
 grep -q "ovni-auto: cannot write the trace in $WORK/afile/sub" "$WORK/err" || fail "unclear message: $(cat "$WORK/err")"
 
+# A script's processes that all cannot write there (LD_PRELOAD alone: no
+# ovnirun report to gather the lines): one line, not one per process
+# (before: 6), and the programs' output as untraced.
+out=$(LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$WORK/afile/sub" sh -c 'for i in 1 2 3 4 5; do /bin/echo $i; done' 2>"$WORK/err")
+assert_eq "script with no trace dir: status" 0 $?
+assert_eq "script with no trace dir: output" "1 2 3 4 5" "$(echo $out)"
+assert_eq "script with no trace dir: stderr lines" 1 "$(wc -l <"$WORK/err")"
+# Another directory that fails: said again.
+LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$WORK/afile/sub" sh -c 'OVNI_TRACEDIR=$0/other /bin/true' "$WORK/afile" 2>"$WORK/err"
+assert_eq "another failing directory: stderr lines" 2 "$(wc -l <"$WORK/err")"
+
 # OVNI_DISABLE turns the agent off entirely.
 LD_PRELOAD="$LIBAGENT" OVNI_DISABLE=1 OVNI_TRACEDIR="$WORK/off" "$PROG/threads" join 2 >/dev/null || fail "disabled run"
 [ -e "$WORK/off" ] && fail "a disabled agent wrote a trace"
