@@ -219,8 +219,14 @@ static int members(pid_t root, pid_t *out, int max)
 		for (ssize_t i = 0; i < len;) {
 			const char *v = env + i;
 			size_t l = strnlen(v, (size_t)(len - i));
+			/* And started after ovnirun: a root pid is given again once
+			 * the run's first process has ended (a program past
+			 * pid_max forks), and an older run's processes with that
+			 * root (another session's) were listed as the run's, and
+			 * waited for. */
 			if (l == wl && !memcmp(v, want, wl)) {
-				out[n++] = pid;
+				if (user_process(pid, since))
+					out[n++] = pid;
 				break;
 			}
 			i += (ssize_t)l + 1;
@@ -229,6 +235,27 @@ static int members(pid_t root, pid_t *out, int max)
 	if (d)
 		closedir(d);
 	return n;
+}
+
+/* Is pid a process of the run (members' test, for one pid)? */
+static int is_member(pid_t pid, pid_t root)
+{
+	static char env[1 << 16];
+	char want[48], self[1024];
+	static unsigned long long since;
+	if (!since)
+		since = start_ticks(proc_stat(getpid(), self, sizeof(self)));
+	snprintf(want, sizeof(want), "OVNI_ROOT_PID=%d", (int)root);
+	size_t wl = strlen(want);
+	ssize_t len = read_environ(pid, env, sizeof(env));
+	for (ssize_t i = 0; i < len;) {
+		const char *v = env + i;
+		size_t l = strnlen(v, (size_t)(len - i));
+		if (l == wl && !memcmp(v, want, wl))
+			return user_process(pid, since);
+		i += (ssize_t)l + 1;
+	}
+	return 0;
 }
 
 static int zombie(pid_t pid)
@@ -405,8 +432,12 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			const char *skew = getenv("OVNI_TEST_CLOCK_SKEW");
 			if (skew && out[n].first)
 				out[n].first -= (uint64_t)strtoll(skew, NULL, 10);
+			/* No event to date the directory by (its streams not
+			 * written yet): a process of that pid counts if it is
+			 * one of the run's (a pid given again past pid_max to
+			 * another session's process was listed and waited for). */
 			out[n].alive = ns ? (nns < 0 ? 1 : exists && alive(here, out[n].first))
-					  : exists && alive(pid, out[n].first);
+					  : exists && (out[n].first ? alive(pid, out[n].first) : is_member(pid, root));
 			out[n].open = open_streams;
 			snprintf(out[n].loom, sizeof(out[n].loom), "%s", ns ? l->d_name + 5 : "");
 			if (out[n].alive || open_streams)
