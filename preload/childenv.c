@@ -127,8 +127,9 @@ __attribute__((noinline)) static void absolute_dirs_for_children(void)
 		absolute_for_children(OA_ENV_TMPDIR, oa_env(OA_ENV_TMPDIR), oa_cfg.tmpdir);
 }
 
-/* Is entry one of abs_vars? */
-__attribute__((noinline)) static int is_abs_var(const char *entry)
+/* Is entry one of abs_vars?  Early text, as oa_childenv: every exec of
+ * a process that got a relative directory (or none) asks. */
+static OA_EARLY_TEXT int is_abs_var(const char *entry)
 {
 	for (int k = 0; k < nabs; k++)
 		if (abs_vars[k] == entry)
@@ -139,7 +140,7 @@ __attribute__((noinline)) static int is_abs_var(const char *entry)
 /* Is env entry e (NAME=value) one that a saved absolute one replaces:
  * the relative value the process got (one the program gave its child
  * itself is its own)? */
-__attribute__((noinline)) static int replaced(const char *e)
+static OA_EARLY_TEXT int replaced(const char *e)
 {
 	for (int k = 0; k < nabs; k++)
 		if (abs_was[k] && oa_strcmp(e, abs_was[k]) == 0)

@@ -99,12 +99,24 @@ static OA_EARLY_TEXT _Atomic uint32_t *loom_counter(void)
 	/* Its block had before the first write through the mapping (the file
 	 * is made sparse): on a file system the trace filled (a small tmpfs)
 	 * that write was a SIGBUS in the program (a shell reaping a child).
-	 * No block to be had: the pid-based values.  Raw calls: a fork child
-	 * of a shell may be the first here (no libc page more). */
-	if (m != MAP_FAILED && oa_sys3(SYS_madvise, (long)m, 4096, MADV_POPULATE_WRITE) != 0 &&
-	    oa_sys4(SYS_fallocate, fd, 0, 0, 4096) != 0) {
-		munmap(m, 4096);
-		m = MAP_FAILED;
+	 * No block to be had (ENOSPC): the pid-based values.  A kernel before
+	 * 5.14 (no MADV_POPULATE_WRITE) reserves it with fallocate; one that
+	 * can do neither (NFSv3, some FUSE) uses the page as before.  Raw
+	 * calls: a fork child of a shell may be the first here (no libc page
+	 * more). */
+	if (m != MAP_FAILED) {
+		/* EFAULT: it would have been a SIGBUS (no block); EINVAL: no
+		 * such advice here. */
+		long e = oa_sys3(SYS_madvise, (long)m, 4096, MADV_POPULATE_WRITE);
+		if (e == -EINVAL) {
+			e = oa_sys4(SYS_fallocate, fd, 0, 0, 4096);
+			if (e != -ENOSPC && e != -EDQUOT)
+				e = 0;
+		}
+		if (e) {
+			munmap(m, 4096);
+			m = MAP_FAILED;
+		}
 	}
 	oa_nc_close(fd);
 	oa_fdlock_agent_leave();

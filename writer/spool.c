@@ -561,7 +561,8 @@ static int writev_all(int fd, struct iovec *v, int n)
  * with "finished": 0, for the finisher that follows.  The loom's CPUs,
  * left out of a slot of the run's spool (cpus_at), go back in from
  * `cpus`. */
-static int write_slot_json(char *dir, struct oa_spool_slot *s, int live, const char *cpus, size_t cpus_len)
+static int write_slot_json(char *dir, const char *name, struct oa_spool_slot *s, int live, const char *cpus,
+			   size_t cpus_len)
 {
 	const char *j = oa_spool_json(s);
 	size_t len = s->json_len, at = OA_META_FINISHED_AT, c = s->cpus_at, from = 0;
@@ -578,7 +579,7 @@ static int write_slot_json(char *dir, struct oa_spool_slot *s, int live, const c
 		from = c;
 	}
 	v[k++] = (struct iovec){ (void *)(j + from), len - from };
-	int fd = oa_dir_open(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = oa_dir_open(dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
 		return -errno;
 	int r = writev_all(fd, v, k);
@@ -623,6 +624,10 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 		return -errno;
 	struct stat st;
 	int r = fstat(fd, &st) != 0 ? -errno : 0;
+	if (r) {
+		oa_nc_close(fd);
+		return r;
+	}
 	uint64_t base = (uint64_t)st.st_size;
 	if (!r && atomic_load_explicit(&s->spilling, memory_order_acquire) && s->spill_base < base)
 		base = s->spill_base;
@@ -640,16 +645,36 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 		r = base ? oa_write_all(fd, obs + OVNI_HEADER_SIZE, len - OVNI_HEADER_SIZE)
 			 : oa_write_all(fd, obs, len);
 	oa_nc_close(fd);
+	/* After an earlier stream of the tid, its stream.json is replaced
+	 * whole (a temporary file, renamed): a write that fails half way
+	 * (a full file system) leaves the earlier one readable. */
+	const char *name = base ? "stream.json.tmp" : "stream.json";
 	if (!r) {
 		if (s->json_len && s->json_len <= OA_SPOOL_JSON) {
-			r = write_slot_json(dir, s, live, cpus, cpus_len);
+			r = write_slot_json(dir, name, s, live, cpus, cpus_len);
 		} else if (!like || atomic_exchange(&json_busy, 1)) {
 			r = -EINVAL;
 		} else {
 			ssize_t n = json_with_tid(like, like_len, s->tid, json_buf, sizeof(json_buf));
-			r = n < 0 ? -EINVAL
-				  : write_file(dir, "stream.json", O_WRONLY | O_CREAT | O_TRUNC, json_buf, (size_t)n);
+			r = n < 0 ? -EINVAL : write_file(dir, name, O_WRONLY | O_CREAT | O_TRUNC, json_buf, (size_t)n);
 			atomic_store(&json_busy, 0);
+		}
+	}
+	if (base) {
+		const char *rel;
+		long cut = oa_path_in(dir, name);
+		if (cut >= 0) {
+			int d = oa_path_at(dir, &rel);
+			char to[4400]; /* oa_path_in keeps dir under 4 KiB */
+			memcpy(to, dir, (size_t)cut);
+			memcpy(to + cut, "/stream.json", sizeof("/stream.json"));
+			const char *rel_to;
+			int d_to = oa_path_at(to, &rel_to);
+			if (!r && renameat(d, rel, d_to, rel_to) != 0)
+				r = -errno;
+			if (r)
+				unlinkat(d, rel, 0);
+			dir[cut] = '\0';
 		}
 	}
 	/* Not written (a full file system: ENOSPC): what this write left is

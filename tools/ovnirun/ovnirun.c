@@ -600,13 +600,20 @@ int main(int argc, char **argv)
 		snprintf(absdir, sizeof(absdir), "%s", dir);
 	} else {
 		/* A current directory that was removed: the program runs all
-		 * the same, untraced (the agent cannot make the trace there
-		 * and says so), as with any trace directory it cannot write. */
+		 * the same, untraced, and so does everything it starts (a
+		 * relative directory would be each one's own: `cd sub; tool`
+		 * made sub/ovni), as with a trace directory it cannot write. */
 		char cwd[PATH_MAX];
-		if (getcwd(cwd, sizeof(cwd)))
+		if (getcwd(cwd, sizeof(cwd))) {
 			snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
-		else
+		} else {
 			snprintf(absdir, sizeof(absdir), "%s", dir);
+			fprintf(stderr,
+				"ovnirun: the current directory was removed, and the trace directory (%s) is relative "
+				"to it: the program runs untraced\n",
+				dir);
+			setenv("OVNI_DISABLE", "1", 1);
+		}
 	}
 
 	if (contact[0] && !launcher_rank() && oa_col_session(contact, 0) != 0) {

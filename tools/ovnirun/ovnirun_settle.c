@@ -237,7 +237,14 @@ static int members(pid_t root, pid_t *out, int max)
 	return n;
 }
 
-/* Is pid a process of the run (members' test, for one pid)? */
+/* Is pid, alive, a process of the run (members' test, for one pid)?  Its
+ * environment says so, and it started after ovnirun.  One whose
+ * environment cannot be told (not readable: not dumpable, another user;
+ * empty: in the middle of an exec; past what is read: a large one; no
+ * NAME=VALUE first: a server's process title written over it, as
+ * PostgreSQL's and nginx's setproctitle do) is taken as the run's if it is
+ * alive, as before: finishing the streams of a process that still runs
+ * is the worse mistake. */
 static int is_member(pid_t pid, pid_t root)
 {
 	static char env[1 << 16];
@@ -248,6 +255,8 @@ static int is_member(pid_t pid, pid_t root)
 	snprintf(want, sizeof(want), "OVNI_ROOT_PID=%d", (int)root);
 	size_t wl = strlen(want);
 	ssize_t len = read_environ(pid, env, sizeof(env));
+	if (len <= 0 || (size_t)len >= sizeof(env) - 1 || !memchr(env, '=', strnlen(env, (size_t)len)))
+		return alive(pid, 0);
 	for (ssize_t i = 0; i < len;) {
 		const char *v = env + i;
 		size_t l = strnlen(v, (size_t)(len - i));
