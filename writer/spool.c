@@ -661,20 +661,18 @@ OA_THREAD_TEXT static int write_slot(const char *procdir, struct oa_spool_slot *
 		}
 	}
 	if (base) {
-		const char *rel;
-		long cut = oa_path_in(dir, name);
-		if (cut >= 0) {
-			int d = oa_path_at(dir, &rel);
-			char to[4400]; /* oa_path_in keeps dir under 4 KiB */
-			memcpy(to, dir, (size_t)cut);
-			memcpy(to + cut, "/stream.json", sizeof("/stream.json"));
-			const char *rel_to;
-			int d_to = oa_path_at(to, &rel_to);
-			if (!r && renameat(d, rel, d_to, rel_to) != 0)
+		/* In the thread's directory, by a descriptor of it: no second
+		 * path on the stack (the end of a process may run on a 16 KiB
+		 * thread stack). */
+		int dfd = oa_open_dir(dir);
+		if (dfd < 0) {
+			r = r ? r : dfd;
+		} else {
+			if (!r && renameat(dfd, name, dfd, "stream.json") != 0)
 				r = -errno;
 			if (r)
-				unlinkat(d, rel, 0);
-			dir[cut] = '\0';
+				unlinkat(dfd, name, 0);
+			oa_nc_close(dfd);
 		}
 	}
 	/* Not written (a full file system: ENOSPC): what this write left is
