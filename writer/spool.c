@@ -710,6 +710,23 @@ void oa_spool_hold_init(struct oa_spool_hold *h, struct oa_spool_hold_entry *e, 
 	h->tag = 0;
 	h->all = 0;
 	h->e = e;
+	h->sp = NULL;
+}
+
+/* May tid have a slot of the process's spool other than its one in map
+ * (the files' counts by tid bucket: a slot counts until it is freed)?
+ * Without the spool at hand (one file of a finisher): yes. */
+static int may_recur(const struct oa_spool_hold *h, uint8_t *map, int tid)
+{
+	if (!h->sp)
+		return 1;
+	unsigned b = (unsigned)tid & (OA_SPOOL_TIDS - 1), nf = atomic_load(&h->sp->nfiles);
+	for (unsigned j = 0; j < nf && j < OA_SPOOL_FILES; j++) {
+		uint8_t *m = h->sp->files[j].map;
+		if (m && atomic_load_explicit(tids_of(m) + b, memory_order_relaxed) > (m == map ? 1u : 0u))
+			return 1;
+	}
+	return 0;
 }
 
 uint64_t oa_spool_seq(const uint8_t *map)
@@ -776,6 +793,7 @@ static int pass_begin(struct oa_spool *sp, unsigned nf, struct oa_spool_hold *hd
 {
 	int mine = !atomic_exchange(&pass_busy, 1);
 	oa_spool_hold_init(hd, mine ? pass_holds : NULL, OA_SPOOL_HOLD);
+	hd->sp = sp;
 	for (unsigned j = 0; mine && j < nf; j++)
 		pass_upto[j] = sp->files[j].map ? oa_spool_seq(sp->files[j].map) : 0;
 	return mine;
@@ -820,7 +838,8 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 			(*in_use)++;
 			(*busy)++;
 			if (st == OA_SPOOL_WATCHED)
-				hold_tid(hd, pid, s->tid, 1);
+				if (may_recur(hd, map, s->tid))
+					hold_tid(hd, pid, s->tid, 1);
 			continue;
 		}
 		/* Written out by a watcher that died zeroing it: only freed. */
@@ -836,7 +855,7 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 		      (dead && (st == OA_SPOOL_LIVE || st == OA_SPOOL_BUSY || st == OA_SPOOL_WATCHED)))) {
 			(*in_use)++;
 			/* Another unpack of the process writes it (BUSY). */
-			if (st != OA_SPOOL_LIVE)
+			if (st != OA_SPOOL_LIVE && may_recur(hd, map, s->tid))
 				hold_tid(hd, pid, s->tid, 0);
 			continue;
 		}
@@ -868,7 +887,8 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 			/* Kept for a later try (repair). */
 			atomic_store(&s->state, st);
 			(*in_use)++;
-			hold_tid(hd, pid, s->tid, 0);
+			if (may_recur(hd, map, s->tid))
+				hold_tid(hd, pid, s->tid, 0);
 			continue;
 		}
 		done++;
@@ -921,8 +941,10 @@ OA_THREAD_TEXT int oa_spool_unpack(struct oa_spool *sp, int dead, const char *js
 	for (int tries = 0;; tries++) {
 		int wait = 0;
 		keep = 0;
-		if (tries)
+		if (tries) {
 			oa_spool_hold_init(&hd, hd.e, hd.cap);
+			hd.sp = sp;
+		}
 		for (unsigned j = 0; j < nf; j++) {
 			struct oa_spool_file *f = &sp->files[j];
 			if (!f->map)

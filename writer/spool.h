@@ -152,11 +152,11 @@ struct oa_spool {
  * the earlier one out made a stream.obs with two headers, or with its
  * clock going backwards).  A slot whose thread runs needs no hold: see
  * oa_spool_seq.  Keyed by the spool's pid and the tid, in the caller's
- * table of `cap` entries (usually none is used: OA_SPOOL_HOLD is plenty);
+ * table of `cap` entries (usually a few are used: OA_SPOOL_HOLD is plenty);
  * past it, or with none (cap 0), every slot after the first held waits
  * for the next pass.  Entries carry the tag of the file that made them: a
  * file tried again drops its own (unpack_waiting). */
-#define OA_SPOOL_HOLD 64u
+#define OA_SPOOL_HOLD 256u
 struct oa_spool_hold_entry {
 	int32_t pid, tid;
 	uint16_t watched, tag;
@@ -165,6 +165,11 @@ struct oa_spool_hold {
 	uint32_t n, cap;
 	uint16_t tag, all; /* all: 1 + the tag under which the table overflowed */
 	struct oa_spool_hold_entry *e;
+	/* The agent's passes: its spool, whose files' counts of slots by tid
+	 * tell a tid that has no other slot (nothing to hold for it: a
+	 * process's end racing its watcher, slot after slot, held each tid it
+	 * lost, and a full table held every slot after). */
+	const struct oa_spool *sp;
 };
 void oa_spool_hold_init(struct oa_spool_hold *h, struct oa_spool_hold_entry *e, unsigned cap);
 
