@@ -37,6 +37,11 @@ for i in 1 2; do
 	# empty one (the write of a spooled thread that failed half way).
 	grep -q "cannot load stream.json\|stream.json.*expected" "$WORK/check" &&
 		fail "$i: a stream left unreadable: $(grep stream.json "$WORK/check" | head -3)"
+	# And check says why: the file system is full.
+	if grep -q "problem" "$WORK/check"; then
+		grep -q "hint: the trace's file system is full" "$WORK/check" ||
+			fail "$i: check does not say the file system is full: $(tail -3 "$WORK/check")"
+	fi
 	# Each tool ends by itself (0: fine, 1: problems named), never by a signal.
 	while read -r tool st; do
 		[ "$st" -le 1 ] || fail "$i: ovni-auto $tool ended with status $st (a signal?)"

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "../../common/log.h"
 #include "check.h"
@@ -140,6 +141,15 @@ static void summary(struct ck *c)
 			c->problems == 1 ? "" : "s", c->t->n, c->events);
 	else
 		fprintf(c->out, "ok: %d streams, %ld events\n", c->t->n, c->events);
+	/* A trace file system that filled up: what did not fit is missing,
+	 * and the hints below are not why. */
+	struct statvfs fs;
+	if (c->problems && statvfs(c->t->dir, &fs) == 0 && fs.f_frsize &&
+	    (unsigned long long)fs.f_bavail * fs.f_frsize < (1ull << 20))
+		fprintf(c->out,
+			"hint: the trace's file system is full (%llu KiB free): what did not fit is missing (the "
+			"traced processes said so on stderr); `ovni-auto repair %s` once there is room\n",
+			(unsigned long long)fs.f_bavail * fs.f_frsize / 1024, c->t->dir);
 	/* Streams nobody finished: a process killed together with whoever
 	 * would have finished it (SIGKILL of ovnirun and its process group,
 	 * a batch system's hard kill of a job). */
