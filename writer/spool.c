@@ -432,6 +432,12 @@ static uint64_t order_buf[OA_SPOOL_SLOTS] OA_LARGE_BSS;
  * is in use (another unpack of this process at once: index order, as
  * before slots were taken again).  Else order_buf, its *n keys sorted
  * (slot index in the low 11 bits); give it back with order_done(). */
+/* The order is needed and the buffer is another unpack's (two at once in
+ * a process: its end and a thread emptying a full spool): nothing is
+ * written now (index order could append a recycled tid's streams out of
+ * order); the slots stay for the next pass, or the finisher. */
+#define ORDER_BUSY ((uint64_t *)1)
+
 OA_THREAD_TEXT static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned *n)
 {
 	uint64_t prev = 0;
@@ -444,8 +450,10 @@ OA_THREAD_TEXT static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned
 			break;
 		prev = k;
 	}
-	if (i == nslots || atomic_exchange(&order_busy, 1))
+	if (i == nslots)
 		return NULL;
+	if (atomic_exchange(&order_busy, 1))
+		return ORDER_BUSY;
 	uint64_t *o = order_buf;
 	unsigned c = 0;
 	for (i = 0; i < nslots; i++)
@@ -458,8 +466,17 @@ OA_THREAD_TEXT static uint64_t *order_of(uint8_t *map, unsigned nslots, unsigned
 
 static void order_done(uint64_t *o)
 {
-	if (o)
+	if (o && o != ORDER_BUSY)
 		atomic_store(&order_busy, 0);
+}
+
+/* The slots in use, none written (ORDER_BUSY). */
+static unsigned count_in_use(uint8_t *map, unsigned nslots)
+{
+	unsigned c = 0;
+	for (unsigned i = 0; i < nslots; i++)
+		c += atomic_load_explicit(&slot_at(map, i)->state, memory_order_acquire) != OA_SPOOL_FREE;
+	return c;
 }
 
 /* The bytes of stream.obs a LIVE slot holds: its events end at the first
@@ -823,6 +840,10 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 		nslots = OA_SPOOL_SLOTS;
 	unsigned n = nslots;
 	uint64_t *order = order_of(map, nslots, &n);
+	if (order == ORDER_BUSY) {
+		*in_use = (int)count_in_use(map, nslots);
+		return 0;
+	}
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = order ? (unsigned)(order[k] & 2047) : k;
 		struct oa_spool_slot *s = slot_at(map, i);
@@ -1183,6 +1204,10 @@ int oa_spool_unpack_done(uint8_t *map, size_t len, const char *procdir, unsigned
 	/* Every slot handed out, from the first: a freed one is taken again. */
 	unsigned n = taken;
 	uint64_t *order = order_of(map, taken, &n);
+	if (order == ORDER_BUSY) {
+		*left = count_in_use(map, taken);
+		return 0;
+	}
 	int done = 0;
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = order ? (unsigned)(order[k] & 2047) : k;
