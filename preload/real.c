@@ -390,6 +390,17 @@ OA_START_TEXT void *oa_real_vdso(const char *name, const char *version)
 	return NULL;
 }
 
+OA_START_TEXT int oa_real_loaded(const char *prefix, size_t len)
+{
+	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next) {
+		const char *n = m->l_name, *b = n ? oa_strrchr(n, '/') : NULL;
+		b = b ? b + 1 : n;
+		if (b && !strncmp(b, prefix, len))
+			return 1;
+	}
+	return 0;
+}
+
 OA_START_TEXT const char *oa_real_self_name(void)
 {
 	for (const struct link_map *m = _r_debug.r_map; m; m = m->l_next)

@@ -43,6 +43,11 @@ void *oa_real_vdso(const char *name, const char *version);
 #else
 #define OA_VDSO_CLOCK_GETTIME "__vdso_clock_gettime", "LINUX_2.6"
 #endif
+/* Is an object whose file name begins with prefix (len bytes) loaded?
+ * From the loader's list itself, not dl_iterate_phdr: another preloaded
+ * library may interpose that and not be ready before its constructor
+ * (libfakechroot's crashed in ours: `fakechroot chroot / true`, 139). */
+int oa_real_loaded(const char *prefix, size_t len);
 /* The file name the loader loaded the agent by (its link map's), or NULL. */
 const char *oa_real_self_name(void);
 /* oa_real_scope(1): read the global scope once; until oa_real_scope(0),

@@ -15,7 +15,7 @@ pkgs="$pkgs mpich libmpich-dev gfortran python3-mpi4py"
 pkgs="$pkgs golang-go parallel"
 # Servers that change user (issue 30): nginx (workers as www-data), PostgreSQL
 # (runuser -u postgres), getfacl to look at the ACL the agent grants.
-pkgs="$pkgs nginx-light postgresql acl util-linux bubblewrap"
+pkgs="$pkgs nginx-light postgresql acl util-linux bubblewrap fakechroot"
 # A server whose child confines itself with a seccomp filter: OpenSSH's
 # pre-authentication child (sshd, logged into with ssh and a key).
 pkgs="$pkgs openssh-server openssh-client"

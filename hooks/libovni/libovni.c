@@ -60,19 +60,11 @@ enum lo_tstate { LO_RUNNING, LO_PAUSED, LO_COOLING, LO_WARMING };
 
 /* jansson (the attributes' document model) is opened at start when the
  * program has libovni loaded, as a libovni program has: not on one of its
- * threads later (see json.h). */
-static OA_START_TEXT int is_libovni(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	(void)arg;
-	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-	base = base ? base + 1 : info->dlpi_name;
-	return base && !strncmp(base, "libovni.so", 10);
-}
-
+ * threads later (see json.h).  The loader's list read directly
+ * (preload/real.h: not dl_iterate_phdr, which another preload may wrap). */
 __attribute__((constructor(103))) static void libovni_init(void)
 {
-	if (!oa_off && dl_iterate_phdr(is_libovni, NULL))
+	if (!oa_off && oa_real_loaded("libovni.so", 10))
 		oa_json_load();
 }
 

@@ -118,3 +118,20 @@ if command -v bwrap >/dev/null && bwrap --ro-bind / / --dev /dev true 2>/dev/nul
 else
 	info "bubblewrap not installed or not allowed: its case skipped (scripts/deps.sh installs it)"
 fi
+
+# fakechroot: another LD_PRELOAD library whose dl_iterate_phdr wrapper is
+# not ready before its own constructor: the agent's constructor called it
+# (looking for libovni) and the program died of SIGSEGV (139), traced and
+# with LD_PRELOAD alone, every time.  The agent reads the loader's list
+# itself now.
+if command -v fakechroot >/dev/null && fakechroot chroot / /bin/echo fc >/dev/null 2>&1; then
+	out=$("$OVNIRUN" -q -o "$T/fc" fakechroot chroot / /bin/echo inside 2>"$T/fc.err")
+	assert_eq "fakechroot under ovnirun: status" 0 $?
+	assert_eq "fakechroot under ovnirun: output" "inside" "$out"
+	check_trace "$T/fc"
+	out=$(LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$T/fc2" fakechroot chroot / /bin/echo inside 2>"$T/fc2.err")
+	assert_eq "fakechroot with LD_PRELOAD: status" 0 $?
+	assert_eq "fakechroot with LD_PRELOAD: output" "inside" "$out"
+else
+	info "fakechroot not installed: its case skipped (scripts/deps.sh installs it)"
+fi
