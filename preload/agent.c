@@ -71,6 +71,7 @@ static int staged;                       /* stagedir holds one (read this, not s
 /* The run's spool (writer/spool.h), mapped (a fork child keeps its
  * parent's), and whether this image's first stream starts there. */
 static uint8_t *run_map;
+#define RUN_NONE ((uint8_t *)1) /* run_map: looked for, none (once per image) */
 static int run_first;
 static _Atomic int run_threads_of; /* the pid whose note in it (oa_run_mark_ended) was taken back */
 static const char *run_rel;        /* procdir, relative to the trace */
@@ -275,6 +276,8 @@ static int copy_if_changed(void *dst, const void *src, size_t n)
 	return 1;
 }
 
+static unsigned long run_pidns; /* the run's PID namespace, once known */
+
 /* A process in another PID namespace than the run's: the loom of its
  * namespace.  Out of the start's text (a container's processes only). */
 __attribute__((noinline)) static void enter_pidns_loom(unsigned long ino)
@@ -287,6 +290,13 @@ __attribute__((noinline)) static void enter_pidns_loom(unsigned long ino)
 	memcpy(oa_meta.loom, oa_cfg.loom, sizeof(oa_meta.loom));
 	pidns_bits = (long long)(ino & 0x1ffff) << 22;
 	value_pid = getpid() | pidns_bits;
+	/* Not the run's spool, which is keyed by pids of ovnirun's namespace
+	 * (it is the run's loom's only): a fork child made into a new one
+	 * (clone(CLONE_NEWPID): firejail's sandbox init, pid 1 there) kept
+	 * its parent's mapping and took the slot of "pid 1" of the run's
+	 * loom, which ovnirun then took for the host's init, still running:
+	 * its stream stayed in the spool. */
+	run_map = RUN_NONE;
 }
 
 OA_START_TEXT static void place_in_pidns(int may_setenv)
@@ -306,8 +316,14 @@ OA_START_TEXT static void place_in_pidns(int may_setenv)
 		return; /* no /proc: nothing to tell */
 	if (oa_cfg.debug)
 		oa_log("PID namespace %lu, %s", ino, ns_how);
+	/* The run's namespace: OVNI_PIDNS, or as this image learned it (a
+	 * fork child whose parent cleared its environment before a
+	 * clone(CLONE_NEWPID), firejail's sandbox init, kept the run's loom
+	 * and its spool: "pid 1" of the run's loom, its stream left). */
 	const char *run = oa_env(OA_ENV_PIDNS);
-	if (!run || !*run) {
+	unsigned long want = run && *run ? (unsigned long)oa_strtoull(run, NULL) : run_pidns;
+	if (!want) {
+		run_pidns = ino;
 		if (may_setenv) {
 			char v[32];
 			oa_snprintf(v, sizeof(v), "%lu", ino);
@@ -315,7 +331,8 @@ OA_START_TEXT static void place_in_pidns(int may_setenv)
 		}
 		return;
 	}
-	if (oa_strtoull(run, NULL) == (unsigned long long)ino)
+	run_pidns = want;
+	if (want == ino)
 		return;
 	enter_pidns_loom(ino);
 }
@@ -494,7 +511,6 @@ OA_START_TEXT static void spool_forget(void)
 }
 
 /* The run's spool mapped, when ovnirun made one for the trace: 1 yes. */
-#define RUN_NONE ((uint8_t *)1) /* run_map: looked for, none (once per image) */
 OA_RUN_TEXT static int run_attach(void)
 {
 	if (run_map)
