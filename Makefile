@@ -107,7 +107,7 @@ $(CLI): $(B)/obj/tools/main.o $(TOOLS_OBJ) $(WRITER_OBJ)
 	$(CC) -o $@ $^ $(TOOLS_LIBS)
 
 # ovnirun writes the threads' spools out while the run goes on (ovnirun_watch.c).
-RUN_WRITER := $(addprefix $(B)/obj/writer/,spool.o runspool.o files.o stream.o clock.o meta.o) $(addprefix $(B)/obj/common/,env.o arena.o slab.o)
+RUN_WRITER := $(addprefix $(B)/obj/writer/,spool.o runspool.o files.o stream.o clock.o meta.o finish.o) $(addprefix $(B)/obj/common/,env.o arena.o slab.o)
 $(RUN): $(call obj,$(RUN_SRC)) $(B)/obj/common/log.o $(B)/obj/common/die.o $(B)/obj/common/fdroom.o $(RUN_WRITER)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $^

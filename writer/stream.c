@@ -21,6 +21,7 @@
 #include "../common/sys.h"
 #include "../common/slab.h"
 #include "files.h"
+#include "finish.h"
 #include "sigblock.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -154,6 +155,75 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 
 static int advance(struct oa_stream *s, int fd, uint64_t cur, size_t need, size_t ps);
 
+/* The bytes of stream.obs (size bytes at fd) up to the end of its last
+ * whole event, those events replayed into r (or NULL).  Out of the usual
+ * path (noinline): only for a stream that ends in zeros. */
+__attribute__((noinline)) static uint64_t whole_events(int fd, uint64_t size, struct oa_replay *r)
+{
+	uint8_t buf[2048];
+	uint64_t off = OVNI_HEADER_SIZE;
+	while (off + OVNI_EV_HEADER_SIZE <= size) {
+		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)off);
+		if (n < (ssize_t)OVNI_EV_HEADER_SIZE || !buf[1])
+			break; /* the zeros an unfinished window ends with */
+		uint64_t len = OVNI_EV_HEADER_SIZE, pl;
+		const uint8_t *payload = buf + OVNI_EV_HEADER_SIZE;
+		if (ovni_flags_is_jumbo(buf[0])) {
+			uint32_t j;
+			if (n < (ssize_t)OVNI_EV_HEADER_SIZE + 4)
+				break;
+			memcpy(&j, buf + OVNI_EV_HEADER_SIZE, 4);
+			pl = j;
+			payload += 4;
+			len += 4 + pl;
+		} else {
+			pl = ovni_flags_payload_size(buf[0]);
+			len += pl;
+		}
+		if (off + len > size)
+			break;
+		if (r) {
+			uint64_t clock;
+			memcpy(&clock, buf + 4, 8);
+			/* A payload past what was read (a large jumbo event): its
+			 * name is enough for what it leaves open. */
+			int whole = len <= (uint64_t)n;
+			oa_replay_event(r, (const char *)buf + 1, clock, whole ? payload : NULL,
+					whole ? (uint32_t)pl : 0);
+		}
+		off += len;
+	}
+	return off;
+}
+
+/* stream.obs (size bytes at fd) of an earlier image whose end nobody cut:
+ * its window whole, zeros after its events (its caller saw an 8-byte tail
+ * of zeros; a finished stream ends with an event's clock or payload).  Cut back
+ * to its last whole event, and what its thread left open closed, its OHe
+ * last (as a seen exec ends it): the new image's OHx follows, not a hole no
+ * reader gets past.  Returns the new size.  Out of line, its buffers in
+ * its own frame (a thread on a 16 KiB stack opens files), and the replay
+ * (~72 KiB) mapped for the moment. */
+__attribute__((noinline)) static uint64_t cut_unended(int fd, uint64_t size)
+{
+	struct oa_replay *rp = mmap(NULL, sizeof(*rp), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t good = whole_events(fd, size, rp == MAP_FAILED ? NULL : rp);
+	uint8_t closers[1024];
+	size_t cl = 0;
+	if (good < size) {
+		if (rp != MAP_FAILED)
+			oa_replay_closers(rp, closers, sizeof(closers), &cl);
+		if (ftruncate(fd, (off_t)good) == 0) {
+			size = good;
+			if (cl && pwrite(fd, closers, cl, (off_t)good) == (ssize_t)cl)
+				size = good + cl;
+		}
+	}
+	if (rp != MAP_FAILED)
+		munmap(rp, sizeof(*rp));
+	return size;
+}
+
 /* Create or continue stream.obs in s->path and map its first window. */
 /* fresh: the directory was made just now (nothing to continue). */
 static int open_files(struct oa_stream *s, int append, int fresh)
@@ -175,6 +245,14 @@ static int open_files(struct oa_stream *s, int append, int fresh)
 			start = (uint64_t)st.st_size;
 		else if ((!ok || st.st_size != 0) && ftruncate(fd, 0) != 0)
 			goto fail_errno;
+		/* An earlier image whose end nobody cut (an exec the agent did
+		 * not see: another preloaded library that calls libc's execve
+		 * through its own handle, as libtorsocks does) left its window
+		 * whole, zeros after its events (cut_unended). */
+		uint64_t tail = 1;
+		if (start > OVNI_HEADER_SIZE + 8 && start <= (64u << 20) &&
+		    pread(fd, &tail, sizeof(tail), (off_t)(start - 8)) == (ssize_t)sizeof(tail) && !tail)
+			start = cut_unended(fd, start);
 	}
 	if (start == 0) {
 		uint8_t hdr[OVNI_HEADER_SIZE];

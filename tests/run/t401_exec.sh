@@ -128,3 +128,21 @@ got=$("$OVNIRUN" -q -o "$WORK/argmax" "$PROG/procs" argmax 2>"$WORK/argmax.err")
 assert_eq "largest environment" "$want" "$got"
 grep -q "leave no room for the agent's variables (E2BIG)" "$WORK/argmax.err" || fail "E2BIG not said: $(head -n 3 "$WORK/argmax.err")"
 check_trace "$WORK/argmax"
+
+# An exec the agent does not see: another preloaded library calls libc's
+# execve through a handle of its own (libtorsocks does). The new image
+# continued the earlier image's stream after its whole window, zeros
+# between ("offset 316: not an event", every time); it now cuts the
+# stream back to its last whole event and closes what it left open (its
+# OHe), as a seen exec does.
+for how in ovnirun preload; do
+	rm -rf "$WORK/shim"
+	if [ $how = ovnirun ]; then
+		out=$("$OVNIRUN" -q -o "$WORK/shim" bash -c 'LD_PRELOAD="$0:$LD_PRELOAD" bash -c "/bin/echo a; /bin/echo b"' "$PROG/so_exec_shim.so")
+	else
+		out=$(OVNI_TRACEDIR="$WORK/shim" LD_PRELOAD="$LIBAGENT" bash -c 'LD_PRELOAD="$0:$LD_PRELOAD" bash -c "/bin/echo a; /bin/echo b"' "$PROG/so_exec_shim.so")
+	fi
+	assert_eq "unseen exec ($how): output" "a
+b" "$out"
+	check_trace "$WORK/shim"
+done
