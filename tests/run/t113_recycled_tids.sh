@@ -15,15 +15,18 @@
 [ "$(id -u)" = 0 ] || skip "ns_last_pid needs root"
 command -v unshare >/dev/null || skip "no unshare"
 unshare -p -f --mount-proc true 2>/dev/null || skip "unshare -p -f --mount-proc is not allowed here"
+# in_pidns HOW DIR MODE N: `threads MODE N` in a PID namespace of its own,
+# traced into DIR with LD_PRELOAD alone (plain) or under ovnirun.
+in_pidns() {
+	if [ "$1" = plain ]; then
+		OVNI_TRACEDIR="$2" LD_PRELOAD="$LIBAGENT" unshare -p -f --mount-proc "$PROG/threads" "$3" "$4"
+	else
+		"$OVNIRUN" -q -o "$2" unshare -p -f --mount-proc "$PROG/threads" "$3" "$4"
+	fi
+}
 n=2400
 for how in plain ovnirun; do
-	if [ $how = plain ]; then
-		out=$(OVNI_TRACEDIR="$WORK/$how" LD_PRELOAD="$LIBAGENT" unshare -p -f --mount-proc "$PROG/threads" recycle $n 2>"$WORK/err") ||
-			fail "$how: exit status $?"
-	else
-		out=$("$OVNIRUN" -q -o "$WORK/$how" unshare -p -f --mount-proc "$PROG/threads" recycle $n 2>"$WORK/err") ||
-			fail "$how: exit status $?"
-	fi
+	out=$(in_pidns $how "$WORK/$how" recycle $n 2>"$WORK/err") || fail "$how: exit status $?"
 	assert_eq "$how: output" "done recycle $n" "$out"
 	read -r _ again _ tids <"$WORK/err" || fail "$how: no count: $(cat "$WORK/err")"
 	# Nearly every odd thread gets the tid (one may find it not yet free).
@@ -46,13 +49,7 @@ done
 # 32448 streams).
 n=3000
 for how in plain ovnirun; do
-	if [ $how = plain ]; then
-		out=$(OVNI_TRACEDIR="$WORK/r4$how" LD_PRELOAD="$LIBAGENT" unshare -p -f --mount-proc "$PROG/threads" recycle4 $n 2>"$WORK/err") ||
-			fail "recycle4 $how: exit status $?"
-	else
-		out=$("$OVNIRUN" -q -o "$WORK/r4$how" unshare -p -f --mount-proc "$PROG/threads" recycle4 $n 2>"$WORK/err") ||
-			fail "recycle4 $how: exit status $?"
-	fi
+	out=$(in_pidns $how "$WORK/r4$how" recycle4 $n 2>"$WORK/err") || fail "recycle4 $how: exit status $?"
 	assert_eq "recycle4 $how: output" "done recycle4 $n" "$out"
 	read -r _ again _ <"$WORK/err" || fail "recycle4 $how: no count: $(cat "$WORK/err")"
 	assert_ge "recycle4 $how: threads given the tid of their creator's one before" $((4 * n * 9 / 10)) "$again"

@@ -174,23 +174,45 @@ static int user_process(pid_t pid, unsigned long long since)
 	return p && !(strtoul(p, NULL, 10) & 0x00200000); /* PF_KTHREAD */
 }
 
-static int members(pid_t root, pid_t *out, int max)
+/* When ovnirun started (clock ticks since boot): a process of the run
+ * starts after it. */
+static unsigned long long run_since(void)
+{
+	static unsigned long long since;
+	char self[1024];
+	if (!since)
+		since = start_ticks(proc_stat(getpid(), self, sizeof(self)));
+	return since;
+}
+
+/* Does the environment env (len bytes of NAME=VALUE strings) name root as
+ * its run's (OVNI_ROOT_PID)? */
+static int names_root(const char *env, ssize_t len, pid_t root)
 {
 	char want[48];
 	snprintf(want, sizeof(want), "OVNI_ROOT_PID=%d", (int)root);
 	size_t wl = strlen(want);
+	for (ssize_t i = 0; i < len;) {
+		const char *v = env + i;
+		size_t l = strnlen(v, (size_t)(len - i));
+		if (l == wl && !memcmp(v, want, wl))
+			return 1;
+		i += (ssize_t)l + 1;
+	}
+	return 0;
+}
+
+static int members(pid_t root, pid_t *out, int max)
+{
 	int n = 0;
 	DIR *d = opendir("/proc");
 	struct dirent *e;
 	static char env[1 << 16];
 	/* A process of the run started after ovnirun; those that showed no
 	 * environment after a wait. */
-	static unsigned long long since;
+	unsigned long long since = run_since();
 	static pid_t noenv[64];
 	static int nnoenv;
-	char self[1024];
-	if (!since)
-		since = start_ticks(proc_stat(getpid(), self, sizeof(self)));
 	while (d && n < max && (e = readdir(d))) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
@@ -216,21 +238,12 @@ static int members(pid_t root, pid_t *out, int max)
 		}
 		if (len == 0 && !known && nnoenv < (int)(sizeof(noenv) / sizeof(noenv[0])))
 			noenv[nnoenv++] = pid;
-		for (ssize_t i = 0; i < len;) {
-			const char *v = env + i;
-			size_t l = strnlen(v, (size_t)(len - i));
-			/* And started after ovnirun: a root pid is given again once
-			 * the run's first process has ended (a program past
-			 * pid_max forks), and an older run's processes with that
-			 * root (another session's) were listed as the run's, and
-			 * waited for. */
-			if (l == wl && !memcmp(v, want, wl)) {
-				if (user_process(pid, since))
-					out[n++] = pid;
-				break;
-			}
-			i += (ssize_t)l + 1;
-		}
+		/* And started after ovnirun: a root pid is given again once the
+		 * run's first process has ended (a program past pid_max forks),
+		 * and an older run's processes with that root (another
+		 * session's) were listed as the run's, and waited for. */
+		if (names_root(env, len, root) && user_process(pid, since))
+			out[n++] = pid;
 	}
 	if (d)
 		closedir(d);
@@ -248,23 +261,10 @@ static int members(pid_t root, pid_t *out, int max)
 static int is_member(pid_t pid, pid_t root)
 {
 	static char env[1 << 16];
-	char want[48], self[1024];
-	static unsigned long long since;
-	if (!since)
-		since = start_ticks(proc_stat(getpid(), self, sizeof(self)));
-	snprintf(want, sizeof(want), "OVNI_ROOT_PID=%d", (int)root);
-	size_t wl = strlen(want);
 	ssize_t len = read_environ(pid, env, sizeof(env));
 	if (len <= 0 || (size_t)len >= sizeof(env) - 1 || !memchr(env, '=', strnlen(env, (size_t)len)))
 		return alive(pid, 0);
-	for (ssize_t i = 0; i < len;) {
-		const char *v = env + i;
-		size_t l = strnlen(v, (size_t)(len - i));
-		if (l == wl && !memcmp(v, want, wl))
-			return user_process(pid, since);
-		i += (ssize_t)l + 1;
-	}
-	return 0;
+	return names_root(env, len, root) && user_process(pid, run_since());
 }
 
 static int zombie(pid_t pid)
