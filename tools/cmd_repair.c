@@ -427,6 +427,7 @@ static int lock_process(const char *trace, const char *loom, long long pid, int 
  * (writer/spool.h): written out as streams; those of threads that were
  * still running get the main thread's stream.json (or another thread's)
  * with their tid, and are repaired below like any other.  The count. */
+static int spools_failed; /* spool files that kept streams: a failed repair */
 static int unpack_spools(const char *pd, long long pid, int dry)
 {
 	DIR *d = opendir(pd);
@@ -456,9 +457,10 @@ static int unpack_spools(const char *pd, long long pid, int dry)
 			}
 		}
 		int n = oa_spool_unpack_file(pd, name, like_len ? like : NULL, like_len, 1, &hold);
-		if (n < 0)
+		if (n < 0) {
 			err("%s/%s: %s: some threads stay in it", pd, name, strerror(-n));
-		else if (n > 0)
+			spools_failed++;
+		} else if (n > 0)
 			printf("wrote %d streams spooled in %s/%s\n", n, pd, name);
 		total += n > 0 ? n : 0;
 	}
@@ -580,9 +582,26 @@ static int pid_alive(int pid)
 	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
 }
 
+/* With --pid, the run's spool writes out only those processes' streams:
+ * the others count as running (left there). */
+static const long long *only_pids;
+static int only_npids, listed_running;
+static int listed_alive(int pid)
+{
+	int listed = !only_npids;
+	for (int k = 0; k < only_npids && !listed; k++)
+		listed = pid == only_pids[k];
+	int alive = !listed || pid_alive(pid);
+	listed_running += only_npids && listed && alive;
+	return alive;
+}
+
 /* The run's spool (writer/spool.h) that its ovnirun could not empty (it was
  * killed, or processes of the run outlived it): the streams of processes
- * that are gone written out, to be finished below like any other. */
+ * that are gone written out, to be finished below like any other (and
+ * before the processes' own spools, which take their main stream's
+ * stream.json for threads that have none: written out of the run's spool
+ * when the process was killed). */
 static int unpack_run_spool(const char *trace, int dry)
 {
 	int in_use = oa_run_unpack_file(trace, 0, NULL);
@@ -592,12 +611,12 @@ static int unpack_run_spool(const char *trace, int dry)
 		printf("would write the streams in %s/%s (%d)\n", trace, OA_RUN_SPOOL_NAME, in_use);
 		return in_use;
 	}
-	int n = oa_run_unpack_file(trace, 1, pid_alive);
+	int n = oa_run_unpack_file(trace, 1, listed_alive);
 	if (n < 0)
 		err("%s/%s: %s: some streams stay in it", trace, OA_RUN_SPOOL_NAME, strerror(-n));
 	else if (n > 0)
 		printf("wrote %d streams of %s/%s\n", n, trace, OA_RUN_SPOOL_NAME);
-	int left = oa_run_unpack_file(trace, 0, NULL);
+	int left = only_npids ? listed_running : oa_run_unpack_file(trace, 0, NULL);
 	if (left > 0) {
 		live_procs += left;
 		printf("%s/%s: %d stream%s of processes still running left there; repair it once they have ended\n",
@@ -639,9 +658,14 @@ int cmd_repair(int argc, char **argv)
 	int locks[256], nlocks = 0;
 	for (int k = 0; k < npids; k++)
 		nlocks += lock_process(argv[optind], loom, pids[k], locks + nlocks, 256 - nlocks);
-	int unspooled = looms_only ? 0 : unpack_all_spools(argv[optind], loom, pids, npids, dry);
-	if (!looms_only && !npids)
-		unspooled += unpack_run_spool(argv[optind], dry);
+	/* The run's spool first (a killed process's main stream is there),
+	 * except for another PID namespace's process (--loom: its pid is
+	 * not ours to look up, and the run's spool is not its). */
+	only_pids = pids;
+	only_npids = npids;
+	int unspooled = looms_only || (loom && npids) ? 0 : unpack_run_spool(argv[optind], dry);
+	if (!looms_only)
+		unspooled += unpack_all_spools(argv[optind], loom, pids, npids, dry);
 	struct rd_trace t;
 	rd_open_or_die(&t, argv[optind]);
 	trace_of_repair = &t;
@@ -676,6 +700,7 @@ int cmd_repair(int argc, char **argv)
 	}
 	int moved = npids ? 0 : split_looms(&t, dry);
 	failed += moved < 0;
+	failed += spools_failed;
 	if (!repaired && !failed && moved <= 0 && !unspooled && !live_procs)
 		printf("nothing to repair: %d streams are complete\n", t.n);
 	else

@@ -106,6 +106,31 @@ assert_eq "e: spool left after repair" 0 "$(spool_left "$T")"
 check_trace "$T"
 assert_ge "e: streams" 3 "$(streams "$T")"
 
+# The same with a process whose threads are in its own spool file: their
+# streams take their stream.json from the main stream, which is in the
+# run's spool; repair writes that one first (it left the threads, an
+# error, and a trace check failed).  And `repair --pid`, as ovnirun's end
+# runs it for a process that ended as it looked, writes the process's
+# main stream out of the run's spool too.
+for how in all pid; do
+	T="$WORK/e2$how"
+	"$OVNIRUN" -q -o "$T" "$PROG/threads" nap 2 &
+	pid=$!
+	sleep 0.3
+	kp=$(pgrep -P "$pid")
+	killtree "$pid"
+	[ -n "$kp" ] || fail "e2 $how: no program under ovnirun"
+	assert_eq "e2 $how: the threads' spool file" 1 "$(find "$T" -name spool.0.oa | wc -l)"
+	if [ $how = all ]; then
+		"$OA" repair "$T" >"$WORK/e2.repair" 2>&1 || fail "e2 $how: repair: $(cat "$WORK/e2.repair")"
+	else
+		"$OA" repair --pid "$kp" "$T" >"$WORK/e2.repair" 2>&1 || fail "e2 $how: repair: $(cat "$WORK/e2.repair")"
+		"$OA" repair "$T" >/dev/null 2>&1 # the killed ovnirun's stream-less file
+	fi
+	check_trace "$T"
+	assert_eq "e2 $how: streams (main and 2 threads)" 3 "$(streams "$T")"
+done
+
 # Another run's file (-f into a trace with a spool that is not ours): not
 # used, not touched.
 T="$WORK/f"

@@ -786,7 +786,16 @@ int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet)
 				listed = procs[i].here == late[k];
 			running += !listed && !zombie(late[k]);
 		}
-		/* Gone without finishing: finished now, saying how it ended. */
+		/* Gone without finishing: finished now, saying how it ended.
+		 * A process that ended between the look at the run's spool
+		 * and the scan has its main stream there still (a rank
+		 * SIGKILLed by its launcher: its threads' spool was left for
+		 * want of its stream.json): out first. */
+		int to_finish = 0;
+		for (int i = 0; i < n; i++)
+			to_finish += !procs[i].alive && procs[i].open;
+		if (to_finish)
+			watch_run_settle(slot_alive);
 		for (int i = 0; i < n; i++) {
 			if (procs[i].alive || !procs[i].open)
 				continue;
