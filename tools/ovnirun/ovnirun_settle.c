@@ -213,11 +213,12 @@ static int members(pid_t root, pid_t *out, int max)
 	unsigned long long since = run_since();
 	static pid_t noenv[64];
 	static int nnoenv;
+	pid_t self = getpid();
 	while (d && n < max && (e = readdir(d))) {
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		pid_t pid = (pid_t)atoi(e->d_name);
-		if (pid == root || pid == getpid())
+		if (pid == root || pid == self)
 			continue;
 		ssize_t len = read_environ(pid, env, sizeof(env));
 		/* A process in the middle of an exec (a pending fork child of the
@@ -387,7 +388,6 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			 * /proc: a failed lookup there was ~6 us a process)? */
 			int exists =
 				ns ? (nns < 0 ? 1 : here != 0) : pid != root && (kill(pid, 0) == 0 || errno == EPERM);
-			DIR *pdir = opendir(pd);
 			int open_streams = 0, ranked = 0;
 			long nthreads = 0;
 			/* One the run's spool says ended with every stream finished:
@@ -401,6 +401,15 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 				whole = !unfinished(js, &ranked, &seen) && seen;
 				ranked &= whole;
 			}
+			/* Such a process's threads, the directories in its own
+			 * (its spool files are gone): its link count, where the
+			 * file system keeps it (2 and one a subdirectory; btrfs
+			 * says 1), not a listing (5 system calls of the 9 a
+			 * process cost: 400 processes, 8.5 ms after the program). */
+			struct stat pst;
+			if (whole && stat(pd, &pst) == 0 && pst.st_nlink >= 3)
+				nthreads = (long)pst.st_nlink - 2;
+			DIR *pdir = nthreads ? NULL : opendir(pd);
 			while (pdir && (th = readdir(pdir)) && !open_streams) {
 				/* Threads left in a spool file: a process whose main
 				 * thread left (pthread_exit) before it died without
