@@ -287,15 +287,39 @@ static const char *uniform_why_not(void)
 	return NULL;
 }
 
-/* 0: off, 1: in MPI_Init, 2: also in MPI_Finalize.  OVNI_MPI_SYNC=1 (or
- * "force") measures without asking whether every rank has the agent. */
-static int sync_mode(int rank)
+/* Does the launcher say every rank runs on this node?  The answer is the
+ * same on every rank (the ranks' choice to enter the measurement's
+ * collective must be): MPICH's Hydra and Open MPI give each rank the
+ * count of the node's ranks, Slurm the step's count of nodes. */
+static int one_node(int size)
+{
+	const char *local = oa_getenv("MPI_LOCALNRANKS");
+	if (!local)
+		local = oa_getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+	if (local && atoi(local) == size)
+		return 1;
+	const char *nodes = oa_getenv("SLURM_STEP_NUM_NODES");
+	return nodes && !strcmp(nodes, "1");
+}
+
+/* 0: off, 1: in MPI_Init, 2: also in MPI_Finalize, 3: one node, nothing
+ * to measure.  OVNI_MPI_SYNC=1 (or "force") measures without asking
+ * whether every rank has the agent. */
+static int sync_mode(int rank, int size)
 {
 	const char *v = oa_env(OA_ENV_MPI_SYNC);
 	if (v && (!strcmp(v, "0") || !strcmp(v, "off")))
 		return 0;
 	if (v && (!strcmp(v, "1") || !strcmp(v, "force")))
 		return 2;
+	/* One node: CLOCK_MONOTONIC agrees across its processes, and the
+	 * emulator's offsets go by host name.  No collective: it cost every
+	 * job a duplicate of MPI_COMM_WORLD and two exchanges, and in an MPMD
+	 * launch with the agent in some programs only (which Hydra and Slurm
+	 * do not tell) it hung the job.  (The tests' simulated nodes,
+	 * OVNI_TEST_CLOCK_SKEW, are measured.) */
+	if (one_node(size) && !oa_env(OA_ENV_TEST_CLOCK_SKEW))
+		return 3;
 	const char *why = uniform_why_not();
 	if (why) {
 		if (rank == 0 && agent_traced())
@@ -323,8 +347,10 @@ static void after_init(void)
 		oa_meta.rank = my_rank;
 		oa_meta.nranks = my_size;
 	}
-	mode = my_rank >= 0 && my_size > 1 ? sync_mode(my_rank) : 0;
-	if (mode >= 1)
+	mode = my_rank >= 0 && my_size > 1 ? sync_mode(my_rank, my_size) : 0;
+	if (mode == 3)
+		oa_mpi_sync_one_node(my_rank);
+	else if (mode >= 1)
 		oa_mpi_sync_clocks(my_rank, my_size, 0);
 	errno = e;
 	oa_guard = guard;
@@ -332,7 +358,7 @@ static void after_init(void)
 
 static void before_finalize(void)
 {
-	if (!atomic_load(&init_done) || atomic_exchange(&fini_done, 1) || my_rank < 0 || my_size <= 1 || mode < 2)
+	if (!atomic_load(&init_done) || atomic_exchange(&fini_done, 1) || my_rank < 0 || my_size <= 1 || mode != 2)
 		return;
 	int guard = oa_guard;
 	oa_guard = 1;

@@ -43,5 +43,8 @@ extern struct oa_mpi_abi oa_mpi_abi;
  * duplicate of MPI_COMM_WORLD; rank 0 writes clock-offsets.txt. `at_end`:
  * the measurement in MPI_Finalize (drift). Every rank must call it. */
 void oa_mpi_sync_clocks(int rank, int nranks, int at_end);
+/* Every rank on one node (its clocks agree): rank 0 writes its host's line,
+ * offset 0, with no collective. */
+void oa_mpi_sync_one_node(int rank);
 
 #endif

@@ -4,11 +4,12 @@
 # Open MPI and MPICH.  Rank 0 writes clock-offsets.txt with the second
 # node's offset within 5 us of the skew; with it the trace passes check,
 # without it the 1-hour clock gate rejects it; OVNI_MPI_SYNC=0 measures
-# nothing; one node gets a file with its one loom at offset 0.  An Open MPI
-# MPMD launch with the agent in one of its programs measures nothing (a
-# rank without the agent would match the program's next nonblocking
-# collective with the measurement's) and says so once; the program's
-# results are right.
+# nothing; one node gets a file with its one loom at offset 0, with no
+# collective: also an MPMD launch with the agent in one of its programs,
+# Open MPI's and Hydra's (which hung).  Over several nodes an Open MPI MPMD
+# launch with the agent in one program measures nothing (a rank without
+# the agent would match the program's next nonblocking collective with the
+# measurement's) and says so once; the program's results are right.
 . "$(dirname "$0")/../lib.sh"
 . "$OA_TOP/tests/mpi/lib_mpi.sh"
 SKEW=7200000123456
@@ -53,8 +54,25 @@ for impl in openmpi mpich; do
 	check_trace "$T"
 done
 
+# MPMD on one node, the agent in the first program only: nothing to
+# measure (one clock), no collective, the file written by rank 0, with
+# both launchers (Hydra's hung: its ranks give no sign of MPMD).
+for impl in openmpi mpich; do
+	mpi_impl $impl
+	T="$WORK/mpmd1$impl"
+	out=$(cd "$WORK" && timeout 60 $MPIRUN -np 1 "$OVNIRUN" -q -o "$T" "$WORK/$impl/mpi_calls" : -np 1 "$WORK/$impl/mpi_calls" 2>"$WORK/mpmd.err") ||
+		{ cat "$WORK/mpmd.err"; fail "$impl: one-node MPMD run with the agent in one program: status $?"; }
+	assert_eq "$impl: one-node MPMD output" "mpi_calls ok 2" "$(echo "$out" | tail -n 1)"
+	assert_eq "$impl: one-node MPMD message" 0 "$(grep -c 'clock offsets' "$WORK/mpmd.err")"
+	assert_eq "$impl: one-node MPMD offsets" "0 $loom 0" "$(sed 1d "$T/clock-offsets.txt" | awk '{ print $1, $2, $3 }')"
+	check_trace "$T"
+done
+
+# Open MPI MPMD over "two nodes" (the launcher's local size made 1 for
+# each rank): not measured, said once.
 mpi_impl openmpi
-out=$(cd "$WORK" && $MPIRUN -np 1 "$OVNIRUN" -q -o "$WORK/mpmd" "$WORK/openmpi/mpi_calls" : -np 1 "$WORK/openmpi/mpi_calls" 2>"$WORK/mpmd.err") ||
+out=$(cd "$WORK" && timeout 60 $MPIRUN -np 1 env OMPI_COMM_WORLD_LOCAL_SIZE=1 "$OVNIRUN" -q -o "$WORK/mpmd" "$WORK/openmpi/mpi_calls" : \
+	-np 1 env OMPI_COMM_WORLD_LOCAL_SIZE=1 "$WORK/openmpi/mpi_calls" 2>"$WORK/mpmd.err") ||
 	{ cat "$WORK/mpmd.err"; fail "MPMD run with the agent in one program"; }
 assert_eq "MPMD output" "mpi_calls ok 2" "$(echo "$out" | tail -n 1)"
 assert_eq "MPMD message" 1 "$(grep -c 'clock offsets not measured: an MPMD launch' "$WORK/mpmd.err")"
