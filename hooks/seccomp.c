@@ -20,6 +20,7 @@
  * filter the kernel refuses undoes all but the sampling.  A probe (no
  * filter given), a query and a filter installed by a raw system call
  * instruction (not through libc) are left alone. */
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <stdarg.h>
 #include <string.h>
@@ -76,10 +77,14 @@ static void confine_begin(struct confine *c)
 	}
 	/* Whoever's they are (a raw clone's child has its parent's). */
 	c->released = hook_signals_release();
+	/* Once a process, and before the filter, which may forbid the
+	 * write: so as a condition (a program that tried filters the kernel
+	 * refuses, in a loop, wrote two lines a try: this one and a "traced
+	 * again").  What happened is in its process events. */
 	if (say && !said) {
 		said = 1;
 		oa_log("process %d confines itself with a seccomp filter, which may forbid what the agent does: "
-		       "neither it nor the programs it starts are traced from here",
+		       "once the kernel takes it, neither it nor the programs it starts are traced",
 		       (int)getpid());
 	}
 	const char *v = oa_env(OA_ENV_DISABLE);
@@ -96,7 +101,7 @@ static void confine_begin(struct confine *c)
 }
 
 /* After it: nothing, or, when the kernel refused it, tracing goes on. */
-static void confine_end(struct confine *c, int refused, int err)
+static void confine_end(struct confine *c, int refused)
 {
 	if (!refused)
 		return;
@@ -110,10 +115,24 @@ static void confine_end(struct confine *c, int refused, int err)
 	if (c->engaged) {
 		if (agent_active())
 			agent_proc_event("seccomp filter refused: traced again");
-		oa_log("process %d: the seccomp filter was refused (%s): it is traced again", (int)getpid(),
-		       strerror(err));
-		said = 0; /* a later one is said again */
 	}
+}
+
+/* A filter the kernel refuses whatever it holds: without no_new_privs, a
+ * process needs CAP_SYS_ADMIN (in its user namespace) to install one
+ * (EACCES; an unprivileged program that tries without it, as some probe
+ * for seccomp).  Nothing to confine: the call goes through as it is, the
+ * process traced and nothing said.  (Not read: the filter, which the
+ * program may pass as a bad pointer, for the kernel to refuse.) */
+static int surely_refused(int filter)
+{
+	if (!filter || REAL(prctl)(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
+		return 0;
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	if (REAL(syscall)(SYS_capget, &h, d) != 0)
+		return 0;
+	return !(d[CAP_SYS_ADMIN / 32].effective & (1u << (CAP_SYS_ADMIN % 32)));
 }
 
 /* Does this call install a filter (or the strict mode)? */
@@ -148,7 +167,8 @@ OA_EXPORT int prctl(int option, ...)
 		}
 		return r;
 	}
-	if (option != PR_SET_SECCOMP || oa_off || oa_sealed || !installs(a, (const void *)b))
+	if (option != PR_SET_SECCOMP || oa_off || oa_sealed || !installs(a, (const void *)b) ||
+	    surely_refused(a == SECCOMP_MODE_FILTER))
 		return REAL(prctl)(option, a, b, c, d);
 	struct confine cf;
 	HOOK_ERRNO_SAVE();
@@ -156,7 +176,7 @@ OA_EXPORT int prctl(int option, ...)
 	HOOK_ERRNO_RESTORE();
 	int r = REAL(prctl)(option, a, b, c, d);
 	int e = errno;
-	confine_end(&cf, r != 0, e);
+	confine_end(&cf, r != 0);
 	errno = e;
 	return r;
 }
@@ -190,7 +210,8 @@ OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 	if (__builtin_expect(hook_fd_syscall_nr(nr), 0))
 		return hook_fd_syscall(REAL(syscall), nr, a, b, c);
 	if (__builtin_expect(nr != SYS_seccomp, 1) || oa_off || oa_sealed ||
-	    !((a == SECCOMP_SET_MODE_STRICT) || (a == SECCOMP_SET_MODE_FILTER && c)))
+	    !((a == SECCOMP_SET_MODE_STRICT) || (a == SECCOMP_SET_MODE_FILTER && c)) ||
+	    surely_refused(a == SECCOMP_SET_MODE_FILTER))
 		return REAL(syscall)(nr, a, b, c, d, e, f);
 	struct confine cf;
 	HOOK_ERRNO_SAVE();
@@ -200,8 +221,8 @@ OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 	int err = errno;
 	/* A listener's descriptor is a success; with TSYNC alone, a thread id
 	 * is the thread that could not take the filter (none took it). */
-	confine_end(&cf, r < 0 || (r > 0 && (b & SECCOMP_FILTER_FLAG_TSYNC) && !(b & SECCOMP_FILTER_FLAG_NEW_LISTENER)),
-		    err);
+	confine_end(&cf,
+		    r < 0 || (r > 0 && (b & SECCOMP_FILTER_FLAG_TSYNC) && !(b & SECCOMP_FILTER_FLAG_NEW_LISTENER)));
 	errno = err;
 	return r;
 }

@@ -102,6 +102,19 @@ int main(int argc, char **argv)
 		say("child ran\n");
 		return 7;
 	}
+	if (!strcmp(mode, "noprivs")) {
+		/* No no_new_privs: refused without CAP_SYS_ADMIN (EACCES),
+		 * three times, as a program that probes; then threads. */
+		for (int i = 0; i < 3; i++) {
+			int r = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+			printf("noprivs: %d %s\n", r, r ? strerror(errno) : "");
+		}
+		pthread_t w;
+		pthread_create(&w, NULL, worker, NULL);
+		pthread_join(w, NULL);
+		printf("counter %ld\n", counter);
+		return 0;
+	}
 	/* Set up before the filter: what needs rt_sigaction. */
 	signal(SIGUSR1, on_usr1);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
