@@ -44,6 +44,7 @@ enum oa_env {
 	OA_ENV_SPOOL_WATCH,
 	OA_ENV_FORKED,
 	OA_ENV_BIND,
+	OA_ENV_TIMENS,
 	OA_ENV_N
 };
 

@@ -134,6 +134,11 @@ static inline int hook_fd_syscall_nr(long nr)
 }
 long hook_fd_syscall(long (*sys)(long, ...), long nr, long a, long b, long c);
 
+/* timens.c: syscall()'s unshare and setns (after, with the result r) and
+ * clone3 (before): a time namespace made or entered. */
+void hook_timens_after(long nr, long a, long b, long r);
+void hook_timens_before_clone3(long a, long b);
+
 /* Should this call be traced? (agent running for the process, not re-entered) */
 static inline int hook_tracing(void)
 {

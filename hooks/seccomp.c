@@ -1,5 +1,6 @@
 /* seccomp.c: a program that confines itself (and names a thread).
- * Interposes: prctl, syscall (a fork made through it: process.c).
+ * Interposes: prctl, syscall (a fork made through it: process.c; an exec:
+ * exec.c; a close or dup: fd.c; a time namespace: timens.c).
  * prctl(PR_SET_NAME) names the calling thread, as pthread_setname_np does
  * (names.c); the rest is about seccomp.
  *
@@ -196,9 +197,16 @@ OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 	if (__builtin_expect(nr == SYS_clone3, 0) && a && (unsigned long)b >= 8 &&
 	    (*(const uint64_t *)a & CLONE_THREAD))
 		oa_fdlock_threads_made();
+	if (__builtin_expect(nr == SYS_clone3, 0) && !oa_off)
+		hook_timens_before_clone3(a, b);
 	if (__builtin_expect(nr == SYS_fork || nr == SYS_clone || nr == SYS_clone3, 0) && !oa_off && !oa_sealed &&
 	    hook_raw_fork_like(nr, a, b))
 		return hook_raw_fork(REAL(syscall), nr, a, b, c, d, e, f);
+	if (__builtin_expect(nr == SYS_unshare || nr == SYS_setns, 0) && !oa_off) {
+		long r = REAL(syscall)(nr, a, b, c, d, e, f);
+		hook_timens_after(nr, a, b, r);
+		return r;
+	}
 	if (__builtin_expect(nr == SYS_execve, 0)
 #ifdef SYS_execveat
 	    || __builtin_expect(nr == SYS_execveat, 0)

@@ -15,11 +15,16 @@
  * the anchoring error (~0.1 us); every cross-thread order the trace needs
  * (a thread's creation before its start, a task's creation before its
  * execution) is microseconds apart or stamped from the clock written. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "../common/env.h"
+#include "../common/fdroom.h"
 
 OA_TLS struct oa_clk oa_clk_tls;
 int64_t oa_clock_skew;
@@ -32,11 +37,56 @@ static uint64_t first_tsc, first_ns, first_unc;
 #define OA_CLOCK_CALIBRATE_AFTER 256u
 static atomic_flag calibrating OA_EARLY_DATA = ATOMIC_FLAG_INIT; /* with what a fork child writes */
 
-static void skew_init(void)
+/* Read by every fork child: on the page it writes anyway (in .bss or
+ * .data it moved the start's variables onto one more page: a fault more
+ * for every process, t115). */
+static int timens_children OA_FORK_DATA;
+
+OA_START_TEXT static int64_t test_skew(void)
 {
 	const char *s = oa_env(OA_ENV_TEST_CLOCK_SKEW);
-	if (s && *s)
-		oa_clock_skew = strtoll(s, NULL, 10);
+	return s && *s ? strtoll(s, NULL, 10) : 0;
+}
+
+static void skew_init(void)
+{
+	oa_clock_skew = test_skew();
+	if (oa_env(OA_ENV_TIMENS))
+		oa_clock_timens();
+}
+
+/* Rare (only where OVNI_TIMENS says a namespace was made): out of the
+ * start's text. */
+__attribute__((noinline)) void oa_clock_timens(void)
+{
+	int e = errno;
+	int64_t off = 0;
+	char buf[256];
+	oa_fdlock_agent_enter();
+	int fd = open("/proc/self/timens_offsets", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	oa_fdlock_agent_leave();
+	/* "monotonic <seconds> <nanoseconds>" (no file before Linux 5.6:
+	 * no namespaces either). */
+	for (char *p = n > 0 ? (buf[n] = '\0', buf) : NULL; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (strncmp(p, "monotonic ", 10))
+			continue;
+		char *end;
+		long long sec = strtoll(p + 10, &end, 10);
+		long long nsec = strtoll(end, NULL, 10);
+		off = (int64_t)sec * 1000000000ll + nsec;
+		break;
+	}
+	oa_clock_skew = test_skew() - off;
+	errno = e;
+}
+
+__attribute__((noinline)) void oa_clock_timens_children(void)
+{
+	timens_children = 1;
+	oa_env_set(OA_ENV_TIMENS, "1");
 }
 
 #if defined(__x86_64__)
@@ -93,6 +143,9 @@ OA_EARLY_TEXT void oa_clock_after_fork(void)
 	if (!__atomic_load_n(&tsc_mult, __ATOMIC_ACQUIRE) &&
 	    __atomic_load_n((unsigned char *)&calibrating, __ATOMIC_RELAXED))
 		atomic_flag_clear_explicit(&calibrating, memory_order_release);
+	/* The parent made a time namespace: this child is in it. */
+	if (__builtin_expect(timens_children, 0))
+		oa_clock_timens();
 }
 
 OA_EARLY_TEXT uint64_t oa_clock_slow(void)
@@ -211,6 +264,8 @@ void oa_clock_init(void)
 
 void oa_clock_after_fork(void)
 {
+	if (timens_children)
+		oa_clock_timens();
 }
 
 uint64_t oa_clock_slow(void)

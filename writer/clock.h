@@ -47,6 +47,16 @@ void oa_clock_init(void);
 uint64_t oa_clock_slow(void);
 /* In a fork child (before any other thread exists). */
 void oa_clock_after_fork(void);
+/* Time namespaces (CLONE_NEWTIME) move CLOCK_MONOTONIC by an offset of
+ * theirs: every reading is taken back to the host's clock (the offset from
+ * /proc/self/timens_offsets, subtracted), so that the streams of processes
+ * in different ones, and a stream whose process execs into one, share a
+ * clock.  oa_clock_timens(): this process's offset, read again (its start
+ * when OVNI_TIMENS is set; after setns).  oa_clock_timens_children(): the
+ * process made a namespace its children (and the image it execs) will be
+ * in: its fork children read theirs, and OVNI_TIMENS tells the rest. */
+void oa_clock_timens(void);
+void oa_clock_timens_children(void);
 
 #if defined(__x86_64__)
 /* The clock at TSC reading t >= c->tsc0, from the anchor c. */
