@@ -218,7 +218,9 @@ OA_EXPORT OA_THREAD_TEXT long syscall(long nr, ...)
 	if (__builtin_expect(hook_fd_syscall_nr(nr), 0))
 		return hook_fd_syscall(REAL(syscall), nr, a, b, c);
 	if (__builtin_expect(nr != SYS_seccomp, 1) || oa_off || oa_sealed ||
-	    !((a == SECCOMP_SET_MODE_STRICT) || (a == SECCOMP_SET_MODE_FILTER && c)) ||
+	    /* The strict mode takes no flags and no argument: libseccomp's
+	     * probe (flags 1, NULL: EINVAL, `man` runs it) installs nothing. */
+	    !((a == SECCOMP_SET_MODE_STRICT && !b && !c) || (a == SECCOMP_SET_MODE_FILTER && c)) ||
 	    surely_refused(a == SECCOMP_SET_MODE_FILTER))
 		return REAL(syscall)(nr, a, b, c, d, e, f);
 	struct confine cf;
