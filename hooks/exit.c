@@ -63,8 +63,15 @@ OA_EXPORT OA_EARLY_TEXT void exit(int status)
 	 * once it has stopped tracing (`ending`, not yet `ended`): a thread
 	 * it ended (claimed) that calls exit() late must not reach
 	 * exit_group() while the first is finishing the main stream. */
-	if (atomic_exchange(&exiting, 1) && (agent_traced() || oa_registry_ending()))
+	/* (Not a child that shares our memory, clone(CLONE_VM): the flag
+	 * is its parent's, which waited ~1 s at its own exit.) */
+	if (!agent_foreign() && atomic_exchange(&exiting, 1) && (agent_traced() || oa_registry_ending()))
 		oa_registry_wait_ended();
+	/* A clone(CLONE_VM) child's exit() ran our destructor's entry in
+	 * the loader's list (and the exit-status recorder): nothing after
+	 * this would end the streams. */
+	if (__builtin_expect(agent_exit_taken(), 0) && !agent_foreign())
+		end_all(status);
 	real(status);
 	__builtin_unreachable();
 }

@@ -969,10 +969,21 @@ OA_START_TEXT static void process_end(int in_signal, int for_exec)
 	errno = saved;
 }
 
+/* Set by a child that shares our memory (clone(CLONE_VM), a vfork child)
+ * and ended by exit(): libc's exit handlers and the loader's destructors,
+ * ours too, are a list in that memory, which it has run; the parent's
+ * exit finds none of them and ends its streams itself (exit.c). */
+_Atomic int oa_exit_taken;
+
 OA_START_TEXT void agent_process_finish(int in_signal, int sig)
 {
-	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed) || agent_foreign())
+	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed))
 		return;
+	if (agent_foreign()) {
+		if (!in_signal)
+			atomic_store(&oa_exit_taken, 1);
+		return;
+	}
 	agent_process_end(in_signal);
 	oa_col_process_done(sig ? OA_COLLECT_SIGNAL : OA_COLLECT_EXIT, sig);
 }

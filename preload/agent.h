@@ -123,6 +123,13 @@ void agent_process_end(int in_signal);
 /* The process ends for good (exit, a fatal signal `sig`, or 0): end every
  * stream and, with a collector, send them.  Async-signal-safe. */
 void agent_process_finish(int in_signal, int sig);
+/* A child sharing our memory ran the process's exit handlers and
+ * destructors (it called exit()): the parent's exit ends the streams. */
+extern _Atomic int oa_exit_taken;
+static inline int agent_exit_taken(void)
+{
+	return atomic_load_explicit(&oa_exit_taken, memory_order_relaxed);
+}
 
 /* Start the calling thread's stream: OHx no earlier than min_clock. */
 struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock);

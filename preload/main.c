@@ -105,8 +105,14 @@ __attribute__((constructor(101))) static void oa_constructor(void)
 		oa_log("bound %d imports (%d as OVNI_BIND says), %d left to the loader", bound & 1023,
 		       (bound >> 10) & 1023, bound >> 20);
 	/* What libc_nonshared's pthread_atfork stub calls: the stub itself
-	 * is linked at the end of our text, a page fault of its own. */
-	__register_atfork(on_fork_prepare, on_fork_parent, on_fork_child, __dso_handle);
+	 * is linked at the end of our text, a page fault of its own.  For no
+	 * object (NULL, not __dso_handle): the loader's end of the process
+	 * takes an object's handlers off libc's list (__cxa_finalize), and a
+	 * clone(CLONE_VM) child that called exit() did that on its parent's
+	 * list, whose fork children were then never traced.  The agent is
+	 * never unloaded (-z nodelete), and its handlers do nothing once its
+	 * process has ended. */
+	__register_atfork(on_fork_prepare, on_fork_parent, on_fork_child, NULL);
 }
 
 /* After the agent's last constructor (103): lookups walk the list again. */

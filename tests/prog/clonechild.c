@@ -4,7 +4,11 @@
  * usage: clonechild [fork|clone|clone3]: the child made with a raw
  * syscall(SYS_fork), syscall(SYS_clone, SIGCHLD, 0...) or syscall(SYS_clone3)
  * instead (sandboxes such as bubblewrap do), the parent working meanwhile
- * too (2000 yields, a thread). */
+ * too (2000 yields, a thread).  clonechild vmexit: a child made with
+ * clone(CLONE_VM | SIGCHLD) (our memory, not a thread) that ends by exit(7),
+ * which runs the process's exit handlers and the loader's destructors on
+ * the parent's lists; the parent then starts 3 threads and a fork child
+ * (which sleeps, then _exit(3)) and prints both statuses. */
 #include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
@@ -64,8 +68,39 @@ static int raw(const char *how)
 	return 0;
 }
 
+static int vm_child(void *arg)
+{
+	(void)arg;
+	exit(7);
+}
+
+static int vmexit(void)
+{
+	size_t size = 1 << 20;
+	char *stack = malloc(size);
+	int st, pid = clone(vm_child, stack + size, CLONE_VM | SIGCHLD, NULL);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	printf("vm child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	for (int i = 0; i < 3; i++) {
+		pthread_t t;
+		pthread_create(&t, NULL, worker, NULL);
+		pthread_join(t, NULL);
+	}
+	pid_t f = fork();
+	if (f == 0) {
+		usleep(1000);
+		_exit(3);
+	}
+	waitpid(f, &st, 0);
+	printf("fork child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "vmexit"))
+		return vmexit();
 	if (argc > 1)
 		return raw(argv[1]);
 	size_t size = 1 << 20;

@@ -70,3 +70,25 @@ for how in fork clone clone3; do
 		done
 	done
 done
+
+# A clone(CLONE_VM) child that ends by exit(): it runs its parent's exit
+# handlers and the loader's destructors (the agent's too, which took the
+# agent's fork handlers off libc's list).  Before, the parent's fork child
+# was never traced, its own stream never finished (LD_PRELOAD: check
+# failed) and its exit waited ~1 s.  Now: the fork child traced, every
+# stream finished.
+want="vm child status 7
+fork child status 3"
+for how in ovnirun preload; do
+	d="$WORK/vmexit-$how"
+	if [ $how = ovnirun ]; then
+		out=$("$OVNIRUN" -q -o "$d" "$PROG/clonechild" vmexit) || fail "vmexit ($how): status"
+	else
+		out=$(OVNI_TRACEDIR="$d" LD_PRELOAD="$LIBAGENT" "$PROG/clonechild" vmexit) || fail "vmexit ($how): status"
+	fi
+	assert_eq "vmexit ($how): output" "$want" "$out"
+	check_trace "$d"
+	assert_eq "vmexit ($how): processes (the parent, its fork child)" 2 "$(proc_count "$d")"
+	assert_eq "vmexit ($how): streams (2 processes, 3 threads)" 5 "$(streams "$d")"
+done
+exit 0
