@@ -162,3 +162,12 @@ if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null && command -v bash >/dev/
 	grep -q "ovnirun: fork: Resource temporarily unavailable" "$WORK/err" || fail "fork refused: $(cat "$WORK/err")"
 	assert_eq "fork refused: left behind" "" "$(ls "$T")"
 fi
+
+# A small stack limit, set by the shell that starts ovnirun (as a user's
+# `ulimit -s`): ovnirun itself kept ~26 KiB of buffers on its stack and
+# its look at the program's libraries recursed with 12 KiB a level: it
+# died of SIGSEGV under `ulimit -s 48` and below, the program never run.
+out=$(bash -c 'ulimit -s 24; exec "$0" -q -o "$1" "$2" join 2' "$OVNIRUN" "$WORK/smallstack" "$PROG/threads") ||
+	fail "ulimit -s 24: status $?"
+assert_eq "ulimit -s 24: output" "done join 2" "$out"
+check_trace "$WORK/smallstack"

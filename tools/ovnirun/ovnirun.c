@@ -89,7 +89,7 @@ static void find_library(char *out, size_t size)
 			die("OVNI_AUTO_LIB=%s:", env);
 		return;
 	}
-	char self[PATH_MAX];
+	static char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		die("cannot find my own path:");
@@ -97,7 +97,7 @@ static void find_library(char *out, size_t size)
 	char *slash = strrchr(self, '/');
 	*slash = '\0';
 	snprintf(out, size, "%s/../lib/libovni-auto.so", self);
-	char real[PATH_MAX];
+	static char real[PATH_MAX];
 	if (!realpath(out, real))
 		die("cannot find the agent library %s:", out);
 	snprintf(out, size, "%s", real);
@@ -141,7 +141,7 @@ static const char *untraceable(const char *path)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return strerror(errno);
-	unsigned char buf[4096];
+	static unsigned char buf[4096];
 	ssize_t n = read(fd, buf, sizeof(buf));
 	const char *why = NULL;
 	if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
@@ -162,7 +162,7 @@ static const char *untraceable(const char *path)
 		 * interpreter either, and loads the program it is given with
 		 * LD_PRELOAD: traced.  Told by its name (glibc's ld-linux-*,
 		 * ld64.so, musl's ld-musl-*). */
-		char real[PATH_MAX];
+		static char real[PATH_MAX];
 		const char *base = realpath(path, real) ? strrchr(real, '/') : NULL;
 		base = base ? base + 1 : "";
 		int loader = !strncmp(base, "ld-", 3) || !strncmp(base, "ld64.so", 7) || !strcmp(base, "ld.so");
@@ -325,7 +325,7 @@ static void report_discard(void)
 {
 	if (!report_dir[0])
 		return;
-	char path[PATH_MAX + 16];
+	static char path[PATH_MAX + 16];
 	snprintf(path, sizeof(path), "%s/spools", report_dir);
 	unlink(path);
 	if (report[0])
@@ -492,7 +492,7 @@ static void env_append(const char *var, const char *sep, const char *item, const
 	const char *old = getenv(var);
 	if (old && strstr(old, unless))
 		return;
-	char v[8192];
+	static char v[8192]; /* static, as main's: ovnirun runs under `ulimit -s 32` */
 	if (snprintf(v, sizeof(v), "%s%s%s", old && *old ? old : "", old && *old ? sep : "", item) < (int)sizeof(v))
 		setenv(var, v, 1);
 }
@@ -510,14 +510,14 @@ static void asan_setup_env(void)
  * own code are still reported. */
 static void valgrind_setup_env(const char *lib)
 {
-	char supp[PATH_MAX + 64];
+	static char supp[PATH_MAX + 64];
 	const char *slash = strrchr(lib, '/');
 	if (!slash ||
 	    snprintf(supp, sizeof(supp), "%.*s/../share/ovni-auto/valgrind.supp", (int)(slash - lib), lib) >=
 		    (int)sizeof(supp) ||
 	    strpbrk(supp, " \t\n") || access(supp, R_OK) != 0)
 		return; /* (VALGRIND_OPTS is split at blanks) */
-	char item[sizeof(supp) + 16];
+	static char item[sizeof(supp) + 16];
 	snprintf(item, sizeof(item), "--suppressions=%s", supp);
 	env_append("VALGRIND_OPTS", " ", item, supp);
 }
@@ -552,7 +552,9 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	char prog[PATH_MAX];
+	/* Its buffers static: 26 KiB of stack made ovnirun die of SIGSEGV
+	 * under `ulimit -s 48` (and any smaller), the program never run. */
+	static char prog[PATH_MAX];
 	if (resolve_program(argv[optind], prog, sizeof(prog)) != 0) {
 		fprintf(stderr, "ovnirun: %s: command not found or not executable\n", argv[optind]);
 		return 127;
@@ -575,7 +577,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8], contact[600] = "";
+	static char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8], contact[600];
 	find_library(lib, sizeof(lib));
 	/* The contact from the environment keeps the secret off command lines. */
 	const char *env_contact = getenv("OVNI_COLLECT");
@@ -603,7 +605,7 @@ int main(int argc, char **argv)
 		 * the same, untraced, and so does everything it starts (a
 		 * relative directory would be each one's own: `cd sub; tool`
 		 * made sub/ovni), as with a trace directory it cannot write. */
-		char cwd[PATH_MAX];
+		static char cwd[PATH_MAX];
 		if (getcwd(cwd, sizeof(cwd))) {
 			snprintf(absdir, sizeof(absdir), "%.*s/%s", PATH_MAX / 2, cwd, dir);
 		} else {

@@ -256,16 +256,27 @@ static int try_dirs(struct scan *sc, const char *list, const char *origin, const
 	while (list && *list) {
 		const char *end = strchr(list, ':');
 		size_t len = end ? (size_t)(end - list) : strlen(list);
-		char dir[PATH_MAX], path[PATH_MAX];
+		/* On the heap, as scan_file's: the scan recurses (5 deep) and
+		 * ovnirun runs under a small `ulimit -s` as the program does. */
+		char *dir = malloc(PATH_MAX), *path = malloc(PATH_MAX);
+		if (!dir || !path) {
+			free(dir);
+			free(path);
+			return 0;
+		}
 		if (len >= 7 && !strncmp(list, "$ORIGIN", 7))
-			snprintf(dir, sizeof(dir), "%s%.*s", origin, (int)(len - 7), list + 7);
+			snprintf(dir, PATH_MAX, "%s%.*s", origin, (int)(len - 7), list + 7);
 		else
-			snprintf(dir, sizeof(dir), "%.*s", (int)len, list);
-		snprintf(path, sizeof(path), "%s/%s", dir, name);
+			snprintf(dir, PATH_MAX, "%.*s", (int)len, list);
+		snprintf(path, PATH_MAX, "%s/%s", dir, name);
 		if (len && access(path, R_OK) == 0) {
 			scan_file(sc, path, depth);
+			free(dir);
+			free(path);
 			return 1;
 		}
+		free(dir);
+		free(path);
 		list += len + (end ? 1 : 0);
 	}
 	return 0;
@@ -306,8 +317,9 @@ static void scan_file(struct scan *sc, const char *path, int depth)
 	if (fd < 0)
 		return;
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph[64];
-	if (read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	Elf64_Phdr *ph = malloc(64 * sizeof(*ph));
+	char *origin = malloc(PATH_MAX);
+	if (!ph || !origin || read_at(fd, &eh, sizeof(eh), 0) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phnum > 64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
 	    read_at(fd, ph, sizeof(Elf64_Phdr) * eh.e_phnum, (off_t)eh.e_phoff))
 		goto out;
@@ -338,13 +350,12 @@ static void scan_file(struct scan *sc, const char *path, int depth)
 	char *strs = stroff >= 0 && strsz && strsz < (1u << 24) ? malloc(strsz + 1) : NULL;
 	if (strs && read_at(fd, strs, strsz, stroff) == 0) {
 		strs[strsz] = '\0';
-		char origin[PATH_MAX];
-		snprintf(origin, sizeof(origin), "%s", path);
+		snprintf(origin, PATH_MAX, "%s", path);
 		char *slash = strrchr(origin, '/');
 		if (slash)
 			*slash = '\0';
 		else
-			snprintf(origin, sizeof(origin), ".");
+			snprintf(origin, PATH_MAX, ".");
 		const char *rp = rpath < strsz ? strs + rpath : NULL;
 		int gomp = 0;
 		for (size_t i = 0; i < ndyn && d[i].d_tag != DT_NULL; i++)
@@ -358,6 +369,8 @@ static void scan_file(struct scan *sc, const char *path, int depth)
 	free(strs);
 	free(d);
 out:
+	free(ph);
+	free(origin);
 	close(fd);
 }
 

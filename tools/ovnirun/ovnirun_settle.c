@@ -353,6 +353,8 @@ static int pidns_procs(unsigned long long ino, struct nsproc *out, int max)
  * its streams finished for a moment); at most max. */
 static int scan(const char *trace, struct proc *out, int max, pid_t root)
 {
+	/* (Its paths, and settle_staged's, static: ovnirun, one thread here,
+	 * runs under a small `ulimit -s` as the program does.) */
 	int n = 0;
 	DIR *t = opendir(trace);
 	struct dirent *l, *p, *th;
@@ -367,14 +369,14 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 		const char *ns = strstr(l->d_name, ".pidns");
 		static struct nsproc nsp[4096];
 		int nns = ns ? pidns_procs(strtoull(ns + 6, NULL, 10), nsp, 4096) : 0;
-		char ld[PATH_MAX];
+		static char ld[PATH_MAX];
 		snprintf(ld, sizeof(ld), "%s/%s", trace, l->d_name);
 		DIR *ldir = opendir(ld);
 		int with = 0, without = 0;
 		while (ldir && (p = readdir(ldir)) && n < max) {
 			if (strncmp(p->d_name, "proc.", 5))
 				continue;
-			char pd[PATH_MAX];
+			static char pd[PATH_MAX];
 			snprintf(pd, sizeof(pd), "%s/%s", ld, p->d_name);
 			pid_t pid = (pid_t)atoi(p->d_name + 5);
 			/* In a nested PID namespace: its pid here, when it runs
@@ -395,7 +397,7 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 			 * there), its threads only counted (~3 us each read). */
 			int whole = 0;
 			if (!ns && watch_run_ended(l->d_name, pid)) {
-				char js[PATH_MAX + 64];
+				static char js[PATH_MAX + 64];
 				int seen;
 				snprintf(js, sizeof(js), "%s/thread.%d/stream.json", pd, (int)pid);
 				whole = !unfinished(js, &ranked, &seen) && seen;
@@ -425,7 +427,7 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 					nthreads++;
 					continue;
 				}
-				char js[PATH_MAX + 64];
+				static char js[PATH_MAX + 64];
 				int r, seen;
 				snprintf(js, sizeof(js), "%s/%s/stream.json", pd, th->d_name);
 				open_streams = unfinished(js, &r, &seen);
@@ -659,7 +661,7 @@ int settle_staged(const char *stage, const char *dir, pid_t root, int status, in
 		/* A PID namespace's loom: its pids are not ours to look up. */
 		if (strncmp(l->d_name, "loom.", 5) || strstr(l->d_name, ".pidns"))
 			continue;
-		char sl[PATH_MAX];
+		static char sl[PATH_MAX];
 		snprintf(sl, sizeof(sl), "%s/%s", stage, l->d_name);
 		DIR *ld = opendir(sl);
 		struct dirent *p;
@@ -667,7 +669,7 @@ int settle_staged(const char *stage, const char *dir, pid_t root, int status, in
 			if (strncmp(p->d_name, "proc.", 5))
 				continue;
 			pid_t pid = (pid_t)atoi(p->d_name + 5);
-			char sp[PATH_MAX], tp[PATH_MAX];
+			static char sp[PATH_MAX], tp[PATH_MAX];
 			snprintf(sp, sizeof(sp), "%s/%s", sl, p->d_name);
 			snprintf(tp, sizeof(tp), "%s/%s/%s", dir, l->d_name, p->d_name);
 			/* Ours: its process made its directory in this trace at
@@ -696,7 +698,7 @@ int settle_staged(const char *stage, const char *dir, pid_t root, int status, in
 			while (pd && (t = readdir(pd))) {
 				if (strncmp(t->d_name, "thread.", 7))
 					continue;
-				char st_[PATH_MAX + 64], tt[PATH_MAX + 64], a[PATH_MAX + 96], b[PATH_MAX + 96];
+				static char st_[PATH_MAX + 64], tt[PATH_MAX + 64], a[PATH_MAX + 96], b[PATH_MAX + 96];
 				snprintf(st_, sizeof(st_), "%s/%s", sp, t->d_name);
 				snprintf(tt, sizeof(tt), "%s/%s", tp, t->d_name);
 				mkdir(tt, 0755);
