@@ -124,13 +124,28 @@ OA_EARLY_TEXT int agent_engaged(void)
 }
 
 /* ---- A process that confines itself (hooks/seccomp.c) ----
- * Only flags change here: no system call, so the caller can undo it. */
+ * Only flags change here, and a wait: no system call of the agent's own
+ * work, so the caller can undo it. */
+/* A thread's start and end, and a window's advance, are work with system
+ * calls (an alternate stack, a window, a file) a seal waits for
+ * (writer/stream.h: oa_sys_work): a thread that began before a seccomp
+ * filter went in with SECCOMP_FILTER_FLAG_TSYNC made them after it, under
+ * it, and the process died of SIGSYS (2-5 runs in 40). */
+static struct oa_thread *thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock);
+static void thread_end(struct oa_thread *t);
+
 void agent_seal(struct agent_seal *was)
 {
 	was->traced = atomic_exchange(&oa_traced_flag, 0);
 	was->pending = atomic_exchange(&oa_pending_flag, 0);
 	atomic_store(&oa_stream_frozen, 1);
 	atomic_store(&oa_sealed, 1);
+	/* Then what other threads began before (bounded: 1 s; the caller
+	 * is no such thread). */
+	for (int i = 0; i < 10000 && atomic_load(&oa_sys_work) > 0; i++) {
+		struct timespec ts = { 0, 100 * 1000 };
+		oa_sys3(SYS_nanosleep, (long)&ts, 0, 0); /* not the program's (sync_sleep.c) */
+	}
 }
 
 void agent_unseal(const struct agent_seal *was)
@@ -775,6 +790,15 @@ OA_START_TEXT struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag
 {
 	if (!agent_active() || oa_self)
 		return oa_self;
+	if (!oa_sys_work_enter())
+		return NULL;
+	struct oa_thread *r = thread_begin(creator_tid, tag, min_clock);
+	oa_sys_work_leave();
+	return r;
+}
+
+OA_START_TEXT static struct oa_thread *thread_begin(int creator_tid, uint64_t tag, uint64_t min_clock)
+{
 	/* A thread without its stream yet takes no process-directed signal:
 	 * the kernel gives it to a thread that can record it. */
 	uint64_t t0 = oa_clock_now(); /* the thread's start, before the agent's setup */
@@ -858,10 +882,16 @@ OA_THREAD_TEXT void agent_thread_end(void)
 	struct oa_thread *t = oa_self;
 	if (!t)
 		return;
-	if (atomic_load_explicit(&oa_sealed, memory_order_relaxed)) {
+	if (!oa_sys_work_enter()) {
 		oa_self = NULL; /* its stream is left to the finisher */
 		return;
 	}
+	thread_end(t);
+	oa_sys_work_leave();
+}
+
+OA_THREAD_TEXT static void thread_end(struct oa_thread *t)
+{
 	int saved = errno;
 	sigset_t old;
 	oa_sigblock(&old); /* a SIGTERM now waits until the stream is finished */

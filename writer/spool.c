@@ -845,6 +845,15 @@ OA_THREAD_TEXT static int unpack_map(uint8_t *map, unsigned nslots, const char *
 		return 0;
 	}
 	for (unsigned k = 0; k < n; k++) {
+		/* Sealed (a seccomp filter about to go in, stream.h): no more
+		 * files; what is left stays for a finisher.  A thread that
+		 * started when the spool was full wrote ~1000 slots out while
+		 * the seal waited for it (1 s, then the filter went in under
+		 * it: SIGSYS). */
+		if (__builtin_expect(atomic_load_explicit(&oa_stream_frozen, memory_order_relaxed), 0)) {
+			*in_use = (int)count_in_use(map, nslots);
+			break;
+		}
 		unsigned i = order ? (unsigned)(order[k] & 2047) : k;
 		struct oa_spool_slot *s = slot_at(map, i);
 		uint32_t st = atomic_load(&s->state);

@@ -620,13 +620,24 @@ OA_START_TEXT int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg
 
 _Atomic int oa_stream_frozen;
 
+_Atomic int oa_sys_work OA_FORK_DATA; /* with what a fork child writes: not a page of .bss more */
+
+static int advance_window(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1);
+
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1)
 {
 	*t0 = oa_clock_now();
-	if (atomic_load_explicit(&oa_stream_frozen, memory_order_relaxed)) {
+	if (!oa_sys_work_enter()) {
 		errno = EPERM;
 		return -EPERM;
 	}
+	int r = advance_window(s, need, t0, t1);
+	oa_sys_work_leave();
+	return r;
+}
+
+static int advance_window(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1)
+{
 	/* Near the descriptor limit the agent steps aside: the stream ends
 	 * here rather than take a slot the program may be about to need. */
 	if (!oa_fd_room()) {

@@ -297,6 +297,25 @@ int oa_stream_sync_meta(struct oa_stream *s);
  * system calls that takes: agent.h, "sealed"); an event that does not fit
  * in its stream's window ends that stream, silently. */
 extern _Atomic int oa_stream_frozen;
+/* Agent work that makes system calls in flight on some thread (a window's
+ * advance, a thread's start or end): a seal (a seccomp filter, which
+ * SECCOMP_FILTER_FLAG_TSYNC puts on every thread at once, about to go in)
+ * sets oa_stream_frozen, then waits until there is none (agent_seal).
+ * oa_sys_work_enter() is 0, and counts nothing, once frozen. */
+extern _Atomic int oa_sys_work;
+static inline int oa_sys_work_enter(void)
+{
+	atomic_fetch_add(&oa_sys_work, 1);
+	if (atomic_load(&oa_stream_frozen)) {
+		atomic_fetch_sub(&oa_sys_work, 1);
+		return 0;
+	}
+	return 1;
+}
+static inline void oa_sys_work_leave(void)
+{
+	atomic_fetch_sub(&oa_sys_work, 1);
+}
 
 /* Slow path: map the next window so that `need` more bytes fit. */
 int oa_stream_advance(struct oa_stream *s, size_t need, uint64_t *t0, uint64_t *t1);

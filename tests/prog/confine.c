@@ -14,6 +14,13 @@
  *         bpf      write the filter (struct sock_filter[]) to stdout, for
  *                  bwrap --seccomp FD
  *         child    what the exec'd child does: print a line, exit 7
+ *         tsync US two threads start and join threads in a loop; after US
+ *                  microseconds the main thread installs, on every thread
+ *                  at once (SECCOMP_FILTER_FLAG_TSYNC), a filter that
+ *                  allows only what the threads need (no open, close,
+ *                  mkdir...: killed at any other), 0.2 s later stops them;
+ *                  prints "tsync ok", exit 0 (a thread caught doing the
+ *                  agent's work after the filter: SIGSYS)
  *   After the filter (all but strict): threads that contend on a mutex and
  *   are joined, a fork child that exits 5, a fork child that execs EXE
  *   (this program) in mode child, a handled SIGUSR1, then SIGTERM at its
@@ -92,8 +99,53 @@ static void say(const char *s)
 		_exit(90);
 }
 
+static atomic_int tsync_stop;
+static void *tsync_sub(void *a)
+{
+	return a;
+}
+static void *tsync_loop(void *a)
+{
+	while (!atomic_load(&tsync_stop)) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, tsync_sub, NULL) == 0)
+			pthread_join(t, NULL);
+	}
+	return a;
+}
+
+#define ALLOW(n) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (n), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+static int tsync(long us)
+{
+	pthread_t t[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&t[i], NULL, tsync_loop, NULL);
+	usleep((useconds_t)us);
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		ALLOW(SYS_write), ALLOW(SYS_exit), ALLOW(SYS_exit_group), ALLOW(SYS_clone), ALLOW(SYS_clone3),
+		ALLOW(SYS_mmap), ALLOW(SYS_munmap), ALLOW(SYS_mprotect), ALLOW(SYS_futex), ALLOW(SYS_set_robust_list),
+		ALLOW(SYS_rseq), ALLOW(SYS_rt_sigprocmask), ALLOW(SYS_madvise), ALLOW(SYS_brk), ALLOW(SYS_nanosleep),
+		ALLOW(SYS_clock_nanosleep), ALLOW(SYS_getpid), ALLOW(SYS_gettid), ALLOW(SYS_rt_sigaction),
+		ALLOW(SYS_sched_getaffinity), ALLOW(SYS_getrandom), ALLOW(SYS_newfstatat), ALLOW(SYS_fstat),
+		ALLOW(SYS_sigaltstack), ALLOW(SYS_sched_yield),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog fp = { sizeof(f) / sizeof(f[0]), f };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &fp) != 0)
+		return 3;
+	usleep(200000);
+	atomic_store(&tsync_stop, 1);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return write(1, "tsync ok\n", 9) == 9 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc > 2 && !strcmp(argv[1], "tsync"))
+		return tsync(atol(argv[2]));
 	const char *mode = argc > 1 ? argv[1] : "prctl";
 	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
 	if (!strcmp(mode, "bpf"))
