@@ -189,8 +189,12 @@ OA_RUN_TEXT static int place_pinned(const cpu_set_t *set, size_t setsize, int ti
 	int fd = openat(d, rel, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1; /* held by another running thread: ambiguous */
-	char text[32];
-	int n = oa_snprintf(text, sizeof(text), "%d\n", tid);
+	/* The thread and its process: a fork child holds its parent's
+	 * threads' numbers (agent_fork_child), and its release of one once
+	 * took the claim of a parent still running there (a pinned script's
+	 * background job: two threads on CPU 0, check failed 1 run in 30). */
+	char text[48];
+	int n = oa_snprintf(text, sizeof(text), "%d %d\n", tid, (int)getpid());
 	ssize_t w = write(fd, text, (size_t)n);
 	(void)w;
 	oa_nc_close(fd);
@@ -201,7 +205,7 @@ OA_START_TEXT void oa_cpus_release(int cpu, int tid)
 {
 	if (cpu < 0 || cpu >= ncpus || !claim_trace)
 		return;
-	char path[4300], text[32];
+	char path[4300], text[48];
 	claim_path(path, sizeof(path), cpu);
 	const char *rel;
 	int d = oa_path_at(path, &rel);
@@ -213,6 +217,9 @@ OA_START_TEXT void oa_cpus_release(int cpu, int tid)
 	if (n <= 0)
 		return;
 	text[n] = '\0';
-	if (atoi(text) == tid)
+	char *end;
+	long owner_tid = strtol(text, &end, 10);
+	long owner_pid = *end == ' ' ? strtol(end + 1, NULL, 10) : 0;
+	if (owner_tid == tid && (!owner_pid || owner_pid == (long)getpid()))
 		unlinkat(d, rel, 0);
 }
