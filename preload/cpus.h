@@ -2,7 +2,8 @@
  * is shown on which physical CPU.  A thread is put on a physical CPU only
  * when its affinity pins it to exactly one CPU that no other running thread
  * of the loom (any process) holds; otherwise it runs on the virtual CPU -1.
- * Holding is a claim file in <tracedir>/loom.<loom>/.cpus/, shared by every
+ * Holding is a claim file in <tracedir>/loom.<loom>/.cpus/ ("TID PID", made
+ * with O_EXCL; removed only by that thread's process), shared by every
  * process that traces into that loom. */
 #ifndef OA_CPUS_H
 #define OA_CPUS_H
