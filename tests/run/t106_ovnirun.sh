@@ -172,3 +172,33 @@ out=$(env -i PATH=/usr/bin:/bin bash -c 'ulimit -s 32; exec "$0" -q -o "$1" "$2"
 	"$PROG/threads") || fail "ulimit -s 32: status $?"
 assert_eq "ulimit -s 32: output" "done join 2" "$out"
 check_trace "$WORK/smallstack"
+
+# The program stops itself (or is stopped alone: a supervisor's SIGSTOP):
+# ovnirun stops the same way, so that its parent (a shell's job control)
+# sees it stop; continued, both go on.  Before, ovnirun ran on: an
+# interactive shell's terminal hung.  Then, with `stty tostop`, ovnirun's
+# last line no longer stops it (SIGTTOU ignored once the program ended).
+for sig in STOP TSTP; do
+	got=$(python3 - "$OVNIRUN" "$WORK/stop$sig" "$sig" <<'PY'
+import os, signal, subprocess, sys, time
+run, out, sig = sys.argv[1:4]
+p = subprocess.Popen([run, "-q", "-o", out, "sh", "-c", "kill -%s $$; echo resumed; exit 5" % sig],
+                     stdout=subprocess.PIPE)
+stopped = None
+end = time.time() + 10
+while time.time() < end:
+    pid, st = os.waitpid(p.pid, os.WUNTRACED | os.WNOHANG)
+    if pid and os.WIFSTOPPED(st):
+        stopped = os.WSTOPSIG(st)
+        break
+    if pid:
+        break
+    time.sleep(0.01)
+os.kill(p.pid, signal.SIGCONT)
+print("stopped" if stopped else "not stopped", p.stdout.read().decode().strip(), p.wait())
+PY
+)
+	assert_eq "self $sig: ovnirun stops, continues, status" "stopped resumed 5" "$got"
+	check_trace "$WORK/stop$sig"
+done
+exit 0

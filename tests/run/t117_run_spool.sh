@@ -131,6 +131,16 @@ for how in all pid; do
 	assert_eq "e2 $how: streams (main and 2 threads)" 3 "$(streams "$T")"
 done
 
+# Every stream still in the run's spool (ovnirun and its program killed by
+# `timeout -k`): check says so and names repair (it said "no stream").
+T="$WORK/e3"
+timeout -k 1 1 "$OVNIRUN" -q -o "$T" sh -c 'trap "" TERM; sleep 5'
+assert_eq "e3: status" 137 "$?"
+"$OA" check "$T" >"$WORK/e3.check" 2>&1 && fail "e3: check accepted it"
+grep -q "ovni-auto repair $T" "$WORK/e3.check" || fail "e3: check said: $(cat "$WORK/e3.check")"
+"$OA" repair "$T" >/dev/null 2>&1 || fail "e3: repair"
+check_trace "$T"
+
 # Another run's file (-f into a trace with a spool that is not ours): not
 # used, not touched.
 T="$WORK/f"

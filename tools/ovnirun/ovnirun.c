@@ -747,6 +747,11 @@ int main(int argc, char **argv)
 			die("waitpid:");
 	}
 	forward_to = 0;
+	/* Its last lines may go to a terminal the program gave another group
+	 * (tcsetpgrp) before it ended: under `stty tostop` the write would
+	 * stop ovnirun for good (SIGTTOU; the job left stopped, status 150).
+	 * Ignored, the write goes through, as POSIX has it. */
+	signal(SIGTTOU, SIG_IGN);
 	long early = watch_stop();
 	const char *dbg = getenv("OVNI_DEBUG");
 	if (dbg && *dbg && strcmp(dbg, "0"))

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -216,12 +217,52 @@ void watch_reap_orphans(pid_t keep)
 	}
 }
 
+/* The program stopped by a signal of its own or one sent to it alone
+ * (`kill -STOP $$`, a supervisor's SIGSTOP): ovnirun stops the same way,
+ * so that the shell sees its job stop (before, the terminal hung: the
+ * program stopped, ovnirun running); the SIGCONT that continues ovnirun
+ * reaches the program (the job's group, or ovnirun's forward).  Not when
+ * it runs again already (a terminal's Ctrl-Z stopped both: ovnirun
+ * stopped itself then, and the program's stop is reported after). */
+static void mirror_stop(pid_t child, int sig)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)child);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'T')
+		return;
+	struct sigaction dfl, mine;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	if (sig != SIGSTOP)
+		sigaction(sig, &dfl, &mine);
+	sigset_t one, old;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, &old);
+	raise(sig);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (sig != SIGSTOP)
+		sigaction(sig, &mine, NULL);
+}
+
 pid_t watch_wait(pid_t child, int *status)
 {
 	if (!list[0]) {
 		/* Pid 1 of a PID namespace: the orphans it inherits too. */
 		for (;;) {
-			pid_t w = waitpid(getpid() == 1 ? -1 : child, status, 0);
+			pid_t w = waitpid(getpid() == 1 ? -1 : child, status, WUNTRACED);
+			if (w == child && WIFSTOPPED(*status)) {
+				mirror_stop(child, WSTOPSIG(*status));
+				continue;
+			}
 			if (w == child || w < 0)
 				return w;
 		}
@@ -229,7 +270,11 @@ pid_t watch_wait(pid_t child, int *status)
 	if (pidfd < 0)
 		pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	for (;;) {
-		pid_t w = waitpid(child, status, WNOHANG);
+		pid_t w = waitpid(child, status, WNOHANG | WUNTRACED);
+		if (w == child && WIFSTOPPED(*status)) {
+			mirror_stop(child, WSTOPSIG(*status));
+			continue;
+		}
 		if (w != 0)
 			return w;
 		watch_reap_orphans(child);

@@ -489,8 +489,11 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a directory (give a trace or a stream directory)", path);
 		return -1;
 	}
+	int spools_v3 = 0; /* the v3 walk's count (the v1 walk looks at no spool) */
 	for (want_v1 = 0; want_v1 < 2; want_v1++) {
 		found = NULL;
+		if (want_v1)
+			spools_v3 = nspools;
 		nfound = capfound = nspools = 0;
 		if (nftw(path, collect, 32, FTW_PHYS) != 0) {
 			for (int i = 0; i < nfound; i++)
@@ -504,8 +507,19 @@ int rd_open(struct rd_trace *t, const char *path, char *err, size_t errlen)
 		free(found);
 	}
 	if (!nfound) {
-		snprintf(err, errlen,
-			 "%s: no stream (no stream.json, nor v1 metadata.json and thread.* files, below it)", path);
+		/* Every stream still in a spool (ovnirun killed with its
+		 * program: `timeout -k`): what would write them out. */
+		if (spools_v3)
+			snprintf(err, errlen,
+				 "%s: no stream written out yet: %d spool file(s) hold them (the processes still run, "
+				 "or "
+				 "ended without their agent and nobody finished them: ovnirun killed?); `ovni-auto "
+				 "repair %s` writes them",
+				 path, spools_v3, path);
+		else
+			snprintf(err, errlen,
+				 "%s: no stream (no stream.json, nor v1 metadata.json and thread.* files, below it)",
+				 path);
 		return -1;
 	}
 	t->dir = strdup(path);
