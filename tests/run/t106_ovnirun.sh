@@ -201,4 +201,29 @@ PY
 	assert_eq "self $sig: ovnirun stops, continues, status" "stopped resumed 5" "$got"
 	check_trace "$WORK/stop$sig"
 done
+
+# The scheduling policy ovnirun was started with is the program's: under
+# SCHED_RESET_ON_FORK (`chrt -R -f 5 ovnirun`) ovnirun's fork gave the
+# program SCHED_OTHER; under SCHED_DEADLINE the kernel refused the fork
+# (status 1, the program never ran).  Where this machine allows them.
+pol() { sed 's/^pid [0-9]*.s //'; }
+if chrt -R -f 5 true 2>/dev/null; then
+	want=$(chrt -R -f 5 sh -c 'chrt -p $$' | pol)
+	got=$(chrt -R -f 5 "$OVNIRUN" -q -o "$WORK/rt" sh -c 'chrt -p $$' | pol)
+	assert_eq "chrt -R -f 5: the program's policy" "$want" "$got"
+	check_trace "$WORK/rt"
+else
+	info "no real-time policy here: the chrt -R case skipped"
+fi
+DL="chrt -d --sched-runtime 5000000 --sched-deadline 10000000 --sched-period 16666666 0"
+if $DL true 2>/dev/null; then
+	# (No fork in the program: a deadline task cannot, traced or not.)
+	want=$($DL sh -c 'echo ran; exec chrt -p $$' | pol)
+	got=$($DL "$OVNIRUN" -q -o "$WORK/dl" sh -c 'echo ran; exec chrt -p $$' | pol)
+	assert_eq "SCHED_DEADLINE: output" "$want" "$got"
+	assert_eq "SCHED_DEADLINE: status" 0 "$($DL "$OVNIRUN" -q -o "$WORK/dl2" sh -c 'exit 3' >/dev/null; echo $(($? - 3)))"
+	check_trace "$WORK/dl"
+else
+	info "no SCHED_DEADLINE here: its case skipped"
+fi
 exit 0

@@ -9,12 +9,14 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -522,6 +524,48 @@ static void valgrind_setup_env(const char *lib)
 	env_append("VALGRIND_OPTS", " ", item, supp);
 }
 
+/* The scheduling policy ovnirun was started with is the program's, as if
+ * started directly: a fork under SCHED_RESET_ON_FORK (`chrt -R -f 5
+ * ovnirun`) gave the program SCHED_OTHER and nice 0, and under
+ * SCHED_DEADLINE the kernel refuses fork (EAGAIN: the program never ran).
+ * The child takes the parent's attributes again before it execs (where
+ * privileges allow: they did for the parent); a deadline parent forks as
+ * SCHED_OTHER (ovnirun has no deadline to meet). */
+struct oa_sched_attr {
+	uint32_t size, policy;
+	uint64_t flags;
+	int32_t nice;
+	uint32_t priority;
+	uint64_t runtime, deadline, period;
+};
+#define OA_SCHED_DEADLINE 6
+#define OA_SCHED_FLAG_RESET_ON_FORK 1
+
+static pid_t fork_keeping_policy(void)
+{
+	struct oa_sched_attr was;
+	memset(&was, 0, sizeof(was));
+	int have = syscall(SYS_sched_getattr, 0, &was, (unsigned)sizeof(was), 0) == 0;
+	int deadline = have && was.policy == OA_SCHED_DEADLINE;
+	int reset = have && (was.flags & OA_SCHED_FLAG_RESET_ON_FORK);
+	if (deadline) {
+		struct oa_sched_attr other;
+		memset(&other, 0, sizeof(other));
+		other.size = sizeof(other);
+		other.policy = SCHED_OTHER;
+		if (syscall(SYS_sched_setattr, 0, &other, 0) != 0)
+			deadline = 0;
+	}
+	pid_t c = fork();
+	if (c == 0 && (deadline || reset)) {
+		was.size = sizeof(was);
+		int e = errno;
+		syscall(SYS_sched_setattr, 0, &was, 0);
+		errno = e;
+	}
+	return c;
+}
+
 int main(int argc, char **argv)
 {
 	const char *outdir = NULL, *tmpdir = NULL, *loom = NULL, *appid = NULL, *bufsize = NULL;
@@ -656,7 +700,7 @@ int main(int argc, char **argv)
 	if (spools && !tmpdir && !launcher_rank())
 		watch_run_start(absdir, run_loom);
 	setup_signals();
-	child = fork();
+	child = fork_keeping_policy();
 	forward_to = child > 0 ? child : 0;
 	if (child < 0) {
 		int e = errno;
