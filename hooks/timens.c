@@ -1,6 +1,7 @@
 /* timens.c: time namespaces.
  * Interposes: unshare, setns (and syscall()'s SYS_unshare, SYS_setns and
- * SYS_clone3, in seccomp.c's syscall(), through hook_timens_syscall).
+ * SYS_clone3, in seccomp.c's syscall(), through hook_timens_after and
+ * hook_timens_before_clone3).
  *
  * A time namespace (CLONE_NEWTIME: `unshare --time --monotonic N`, nsenter
  * into a container's) moves CLOCK_MONOTONIC by an offset of its own, and

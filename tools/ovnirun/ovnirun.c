@@ -400,17 +400,7 @@ static void forward_stop(int sig, siginfo_t *si, void *uc)
 {
 	int saved = errno;
 	forward(sig, si, uc);
-	struct sigaction dfl, mine;
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigaction(sig, &dfl, &mine);
-	sigset_t one, old;
-	sigemptyset(&one);
-	sigaddset(&one, sig);
-	raise(sig); /* pending until unblocked: then it stops us, here */
-	sigprocmask(SIG_UNBLOCK, &one, &old);
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	sigaction(sig, &mine, NULL);
+	watch_stop_self(sig);
 	errno = saved;
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../writer/spool.h"
+#include "ovnirun_settle.h"
 
 #define MAX_WATCHED 1024 /* spool files followed at once; more are left to their processes */
 #define POLL_MS 10       /* how often the list and the files are looked at */
@@ -226,18 +227,13 @@ void watch_reap_orphans(pid_t keep)
  * stopped itself then, and the program's stop is reported after). */
 static void mirror_stop(pid_t child, int sig)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)child);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	const char *p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] != 'T')
-		return;
+	char buf[1024], *state = proc_stat(child, buf, sizeof(buf));
+	if (state && state[0] == 'T')
+		watch_stop_self(sig);
+}
+
+void watch_stop_self(int sig)
+{
 	struct sigaction dfl, mine;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;

@@ -22,6 +22,10 @@ const char *watch_start(const char *dir);
 /* Wait for `child` like waitpid(child, status, 0), writing spools out
  * meanwhile.  Returns child, or -1 with errno. */
 pid_t watch_wait(pid_t child, int *status);
+/* Stop ovnirun with sig as its default would (the disposition set to
+ * SIG_DFL and the signal unblocked for the moment): a stop it was sent
+ * (forwarded to the program first), or the program's own (watch_wait). */
+void watch_stop_self(int sig);
 
 /* As pid 1 of a PID namespace (`unshare -p -f ovnirun ./app`), reap the
  * orphans the kernel gives it, as any init does (a script that waits for
