@@ -834,6 +834,11 @@ OA_START_TEXT static struct oa_thread *thread_begin(int creator_tid, uint64_t ta
 	atomic_store(&t->has_timer, 0); /* a fork child has none of the parent's timers */
 	atomic_store(&t->aff_dirty, 0);
 	int cpu = place_self(t->tid);
+	/* Shown on that CPU from when it got it: the thread that held it may
+	 * have ended there after t0 (this one preempted in between: two
+	 * threads on one CPU, a pinned script's background jobs, t105). */
+	if (cpu >= 0)
+		t0 = oa_clock_now();
 	atomic_store(&t->cpu, cpu);
 	if (open_stream(t, sp) != 0) {
 		oa_cpus_release(cpu, t->tid);
