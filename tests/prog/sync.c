@@ -4,6 +4,7 @@
  * usage: sync MODE   (mutex cond barrier rwlock sem join sleep once errors
  *                    clock (the clock/timed variants) all) */
 #include <errno.h>
+#include <stdatomic.h>
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sched.h>
@@ -76,9 +77,43 @@ static void *producer(void *arg)
 	return arg;
 }
 
+/* Whether thread tid is asleep (state S in /proc: blocked in a futex). */
+static int asleep(pid_t tid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'S';
+}
+
+/* Wait (5 s at most) until thread *tid is blocked, once it said it
+ * arrives. */
+static void until_blocked(_Atomic int *arrived, _Atomic int *tid)
+{
+	for (int i = 0; i < 500000 && !(*arrived && asleep(*tid)); i++)
+		sched_yield();
+}
+
+/* A barrier of 3 in a known order, whatever the load: the main thread
+ * blocks in it, then the first worker 10 ms later, then the second 10 ms
+ * after that one blocked (the main thread waits 20 ms or more). */
+static _Atomic int main_arrives, main_tid, first_arrives, first_tid;
+
 static void *at_barrier(void *arg)
 {
-	usleep((useconds_t)(long)arg * 10000);
+	if ((long)arg == 1)
+		first_tid = gettid();
+	until_blocked(&main_arrives, &main_tid);
+	if ((long)arg == 2)
+		until_blocked(&first_arrives, &first_tid);
+	usleep(10000);
+	if ((long)arg == 1)
+		first_arrives = 1;
 	pthread_barrier_wait(&bar);
 	return NULL;
 }
@@ -166,6 +201,8 @@ int main(int argc, char **argv)
 		pthread_barrier_init(&bar, NULL, 3);
 		pthread_create(&t, NULL, at_barrier, (void *)1L);
 		pthread_create(&u, NULL, at_barrier, (void *)2L);
+		main_tid = gettid();
+		main_arrives = 1;
 		int r = pthread_barrier_wait(&bar);
 		pthread_join(t, NULL);
 		pthread_join(u, NULL);
