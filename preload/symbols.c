@@ -19,6 +19,7 @@
 #include "../common/fdroom.h"
 #include "../common/sys.h"
 #include "../writer/sigblock.h"
+#include "../writer/stream.h"
 #include "symbols.h"
 
 #include <elf.h>
@@ -66,9 +67,11 @@ static size_t cache_used;
 static int lock_cancel; /* the holder's cancellation, as it was */
 static void spin_lock_raw(void)
 {
-	/* The raw call: sched_yield is interposed (recorded as a wait). */
+	/* The raw call: sched_yield is interposed (recorded as a wait).  None
+	 * once a seal is coming (a seccomp filter may forbid it). */
 	while (atomic_flag_test_and_set_explicit(&lock, memory_order_acquire))
-		syscall(SYS_sched_yield);
+		if (!atomic_load(&oa_stream_frozen))
+			syscall(SYS_sched_yield);
 }
 
 OA_THREAD_TEXT static void spin_lock(void)
@@ -364,13 +367,23 @@ OA_THREAD_TEXT static struct entry *lookup(uintptr_t addr)
 		if (e->addr == addr && e->name)
 			return e;
 		if (!e->name) {
+			/* Reading an object's symbols makes system calls (open,
+			 * read, mmap): work a seal waits for, none once it is
+			 * coming (a thread started just before a filter went in
+			 * on every thread, TSYNC, looked up its start routine's
+			 * name under it and the process died of SIGSYS: t412,
+			 * 1 run in 16 under load). */
+			if (!oa_sys_work_enter())
+				return &none;
 			if (cache_used >= CACHE_SIZE * 3 / 4) {
 				static struct entry scratch;
 				resolve(addr, &scratch);
+				oa_sys_work_leave();
 				return &scratch;
 			}
 			resolve(addr, e);
 			cache_used++;
+			oa_sys_work_leave();
 			return e;
 		}
 	}

@@ -1,10 +1,16 @@
 /* test_symbols.c: code addresses to function names (own ELF reader): a static
  * function (only in .symtab), a global one, one in libc, the cache, and
  * addresses that belong to no function. */
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "../../preload/symbols.h"
 #include "test.h"
+
+/* What the module takes from the writer (writer/stream.h): a seal coming
+ * (a seccomp filter) and the work it waits for. */
+_Atomic int oa_sys_work, oa_stream_frozen;
 
 __attribute__((noinline)) static int local_helper(int x)
 {
@@ -33,5 +39,16 @@ int main(void)
 	for (uintptr_t i = 0; i < 5000; i++)
 		if (strcmp(oa_sym_name((uintptr_t)&global_worker + (i % 3)), "global_worker"))
 			CHECK(0, "lookup %lu", (unsigned long)i);
+	/* A seal coming: an address whose object was never read gives no
+	 * name (reading it would be system calls under the filter), and is
+	 * not kept so; the cached ones still answer. */
+	atomic_store(&oa_stream_frozen, 1);
+	const char *q = oa_sym_name((uintptr_t)&strlen + 1);
+	CHECK(!strcmp(q, "??"), "frozen, libc's strlen not looked up: %s", q);
+	CHECK(!strcmp(oa_sym_name(b), "global_worker"), "frozen, cached: %s", oa_sym_name(b));
+	CHECK(oa_sys_work == 0, "no work left counted: %d", oa_sys_work);
+	atomic_store(&oa_stream_frozen, 0);
+	q = oa_sym_name((uintptr_t)&strlen + 1);
+	CHECK(strcmp(q, "??") != 0, "after the seal, looked up: %s", q);
 	TEST_DONE();
 }
