@@ -1323,6 +1323,15 @@ static union {
 	char room[sizeof(struct oa_label) + OA_META_LABEL_MAX + 1];
 } end_fork_label OA_LARGE_BSS; /* the process ends: no hash holds it, nothing reuses it */
 
+/* A fork child's whole stream into the run's spool (run_fresh said it
+ * starts there): 0, or -1 (files of its own, then). */
+__attribute__((noinline)) OA_RUN_TEXT static int run_write_pending(int pid, const struct oa_label_list *own,
+								   const uint8_t *obs, size_t len)
+{
+	run_first = 0;
+	return oa_run_write_once(run_map, procdir, run_rel, &oa_meta, pid, own, obs, len);
+}
+
 OA_START_TEXT int agent_end_pending(int64_t value, struct oa_label *label, const char *text, uint64_t at)
 {
 	if (!atomic_load(&oa_pending_flag) || oa_guard || getpid() != pend.pid || oa_cfg.staging || oa_col_active() ||
@@ -1339,7 +1348,10 @@ OA_START_TEXT int agent_end_pending(int64_t value, struct oa_label *label, const
 	place_in_pidns(0);
 	if (!tracedir_is_the_runs(0) || set_process_dirs() != 0)
 		goto out; /* untraced, as a start would leave it */
-	int made = oa_mkdir_p(procdir);
+	/* Under ovnirun, into the run's spool, when no directory of this pid
+	 * is there (as a start, run_fresh); else a directory of its own. */
+	int in_run = oa_cfg.spool_watch[0] && run_fresh();
+	int made = in_run ? 1 : oa_mkdir_p(procdir);
 	if (made != 1) {
 		/* An earlier process of this pid left its directory: the
 		 * usual start continues its streams. */
@@ -1383,6 +1395,8 @@ OA_START_TEXT int agent_end_pending(int64_t value, struct oa_label *label, const
 		t2 = at;
 	oa_put_event(obs, sizeof(obs), &len, "OF]", t2, NULL, 0);
 	oa_put_event(obs, sizeof(obs), &len, "OHe", t2, NULL, 0);
+	if (in_run && run_write_pending(pid, &own, obs, len) == 0)
+		goto out;
 	char dir[PROCDIR_MAX + 24];
 	oa_snprintf(dir, sizeof(dir), "%s/thread.%d", procdir, pid);
 	int r = oa_stream_write_once(dir, &oa_meta, pid, &own, obs, len);

@@ -513,6 +513,43 @@ OA_START_TEXT int oa_stream_write_once(char *dir, const struct oa_meta *m, int t
 	return r;
 }
 
+/* The same into a slot of the run's spool, DONE at once for ovnirun to
+ * write out: no directory or file made by the process (a shell's subshell
+ * that runs a builtin and exits made two directories and two files).
+ * Signals are blocked by the caller. */
+__attribute__((noinline)) OA_RUN_TEXT int oa_run_write_once(uint8_t *map, const char *procdir, const char *rel,
+							    const struct oa_meta *m, int tid,
+							    const struct oa_label_list *own, const uint8_t *obs,
+							    size_t len)
+{
+	uint8_t *o;
+	struct oa_spool_slot *slot;
+	if (len > OA_SPOOL_OBS || !(slot = oa_run_take(map, tid, rel, &o)))
+		return -1;
+	uint32_t at = 0;
+	ssize_t n = oa_run_cpus_apart(map, m)
+			    ? oa_meta_render_apart(m, oa_spool_json(slot), OA_SLOT_JSON, tid, 1, own, &at)
+			    : oa_meta_render(m, oa_spool_json(slot), OA_SLOT_JSON, tid, 1, own);
+	if (n <= 0) {
+		oa_run_release(map, slot, 0);
+		return -1;
+	}
+	memcpy(o, obs, len);
+	slot->cpus_at = at;
+	slot->json_len = (uint32_t)n;
+	slot->obs_len = len;
+	atomic_store_explicit(&slot->state, OA_SPOOL_DONE, memory_order_release);
+	oa_run_done(map, slot);
+	if (!oa_run_gone(map))
+		return 0;
+	/* ovnirun is gone: written out by us (close_run_slot). */
+	int xfsz = oa_xfsz_pending();
+	int r = oa_run_write_in(procdir, map, slot);
+	if (r < 0)
+		oa_xfsz_forget(xfsz);
+	return 0;
+}
+
 OA_START_TEXT int oa_stream_open(struct oa_stream *s, const struct oa_stream_cfg *cfg)
 {
 	int r;

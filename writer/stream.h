@@ -287,6 +287,11 @@ int oa_stream_end(struct oa_stream *s);
  * Async-signal-safe.  0 or -errno. */
 int oa_stream_write_once(char *dir, const struct oa_meta *m, int tid, const struct oa_label_list *own,
 			 const uint8_t *obs, size_t len);
+/* The same into a slot of the run's spool map (DONE: ovnirun writes it
+ * out into procdir, whose path in the trace is rel): 0, or -1 when there
+ * is no slot or the text does not fit (nothing done). */
+int oa_run_write_once(uint8_t *map, const char *procdir, const char *rel, const struct oa_meta *m, int tid,
+		      const struct oa_label_list *own, const uint8_t *obs, size_t len);
 
 /* Write stream.json now, not finished (owner; a live stream that is not
  * ending); a stream in a slot of the run's spool renders it into the slot

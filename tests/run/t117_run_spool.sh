@@ -39,6 +39,20 @@ assert_eq "a: streams (sh, 2 /bin/true, ls, grep)" 5 "$(streams "$T")"
 assert_eq "a: unfinished" 0 "$(unfinished "$T")"
 assert_eq "a: spool left" 0 "$(spool_left "$T")"
 
+# A fork child that ends without an exec (a subshell of builtins: its
+# whole stream written at its end) does so in the slot too: with ovnirun
+# stopped, which would write it out, it has no directory after its end
+# (it made two directories and two files of its own before).
+T="$WORK/sub"
+out=$("$OVNIRUN" -q -o "$T" sh -c 'kill -STOP $PPID; (echo in; exit 4) & p=$!; wait $p; echo "status $?"
+	ls "$0"/loom.*/ | grep -c "^proc.$p\$"; kill -CONT $PPID' "$T") || fail "sub: status $?"
+assert_eq "sub: output, the subshell's directory after its end" "in
+status 4
+0" "$out"
+check_trace "$T"
+assert_eq "sub: streams (sh, the subshell, ls, grep)" 4 "$(streams "$T")"
+assert_eq "sub: the subshell's exit" 1 "$(dump "$T" | grep -c 'OM=.*value=260 type=80')"
+
 # Outgrown (the shell's 400 forks), exec'd (bash execs /bin/true after its
 # own events), threads (their spool in the process's directory).
 T="$WORK/b"
