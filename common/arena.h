@@ -18,9 +18,13 @@ void oa_arena_set(void *base, size_t size);
  * arena's page after each fork, a copy-on-write fault that a piece of the
  * heap, which the program writes anyway, does not cost. */
 void oa_arena_close(void);
-/* n bytes (16-byte aligned, zeroed) from the arena, or from malloc when it
- * has no room left; NULL when neither has. */
+/* n bytes (16-byte aligned, zeroed) from the arena, or from anonymous
+ * memory of the agent's own when it has no room left (never malloc: see
+ * arena.c); NULL when neither has. */
 void *oa_arena_alloc(size_t n);
+/* The same, never from the arena (large or growing buffers, which would
+ * leave the arena no room for the start's small pieces). */
+void *oa_arena_alloc_outside(size_t n);
 /* n bytes from the arena only: NULL when it has no room (what a signal
  * handler may call). */
 void *oa_arena_take(size_t n);
@@ -28,7 +32,8 @@ void *oa_arena_take(size_t n);
 char *oa_arena_strdup(const char *s);
 /* Does p lie in the arena? */
 int oa_arena_owns(const void *p);
-/* free(p), unless the arena holds p. */
+/* Nothing: what oa_arena_alloc gives is never freed (it is a few labels
+ * and copies per process). */
 void oa_arena_free(void *p);
 
 #endif

@@ -23,12 +23,12 @@ static int *phyid_of; /* index -> OS CPU number */
 static const char *claim_trace, *claim_loom;
 static int claimdir_made;
 
-OA_START_TEXT static int parse_online(const char *text, int **out)
+/* The list's ranges, one call per CPU (a pass that counts, then one that
+ * stores: the array is made once, of its size). */
+OA_START_TEXT static int walk_online(const char *p, int *v, int cap)
 {
-	int cap = 64, n = 0;
-	int *v = oa_arena_alloc(sizeof(int) * (size_t)cap);
-	const char *p = text;
-	while (v && *p && *p != '\n') {
+	int n = 0;
+	while (*p && *p != '\n') {
 		char *end;
 		long a = (long)oa_strtoll(p, &end), b;
 		if (end == p)
@@ -39,22 +39,24 @@ OA_START_TEXT static int parse_online(const char *text, int **out)
 			b = (long)oa_strtoll(p + 1, &end);
 			p = end;
 		}
-		for (long c = a; c <= b && c < 1 << 20; c++) {
-			if (n == cap) {
-				int *nv = oa_arena_owns(v) ? malloc(sizeof(int) * (size_t)cap * 2)
-							   : realloc(v, sizeof(int) * (size_t)cap * 2);
-				if (!nv)
-					break;
-				if (oa_arena_owns(v))
-					memcpy(nv, v, sizeof(int) * (size_t)n);
-				v = nv;
-				cap *= 2;
-			}
-			v[n++] = (int)c;
-		}
+		for (long c = a; c <= b && c < 1 << 20; c++, n++)
+			if (v && n < cap)
+				v[n] = (int)c;
 		if (*p == ',')
 			p++;
 	}
+	return n;
+}
+
+OA_START_TEXT static int parse_online(const char *text, int **out)
+{
+	int n = walk_online(text, NULL, 0);
+	/* A few CPUs from the start's arena; more (~1 KiB a few hundred) not,
+	 * its room is for the start's small pieces (arena.h). */
+	size_t size = sizeof(int) * (size_t)(n > 0 ? n : 1);
+	int *v = n <= 64 ? oa_arena_alloc(size) : oa_arena_alloc_outside(size);
+	if (v)
+		n = walk_online(text, v, n);
 	*out = v;
 	return v ? n : 0;
 }
@@ -104,7 +106,7 @@ OA_START_TEXT __attribute__((noinline)) static int read_online(const char *loom,
 	if (n <= 0) {
 		long c = sysconf(_SC_NPROCESSORS_ONLN);
 		n = c > 0 ? (int)c : 1;
-		*phyids = malloc(sizeof(int) * (size_t)n);
+		*phyids = oa_arena_alloc(sizeof(int) * (size_t)n);
 		for (int i = 0; *phyids && i < n; i++)
 			(*phyids)[i] = i;
 	}

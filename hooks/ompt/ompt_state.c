@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ompt.h"
+#include "../../common/slab.h"
 
 /* The tool's settings (OVNI_OMP_MERGE_NS, OVNI_OMP_DEBUG), set by ompt.c at
  * start and read by every layer: here, at the bottom. */
@@ -41,9 +42,15 @@ static void pool_release(void)
 	atomic_flag_clear_explicit(&pool_lock, memory_order_release);
 }
 
+/* Per thread and per slab of tasks: from anonymous memory of our own,
+ * never freed (common/slab.h), not malloc, which set up a malloc arena in
+ * each worker thread that never allocates (64 MiB of address space each:
+ * under `ulimit -v` the program's threads failed to start). */
+static struct oa_slab thr_slab, task_slab;
+
 struct othr *oa_omp_thread_new(void)
 {
-	struct othr *th = calloc(1, sizeof(*th));
+	struct othr *th = oa_slab_take(&thr_slab, sizeof(struct othr), 64, 16);
 	if (th)
 		th->tid = oa_self ? oa_self->tid : (int)gettid();
 	oa_omp_tls_thr = th;
@@ -109,7 +116,7 @@ static void refill(struct othr *th)
 		return;
 	}
 	enum { SLAB = 64 };
-	struct otask *slab = malloc(SLAB * sizeof(*slab));
+	struct otask *slab = oa_slab_take(&task_slab, SLAB * sizeof(*slab), 64, 4);
 	if (!slab)
 		return;
 	for (int i = 0; i < SLAB; i++) {
