@@ -226,4 +226,28 @@ if $DL true 2>/dev/null; then
 else
 	info "no SCHED_DEADLINE here: its case skipped"
 fi
+
+# No /proc (a chroot, a container without it): ovnirun found its library
+# through /proc/self/exe only, and ran nothing ("cannot find my own path",
+# status 1).  Its path as it was executed serves.
+if unshare -m --propagation private true 2>/dev/null; then
+	out=$(unshare -m --propagation private sh -c 'mount -t tmpfs none /proc && "$0" -q -o "$1" sh -c "echo hi; exit 3"' \
+		"$OVNIRUN" "$WORK/noproc") 2>"$WORK/noproc.err"
+	st=$?
+	assert_eq "no /proc: output" hi "$out"
+	assert_eq "no /proc: status" 3 "$st"
+	assert_eq "no /proc: nothing said" "" "$(cat "$WORK/noproc.err")"
+	check_trace "$WORK/noproc"
+else
+	info "no mount namespace here: the no-/proc case skipped"
+fi
+# An ovnirun without its library (copied alone): it says so once and runs
+# the program as if it were not there (before: status 1, nothing ran).
+cp "$OVNIRUN" "$WORK/ovnirun-alone"
+out=$("$WORK/ovnirun-alone" -o "$WORK/alone" sh -c 'echo hi; exit 3' 2>"$WORK/alone.err")
+st=$?
+assert_eq "no library: output" hi "$out"
+assert_eq "no library: status" 3 "$st"
+assert_eq "no library: said once" 1 "$(grep -c 'cannot find the agent library.*runs untraced' "$WORK/alone.err")"
+assert_eq "no library: nothing else said" 1 "$(wc -l <"$WORK/alone.err")"
 exit 0

@@ -83,26 +83,34 @@ static const struct option long_opts[] = {
 };
 
 /* The library next to us: <bindir>/../lib/libovni-auto.so. */
-static void find_library(char *out, size_t size)
+/* The agent: OVNI_AUTO_LIB, or ../lib/libovni-auto.so from ovnirun's
+ * directory.  0, or -1 with why in out. */
+static int find_library(char *out, size_t size)
 {
 	const char *env = getenv("OVNI_AUTO_LIB");
+	static char real[PATH_MAX];
 	if (env && *env) {
-		if (!realpath(env, out))
-			die("OVNI_AUTO_LIB=%s:", env);
-		return;
+		if (realpath(env, real)) {
+			snprintf(out, size, "%s", real);
+			return 0;
+		}
+		snprintf(out, size, "OVNI_AUTO_LIB=%s: %s", env, strerror(errno));
+		return -1;
 	}
 	static char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0)
-		die("cannot find my own path:");
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	*slash = '\0';
+	if (self_dir(self, sizeof(self)) != 0) {
+		snprintf(out, size, "cannot find ovnirun's own path (no /proc/self/exe, no AT_EXECFN with a '/')");
+		return -1;
+	}
 	snprintf(out, size, "%s/../lib/libovni-auto.so", self);
-	static char real[PATH_MAX];
-	if (!realpath(out, real))
-		die("cannot find the agent library %s:", out);
+	if (!realpath(out, real)) {
+		int e = errno;
+		snprintf(real, sizeof(real), "%s", out);
+		snprintf(out, size, "cannot find the agent library %s: %s", real, strerror(e));
+		return -1;
+	}
 	snprintf(out, size, "%s", real);
+	return 0;
 }
 
 /* PROGRAM as execvp would find it. */
@@ -611,8 +619,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	static char lib[PATH_MAX], dir[PATH_MAX], absdir[PATH_MAX + 8], contact[600];
-	find_library(lib, sizeof(lib));
+	static char lib[PATH_MAX + 64], dir[PATH_MAX], absdir[PATH_MAX + 8], contact[600];
+	if (find_library(lib, sizeof(lib)) != 0) {
+		/* Said, then out of the way: the program as if ovnirun were not
+		 * there (its status, its signals, its pid). */
+		fprintf(stderr, "ovnirun: %s: the program runs untraced\n", lib);
+		execv(prog, argv + optind);
+		fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(errno));
+		return 127;
+	}
 	/* The contact from the environment keeps the secret off command lines. */
 	const char *env_contact = getenv("OVNI_COLLECT");
 	if (!collect && env_contact && *env_contact)

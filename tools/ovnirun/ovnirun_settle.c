@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -474,20 +475,35 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 	return n;
 }
 
+int self_dir(char *out, size_t size)
+{
+	static char dir[PATH_MAX];
+	if (!dir[0]) {
+		char self[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		const char *fn = (const char *)getauxval(AT_EXECFN);
+		if (n > 0)
+			self[n] = '\0';
+		else if (!fn || !strchr(fn, '/') || !realpath(fn, self))
+			return -1;
+		char *slash = strrchr(self, '/');
+		if (!slash)
+			return -1;
+		*slash = '\0';
+		snprintf(dir, sizeof(dir), "%s", self[0] ? self : "/");
+	}
+	snprintf(out, size, "%s", dir);
+	return 0;
+}
+
 /* ovni-auto next to ovnirun. */
 static void sibling(char *out, size_t size)
 {
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
+	if (self_dir(self, sizeof(self)) != 0)
 		snprintf(out, size, "ovni-auto");
-		return;
-	}
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(out, size, "%s/ovni-auto", self);
+	else
+		snprintf(out, size, "%s/ovni-auto", self);
 }
 
 /* `ovni-auto repair --pid PID --how HOW DIR` (or, pid 0, `ovni-auto repair

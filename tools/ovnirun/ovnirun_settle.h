@@ -7,6 +7,7 @@
 #ifndef OA_OVNIRUN_SETTLE_H
 #define OA_OVNIRUN_SETTLE_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* `dir`: the trace directory; `root`: the program's pid, `status` its wait
@@ -14,6 +15,12 @@
  * `wait_ms`: how long processes still running may take. Prints what it did
  * unless quiet; returns the number of processes left running. */
 int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
+
+/* The directory ovnirun was run from: /proc/self/exe's, or where /proc is
+ * not mounted (a chroot, a container) the path it was executed by
+ * (AT_EXECFN), made absolute; kept from the first call, which is made
+ * before anything could change the working directory.  0, or -1. */
+int self_dir(char *out, size_t size);
 
 /* Under a launcher (mpirun, srun, any step of a Slurm job: every rank
  * runs its own ovnirun into one trace directory) settle_run is not run: the
