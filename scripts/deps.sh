@@ -22,6 +22,9 @@ pkgs="$pkgs openssh-server openssh-client"
 # valgrind's memcheck over a traced program (t700): the agent reads nothing
 # the program left unset.
 pkgs="$pkgs valgrind"
+# Failures of the agent's system calls made on purpose (strace's inject):
+# an EINTR from tmpfs's fallocate (t101).
+pkgs="$pkgs strace"
 # The viewer's page is tested in a real browser (issue 34): headless Chromium.
 pkgs="$pkgs chromium"
 missing=""

@@ -226,13 +226,19 @@ OA_START_TEXT int oa_dir_truncate(char *dir, const char *name, off_t len)
 	return r;
 }
 
+/* Tries after EINTR: a signal at each of them is not a signal, it is a
+ * ptrace'd process whose every call is made to fail (strace's inject:
+ * bash spun for ever). */
+#define EINTR_TRIES 1000
+
 OA_START_TEXT int oa_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
+	int intr = 0;
 	while (len) {
 		ssize_t w = oa_nc_write(fd, p, len);
 		if (w < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && ++intr < EINTR_TRIES)
 				continue;
 			return -errno;
 		}
@@ -240,6 +246,14 @@ OA_START_TEXT int oa_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+OA_START_TEXT int oa_fallocate(int fd, off_t off, off_t len)
+{
+	int r, intr = 0;
+	while ((r = fallocate(fd, 0, off, len)) != 0 && errno == EINTR && ++intr < EINTR_TRIES)
+		;
+	return r;
 }
 
 /* Move a file between two directories (paths in the stream's buffers);

@@ -31,6 +31,9 @@ int oa_dir_open(char *dir, const char *name, int flags, mode_t mode);
 int oa_dir_truncate(char *dir, const char *name, off_t len);
 /* Write all of buf (EINTR retried): 0 or -errno. */
 int oa_write_all(int fd, const void *buf, size_t len);
+/* fallocate(fd, 0, off, len), EINTR retried (tmpfs's stops at a pending
+ * signal: a thread's trace once ended there): 0, or -1 with errno. */
+int oa_fallocate(int fd, off_t off, off_t len);
 /* Move from/name to to/name; across file systems copied in the kernel. */
 int oa_move_file(char *from, char *to, const char *name);
 

@@ -223,7 +223,7 @@ OA_THREAD_TEXT static int prepare(struct oa_spool *sp, struct oa_spool_file *f, 
 		sigset_t old;
 		oa_sigblock(&old);
 		int fd = oa_open_at(path, O_RDWR | O_CLOEXEC, 0);
-		int ok = fd >= 0 && fallocate(fd, 0, (off_t)(p - f->map), (off_t)len) == 0;
+		int ok = fd >= 0 && oa_fallocate(fd, (off_t)(p - f->map), (off_t)len) == 0;
 		int e = errno;
 		if (fd >= 0)
 			oa_nc_close(fd);

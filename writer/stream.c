@@ -771,7 +771,7 @@ OA_START_TEXT static int advance(struct oa_stream *s, int fd, uint64_t cur, size
 		/* Small first window, which may never fill: reserve its blocks
 		 * (this also extends the file) and let it fault in lazily, as
 		 * prefaulting costs a TLB shootdown per thread. */
-		if (fallocate(fd, 0, (off_t)off, (off_t)len) != 0 &&
+		if (oa_fallocate(fd, (off_t)off, (off_t)len) != 0 &&
 		    (errno != EOPNOTSUPP || ftruncate(fd, (off_t)fsize) != 0))
 			return -errno;
 	} else if (ftruncate(fd, (off_t)fsize) != 0) {
@@ -787,7 +787,7 @@ OA_START_TEXT static int advance(struct oa_stream *s, int fd, uint64_t cur, size
 		return -errno;
 	if (!first && madvise(m, len, MADV_POPULATE_WRITE) != 0) {
 		int e = errno;
-		int r = e == EINVAL ? fallocate(fd, 0, (off_t)off, (off_t)len) : -1;
+		int r = e == EINVAL ? oa_fallocate(fd, (off_t)off, (off_t)len) : -1;
 		if (r != 0 && e == EINVAL && (errno == EOPNOTSUPP || errno == ENOSYS))
 			r = posix_fallocate(fd, (off_t)off, (off_t)len) ? -1 : 0;
 		if (r != 0) {

@@ -39,3 +39,17 @@ done
 assert_eq "ulimit -v, 64 MiB to spare: runs that failed (of 20)" 0 "$bad"
 assert_eq "ulimit -v, 64 MiB to spare: output" "done join 10" "$(cat "$WORK/av.out")"
 check_trace "$WORK/av"
+# tmpfs's fallocate stops at a pending signal (EINTR; made here by
+# strace): a thread whose first window's blocks it was reserving ran
+# untraced, said so, and left 8 streams unfinished and empty (check
+# failed) in a trace ovnirun called whole.  Retried now.
+if command -v strace >/dev/null; then
+	out=$(strace -f -qq -o /dev/null -e trace=fallocate -e inject=fallocate:error=EINTR:when=1 \
+		"$OVNIRUN" -q -o "$WORK/eintr" "$PROG/threads" join 10 2>"$WORK/eintr.err")
+	assert_eq "an EINTR from fallocate: output" "done join 10" "$out"
+	assert_eq "an EINTR from fallocate: nothing said" "" "$(cat "$WORK/eintr.err")"
+	check_trace "$WORK/eintr"
+	assert_eq "an EINTR from fallocate: streams" 11 "$(streams "$WORK/eintr")"
+else
+	info "no strace: the EINTR case skipped"
+fi
