@@ -241,6 +241,24 @@ if unshare -m --propagation private true 2>/dev/null; then
 else
 	info "no mount namespace here: the no-/proc case skipped"
 fi
+# An environment a few hundred bytes under the kernel's limit (ARG_MAX):
+# the program ran untraced, but not with the agent's variables beside it
+# ("cannot run: Argument list too long", 127).  As untraced now, said.
+cat >"$WORK/bigenv.sh" <<'EOF'
+n=$1; shift; c=$(head -c 128000 /dev/zero | tr '\0' a)
+for i in $(seq 1 16); do export BIGV$i=$c; done
+export BIGLAST=$(head -c $n /dev/zero | tr '\0' b); exec "$@"
+EOF
+lo=1000 hi=128000
+while [ $((hi - lo)) -gt 16 ]; do
+	m=$(((lo + hi) / 2))
+	if sh "$WORK/bigenv.sh" $m /bin/true 2>/dev/null; then lo=$m; else hi=$m; fi
+done
+out=$(sh "$WORK/bigenv.sh" $((lo - 300)) "$OVNIRUN" -q -o "$WORK/big" sh -c 'echo hi; exit 3' 2>"$WORK/big.err")
+st=$?
+assert_eq "near ARG_MAX: output" hi "$out"
+assert_eq "near ARG_MAX: status" 3 "$st"
+assert_eq "near ARG_MAX: said once" 1 "$(grep -c 'E2BIG): it runs untraced' "$WORK/big.err")"
 # An ovnirun without its library (copied alone): it says so once and runs
 # the program as if it were not there (before: status 1, nothing ran).
 cp "$OVNIRUN" "$WORK/ovnirun-alone"

@@ -716,6 +716,14 @@ int main(int argc, char **argv)
 	}
 	if (child == 0) {
 		restore_signals();
+		/* The environment as ovnirun got it, for an exec that the agent's
+		 * variables make too large (below). */
+		size_t ne = 0;
+		while (environ[ne])
+			ne++;
+		char **given = malloc((ne + 1) * sizeof(*given));
+		if (given)
+			memcpy(given, environ, (ne + 1) * sizeof(*given));
 		/* The run's spool is this process's and its children's: said
 		 * before the program starts (the mapping is ours too). */
 		watch_run_root(getpid());
@@ -782,6 +790,15 @@ int main(int argc, char **argv)
 		snprintf(root, sizeof(root), "%d", (int)getpid());
 		setenv("OVNI_ROOT_PID", root, 1);
 		execv(prog, argv + optind);
+		if (errno == E2BIG && given) {
+			/* Within a few hundred bytes of the kernel's limit untraced:
+			 * as untraced, said. */
+			fprintf(stderr,
+				"ovnirun: %s: the agent's variables do not fit beside the program's arguments and "
+				"environment (E2BIG): it runs untraced\n",
+				prog);
+			execve(prog, argv + optind, given);
+		}
 		fprintf(stderr, "ovnirun: cannot run %s: %s\n", prog, strerror(errno));
 		_exit(127);
 	}
