@@ -50,12 +50,13 @@ struct out {
 	char *buf;
 	unsigned long size;
 	unsigned long len;
+	unsigned long skip; /* the first bytes not kept (oa_log: a line's end) */
 };
 
 OA_EARLY_TEXT static void put(struct out *o, char c)
 {
-	if (o->len + 1 < o->size)
-		o->buf[o->len] = c;
+	if (o->len >= o->skip && o->len - o->skip + 1 < o->size)
+		o->buf[o->len - o->skip] = c;
 	o->len++;
 }
 
@@ -82,9 +83,17 @@ OA_EARLY_TEXT static void put_num(struct out *o, unsigned long long v, int neg, 
 		put(o, tmp[--n]);
 }
 
+static int format(char *buf, unsigned long size, unsigned long skip, const char *fmt, va_list ap);
+
 OA_EARLY_TEXT int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, va_list ap)
 {
-	struct out o = { buf, size, 0 };
+	return format(buf, size, 0, fmt, ap);
+}
+
+/* The text from its byte `skip` on (its length in all is returned). */
+OA_EARLY_TEXT static int format(char *buf, unsigned long size, unsigned long skip, const char *fmt, va_list ap)
+{
+	struct out o = { buf, size, 0, skip };
 	for (const char *p = fmt; *p; p++) {
 		if (*p != '%') {
 			put(&o, *p);
@@ -124,8 +133,9 @@ OA_EARLY_TEXT int oa_vsnprintf(char *buf, unsigned long size, const char *fmt, v
 			put(&o, c);
 		}
 	}
+	unsigned long kept = o.len > skip ? o.len - skip : 0;
 	if (size)
-		buf[o.len < size ? o.len : size - 1] = '\0';
+		buf[kept < size ? kept : size - 1] = '\0';
 	return (int)o.len;
 }
 
@@ -254,9 +264,20 @@ void oa_log(const char *fmt, ...)
 	char buf[512];
 	int saved = errno;
 	size_t n = (size_t)oa_snprintf(buf, sizeof(buf) - 1, "ovni-auto: ");
-	va_list ap;
+	va_list ap, again;
 	va_start(ap, fmt);
-	oa_vsnprintf(buf + n, sizeof(buf) - n - 1, fmt, ap);
+	va_copy(again, ap);
+	size_t space = sizeof(buf) - n - 1;
+	size_t all = (size_t)oa_vsnprintf(buf + n, space, fmt, ap);
+	if (all >= space) {
+		/* Too long (a path near PATH_MAX): its start, "...", and its
+		 * end, which says why (it was cut, in the path). */
+		size_t head = 96;
+		memcpy(buf + n + head, "...", 3);
+		head += 3;
+		format(buf + n + head, space - head, all - (space - head - 1), fmt, again);
+	}
+	va_end(again);
 	va_end(ap);
 	n = strlen(buf);
 	if (n == 0 || buf[n - 1] != '\n')

@@ -46,6 +46,13 @@ assert_eq "exit status with no trace dir" 3 $?
 assert_eq "stdout with no trace dir" "done exitcode 3" "$(cat "$WORK/out")"
 assert_eq "stderr lines" 1 "$(wc -l <"$WORK/err")"
 grep -q "ovni-auto: cannot write the trace in $WORK/afile/sub" "$WORK/err" || fail "unclear message: $(cat "$WORK/err")"
+# A path too long for the line (~500 bytes): its start and its end, with
+# why; it was cut at 510 bytes, the reason lost.
+long="$WORK/afile/$(printf 'x%.0s' $(seq 230))/$(printf 'y%.0s' $(seq 230))/t"
+LD_PRELOAD="$LIBAGENT" OVNI_TRACEDIR="$long" /bin/echo hi >"$WORK/out" 2>"$WORK/err"
+assert_eq "a long path: stderr lines" 1 "$(wc -l <"$WORK/err")"
+grep -q "^ovni-auto: cannot write the trace in $WORK/afile/x*\.\.\.[xy/]*/t/loom\.[^ ]*: Not a directory; the program runs untraced$" "$WORK/err" ||
+	fail "a long path: the line: $(cat "$WORK/err")"
 
 # A script's processes that all cannot write there (LD_PRELOAD alone: no
 # ovnirun report to gather the lines): one line, not one per process
