@@ -259,6 +259,15 @@ st=$?
 assert_eq "near ARG_MAX: output" hi "$out"
 assert_eq "near ARG_MAX: status" 3 "$st"
 assert_eq "near ARG_MAX: said once" 1 "$(grep -c 'E2BIG): it runs untraced' "$WORK/big.err")"
+# The trace directory moved while the program ran: ovnirun said "no trace
+# was written", with the run's spool still full.  It says what happened and
+# how to finish it.
+out=$("$OVNIRUN" -o "$WORK/mv" sh -c 'mv "$0" "$0.moved"; /bin/true; echo ran' "$WORK/mv" 2>"$WORK/mv.err")
+assert_eq "moved: output" ran "$out"
+grep -q "the trace directory $WORK/mv was moved or removed while the program ran.*ovni-auto repair" "$WORK/mv.err" ||
+	fail "moved: what ovnirun said: $(cat "$WORK/mv.err")"
+"$OA" repair "$WORK/mv.moved" >/dev/null 2>&1 || fail "moved: repair failed"
+check_trace "$WORK/mv.moved"
 # An ovnirun without its library (copied alone): it says so once and runs
 # the program as if it were not there (before: status 1, nothing ran).
 cp "$OVNIRUN" "$WORK/ovnirun-alone"

@@ -113,6 +113,16 @@ static int find_library(char *out, size_t size)
 	return 0;
 }
 
+/* Is the trace directory gone from its path, or another one now (was:
+ * what it was at the start)? */
+static int dir_moved(const char *path, const struct stat *was)
+{
+	struct stat st;
+	if (!was)
+		return 0;
+	return stat(path, &st) != 0 || st.st_dev != was->st_dev || st.st_ino != was->st_ino;
+}
+
 /* PROGRAM as execvp would find it. */
 static int resolve_program(const char *prog, char *out, size_t size)
 {
@@ -704,6 +714,10 @@ int main(int argc, char **argv)
 	}
 	if (spools && !tmpdir && !launcher_rank())
 		watch_run_start(absdir, run_loom);
+	/* The trace directory as it is now (made by the run's spool), to tell
+	 * at the end one that was moved or removed meanwhile. */
+	struct stat dir_was;
+	int dir_known = stat(absdir, &dir_was) == 0;
 	setup_signals();
 	child = fork_keeping_policy();
 	forward_to = child > 0 ? child : 0;
@@ -864,6 +878,11 @@ int main(int argc, char **argv)
 		else if (nthreads_seen)
 			fprintf(stderr, "ovnirun: trace in %s (%ld threads in %ld processes)%s\n", dir, nthreads_seen,
 				nprocs_seen, said);
+		else if (dir_moved(absdir, dir_known ? &dir_was : NULL))
+			fprintf(stderr,
+				"ovnirun: the trace directory %s was moved or removed while the program ran: what "
+				"was left to write is not there; where it is now, `ovni-auto repair` finishes it%s\n",
+				dir, said);
 		else
 			fprintf(stderr, "ovnirun: no trace was written in %s%s\n", dir, said);
 	}
