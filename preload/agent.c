@@ -702,7 +702,8 @@ static int open_stream(struct oa_thread *t, struct oa_spool *sp)
 	}
 	if (r != 0) {
 		if (!atomic_exchange(&said_open_error, 1) && !unwritable_said(r))
-			oa_log("cannot write the trace in %s: %s; the program runs untraced", procdir, strerror(-r));
+			oa_log("cannot write the trace in %s: %s; the program runs untraced", cfg.base,
+			       strerror(-r)); /* the staging directory (-t) where staged */
 		return r;
 	}
 	return 0;

@@ -47,3 +47,15 @@ for i in 1 2; do
 		[ "$st" -le 1 ] || fail "$i: ovni-auto $tool ended with status $st (a signal?)"
 	done <"$WORK/tools"
 done
+# A full staging directory (-t) with the trace elsewhere: the program as
+# untraced, and the agent names the directory that is full (it named the
+# trace's, which had room).
+rm -f "$WORK/out" "$WORK/err"
+unshare -m sh -c "mount -t tmpfs -o size=32k none '$M' &&
+	'$OVNIRUN' -q -t '$M' -o '$WORK/staged' sh -c '$PROG/threads join 60 >/dev/null; echo done' >'$WORK/out' 2>'$WORK/err'" ||
+	fail "staged: the mount namespace's script"
+assert_eq "staged: output" done "$(cat "$WORK/out")"
+grep -q "cannot write the trace in $M/loom\..*: No space left on device" "$WORK/err" ||
+	fail "staged: the agent did not name the full directory: $(cat "$WORK/err")"
+grep "cannot write the trace in $WORK/staged" "$WORK/err" && fail "staged: the trace's directory named"
+exit 0
