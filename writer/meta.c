@@ -151,6 +151,20 @@ static struct oa_label *find_from(struct oa_label *l, struct oa_label *stop, int
 	return NULL;
 }
 
+/* Is a chain as long as a lookup may walk?  Past that a value gets no
+ * label (its mark is written all the same, shown by its number): no
+ * lookup walks more than OA_META_CHAIN_MAX, whatever the program does (a
+ * process that gave its threads 300 000 names took 100 us a name, the
+ * small table's chains 2 300 long). */
+static int chain_full(struct oa_label *l)
+{
+	int n = 0;
+	for (; l; l = l->hnext)
+		if (++n >= OA_META_CHAIN_MAX)
+			return 1;
+	return 0;
+}
+
 static void push_owner(struct oa_label_list *list, struct oa_label *l)
 {
 	l->owner = list;
@@ -172,6 +186,8 @@ OA_START_TEXT static int insert(struct oa_meta *m, struct oa_label_list *owner, 
 	for (;;) {
 		if (find_from(head, seen, l->type, l->value))
 			return 1;
+		if (chain_full(head))
+			return -1;
 		seen = head; /* only what is pushed in front of it needs a look next time */
 		l->hnext = head;
 		if (atomic_compare_exchange_weak_explicit(b, &head, l, memory_order_release, memory_order_acquire))
@@ -213,8 +229,11 @@ OA_START_TEXT int oa_meta_mark_label(struct oa_meta *m, struct oa_label_list *ow
 		if (fixed_label(m, type, value))
 			return 1;
 		struct oa_label *_Atomic *b = bucket_of(m, type, value);
-		if (find_from(atomic_load_explicit(b, memory_order_acquire), NULL, type, value))
+		struct oa_label *head = atomic_load_explicit(b, memory_order_acquire);
+		if (find_from(head, NULL, type, value))
 			return 1;
+		if (chain_full(head))
+			return -1; /* nothing allocated: the pieces are never freed */
 	}
 	struct oa_label *l = label_new(m, type, value, label);
 	if (!l)

@@ -26,8 +26,9 @@
 #define OA_REQUIRE_OPENMP 0x1u
 #define OA_REQUIRE_MPI 0x2u
 #define OA_META_NTYPES 100         /* the emulator accepts types 0..99 */
-#define OA_META_BUCKETS 4096u      /* label hash buckets (chains grow past that) */
+#define OA_META_BUCKETS 4096u      /* label hash buckets */
 #define OA_META_SMALL_BUCKETS 128u /* those of a short process's labels (meta.c) */
+#define OA_META_CHAIN_MAX 64       /* labels a bucket holds: at most (128 + 4096) x 64 a process */
 #define OA_META_LABEL_MAX 480      /* bytes of a label (the emulator takes < 512) */
 
 struct oa_label_list;

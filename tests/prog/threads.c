@@ -13,6 +13,7 @@
  *   pin N       threads pin themselves / are pinned to CPUs
  *   exitcode N  like join, then exit with status N
  *   sleeps N    N usleep(1) calls on the main thread (N recorded waits)
+ *   names N     the main thread given N names, each a new one
  *   createfail N  N creations that fail (a stack no mmap can give): prints
  *               what each returned and the errno glibc left
  *   pending N   a thread with a cancel pending that reaches no cancellation
@@ -518,6 +519,13 @@ int main(int argc, char **argv)
 			pthread_join(r[i], NULL);
 	} else if (!strcmp(mode, "recycle")) {
 		status = recycle(n);
+	} else if (!strcmp(mode, "names")) {
+		/* The main thread named n times, each name new. */
+		for (long i = 0; i < n; i++) {
+			char name[16];
+			snprintf(name, sizeof(name), "m%ld", i);
+			pthread_setname_np(pthread_self(), name);
+		}
 	} else if (!strcmp(mode, "sleeps")) {
 		/* n short sleeps on the main thread: a known amount of events
 		 * (each one a recorded wait). */
