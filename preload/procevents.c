@@ -135,9 +135,8 @@ void oa_procev_loom_changed(void)
 	atomic_store(&value_counter_tried, 0);
 }
 
-static OA_EARLY_TEXT int64_t next_proc_value(void)
+static OA_EARLY_TEXT int64_t value_from(_Atomic uint32_t *c)
 {
-	_Atomic uint32_t *c = loom_counter();
 	if (!c)
 		return oa_proc_value(oa_cfg.loom, oa_pid, (uint32_t)(atomic_fetch_add(&proc_seq, 1) + 1));
 	uint64_t h = oa_loom_hash(oa_cfg.loom);
@@ -146,6 +145,21 @@ static OA_EARLY_TEXT int64_t next_proc_value(void)
 		low = atomic_fetch_add(c, 1) + (uint32_t)h;
 	while (low < OA_PROC_FIXED_END);
 	return (int64_t)((((h >> 32) & 0x7fffffff) | 1) << 32 | low);
+}
+
+static OA_EARLY_TEXT int64_t next_proc_value(void)
+{
+	return value_from(loom_counter());
+}
+
+int64_t oa_procev_value_mapped(void)
+{
+	return value_from(atomic_load(&value_counter));
+}
+
+void oa_procev_prepare_values(void)
+{
+	loom_counter();
 }
 
 OA_EARLY_TEXT int64_t oa_procev_value(void)

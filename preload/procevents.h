@@ -35,6 +35,11 @@ struct oa_label *oa_procev_take_exit_label(void);
 int oa_procev_refused_active(void);
 /* A new value of the channel, unique in the trace (async-signal-safe). */
 int64_t oa_procev_value(void);
+/* The same with no system call (from a handler that may have interrupted
+ * anything: the loom's counter if it is mapped, else the pid-based
+ * values); and the mapping made now, outside such a handler. */
+int64_t oa_procev_value_mapped(void);
+void oa_procev_prepare_values(void);
 /* The process's loom changed (it entered a PID namespace): values from
  * that loom's counter from now on. */
 void oa_procev_loom_changed(void);

@@ -36,6 +36,7 @@
 #include "../writer/ovni_fmt.h"
 #include "../writer/registry.h"
 #include "agent.h"
+#include "procevents.h"
 #include "real.h"
 #include "symbols.h"
 #include "../common/env.h"
@@ -49,24 +50,43 @@ static _Atomic uintptr_t labelled[SET_SIZE] OA_LARGE_BSS;
 static _Atomic int stopped; /* the program took the signal */
 #define COOKIE 0x6f766e69   /* "ovni": the sigev_value of our timers */
 
-static int64_t value_of(uintptr_t pc)
+/* Each address's value: drawn from the loom's counter when the process
+ * first samples it (unique in the trace, in its low 32 bits too, which is
+ * all the emulator keeps).  It was the pid's hash above bit 40 and the
+ * address below: two processes of one program sampling one function gave
+ * two values the emulator takes for one (check failed under -S, 3 runs of
+ * 3).  A fork child keeps its parent's: the same code at the same
+ * addresses, the same labels. */
+static _Atomic int64_t vals[SET_SIZE] OA_LARGE_BSS;
+/* Past the table (SET_SIZE distinct addresses): one value for the rest. */
+#define OTHER_VALUE 1
+static _Atomic int other_used;
+
+static int64_t value_at(size_t i)
 {
-	/* pid in bits 40..62, the address's low 40 bits below. */
-	long long v = oa_value_pid(); /* a nested PID namespace's bits folded in */
-	return ((int64_t)((v ^ (v >> 23)) & 0x7fffff) << 40) | (int64_t)(pc & 0xffffffffffull);
+	int64_t v = atomic_load_explicit(&vals[i], memory_order_acquire);
+	if (!v) {
+		int64_t n = oa_procev_value_mapped();
+		v = atomic_compare_exchange_strong(&vals[i], &v, n) ? n : v;
+	}
+	return v;
 }
 
-static void remember(uintptr_t pc)
+/* The value of a sampled address, remembered for its label. */
+static int64_t value_of(uintptr_t pc)
 {
 	size_t h = (size_t)((pc * 0x9E3779B97F4A7C15ull) >> 51) & (SET_SIZE - 1);
-	for (size_t i = 0; i < 64; i++) {
+	for (size_t k = 0; k < 64; k++) {
 		uintptr_t expect = 0;
-		_Atomic uintptr_t *slot = &seen[(h + i) & (SET_SIZE - 1)];
+		size_t i = (h + k) & (SET_SIZE - 1);
+		_Atomic uintptr_t *slot = &seen[i];
 		if (atomic_load_explicit(slot, memory_order_relaxed) == pc)
-			return;
+			return value_at(i);
 		if (atomic_compare_exchange_strong(slot, &expect, pc) || expect == pc)
-			return;
+			return value_at(i);
 	}
+	atomic_store_explicit(&other_used, 1, memory_order_relaxed);
+	return OTHER_VALUE;
 }
 
 static void (*deliver)(int, siginfo_t *, void *);
@@ -114,7 +134,6 @@ void oa_sample_on_signal(int sig, siginfo_t *si, void *ctx)
 	pc = (uintptr_t)uc->uc_mcontext.pc;
 #endif
 	if (t && pc && !oa_guard && !oa_emitting(&t->s)) {
-		remember(pc);
 		ev_ovni_mark_set(&t->s, OA_MARK_SAMPLE, value_of(pc));
 	}
 	errno = saved;
@@ -168,6 +187,7 @@ OA_START_TEXT void oa_sample_init(void)
 	if (oa_real.sigaction(signo, &sa, NULL) != 0)
 		return;
 	atomic_store(&stopped, 0);
+	oa_procev_prepare_values(); /* the handler makes no system call for a value */
 	period_ns = us * 1000;
 	oa_meta_mark_type(&oa_meta, OA_MARK_SAMPLE, 0, "Sampled function (ovni-auto)");
 	oa_meta_mark_label(&oa_meta, NULL, OA_MARK_PROC, OA_PROC_SAMPLING_STOPPED,
@@ -209,9 +229,13 @@ OA_START_TEXT void oa_sample_label(struct oa_label_list *owner)
 		return;
 	for (size_t i = 0; i < SET_SIZE; i++) {
 		uintptr_t pc = atomic_load(&seen[i]);
-		if (!pc || atomic_load(&labelled[i]) == pc)
+		int64_t v = atomic_load(&vals[i]);
+		if (!pc || !v || atomic_load(&labelled[i]) == pc)
 			continue;
-		oa_meta_mark_label(&oa_meta, owner, OA_MARK_SAMPLE, value_of(pc), oa_sym_name(pc));
+		oa_meta_mark_label(&oa_meta, owner, OA_MARK_SAMPLE, v, oa_sym_name(pc));
 		atomic_store(&labelled[i], pc);
 	}
+	if (atomic_load(&other_used))
+		oa_meta_mark_label(&oa_meta, owner, OA_MARK_SAMPLE, OTHER_VALUE,
+				   "(other: more distinct addresses than the agent keeps)");
 }
