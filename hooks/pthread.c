@@ -15,6 +15,7 @@
 #include "../preload/callsite.h"
 #include "../preload/symbols.h"
 #include "../writer/ovni_fmt.h"
+#include "../writer/registry.h"
 #include "hooks.h"
 #include "names.h"
 
@@ -74,6 +75,7 @@ OA_EXPORT OA_THREAD_TEXT int pthread_create(pthread_t *th, const pthread_attr_t 
 	if (!hook_tracing())
 		return real(th, attr, fn, arg);
 	HOOK_ERRNO_SAVE();
+	oa_registry_barrier_ready(); /* while cheap: writer/registry.h */
 	struct start *st = start_get();
 	if (!st) {
 		HOOK_ERRNO_RESTORE();

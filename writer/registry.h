@@ -9,6 +9,10 @@
 
 /* Once per process (and again in a fork child): set up the memory barrier. */
 void oa_registry_init(void);
+/* The memory barrier's registration made now, while the process has one
+ * thread (it is slow once there are others): called before a thread
+ * starts.  Once per process; errno kept. */
+void oa_registry_barrier_ready(void);
 
 /* A slot for the calling thread, in state OPENING. NULL if out of memory.
  * slot_size and offset (the same on every call) let the caller embed the
