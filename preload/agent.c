@@ -1646,6 +1646,12 @@ OA_EARLY_TEXT void agent_fork_child(void)
 		oa_env_snap_on = 0;
 	/* Locks another thread held at fork time belong to nobody here. */
 	oa_clock_after_fork();
+	/* The parent's end under way on another thread (an exit() there):
+	 * not this child's, whose own end waited for it (up to 15 s: a
+	 * child's _exit() took seconds).  Read first: a fork child writes no
+	 * page it need not. */
+	if (oa_registry_ending())
+		oa_registry_resume();
 	for (int i = 0; i < nhandlers(); i++)
 		if (fork_handlers[i].child)
 			fork_handlers[i].child();

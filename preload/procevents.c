@@ -311,9 +311,13 @@ OA_START_TEXT void agent_exit_event(int status)
 		return;
 	oa_procev_flush_refused(t);
 	/* The prepared label serves the first exit; another (exit() from
-	 * several threads at once) goes unlabelled rather than allocate. */
-	if (!atomic_exchange(&exit_label_used, 1))
-		oa_meta_label_publish(&oa_meta, t ? &t->s.labels : NULL, exit_label, OA_MARK_PROC, value, text);
+	 * several threads at once) goes unlabelled rather than allocate.  A
+	 * thread with no stream (glibc's timer thread) writes no mark: no
+	 * label either (in the global list, a fork child of another thread
+	 * inherited it beside its own of the same value: a duplicate key in
+	 * its stream.json, which the emulator refuses). */
+	if (t && !atomic_exchange(&exit_label_used, 1))
+		oa_meta_label_publish(&oa_meta, &t->s.labels, exit_label, OA_MARK_PROC, value, text);
 	if (t && !oa_emitting(&t->s))
 		ev_ovni_mark_set(&t->s, OA_MARK_PROC, value);
 }
@@ -466,6 +470,14 @@ OA_START_TEXT void oa_procev_seen(uint32_t last)
 
 OA_START_TEXT void oa_procev_after_fork(void)
 {
+	/* A label the parent used (its exit or death began on another thread
+	 * before the fork) may be in the lists and the hash this child
+	 * inherits: a new one, not that one reused (its links rewritten: the
+	 * child's labels listed twice, or a chain looped). */
+	if (atomic_load(&exit_label_used))
+		exit_label = oa_meta_label_alloc();
+	if (atomic_load(&rt_label_used))
+		rt_label = oa_meta_label_alloc();
 	atomic_store(&exit_label_used, 0);
 	atomic_store(&rt_label_used, 0);
 }

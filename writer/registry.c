@@ -237,7 +237,8 @@ void oa_registry_wait_ended(void)
 		pause_a_little(round);
 }
 
-OA_START_TEXT int oa_registry_ending(void)
+/* In the early text: every fork child asks (agent_fork_child). */
+OA_EARLY_TEXT int oa_registry_ending(void)
 {
 	return atomic_load(&ending);
 }

@@ -17,6 +17,9 @@
  *                its child forks the daemon 300 ms later and leaves; the
  *                daemon runs 150 ms without a recorded event (a fork child
  *                that has written nothing), then writes FILE and ends
+ *   timerexit    exit(5) on glibc's timer thread (SIGEV_THREAD, 50 ms in)
+ *                while the main thread forks children that _exit(4), one
+ *                after another, for ever
  * Prints one line first, flushed. */
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +28,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void *idle(void *p)
@@ -56,6 +60,12 @@ __attribute__((noinline)) static int deep(volatile char *up, int n)
 	buf[0] = (char)n;
 	buf[4095] = up ? up[0] : 0;
 	return again(buf, n + 1) + buf[1];
+}
+
+static void exit_5(union sigval v)
+{
+	(void)v;
+	exit(5);
 }
 
 int main(int argc, char **argv)
@@ -100,7 +110,23 @@ int main(int argc, char **argv)
 		raise(SIGPROF);
 	else if (!strcmp(how, "kill9"))
 		raise(SIGKILL);
-	else if (!strcmp(how, "mainkill")) {
+	else if (!strcmp(how, "timerexit")) {
+		timer_t tm;
+		struct sigevent ev;
+		memset(&ev, 0, sizeof(ev));
+		ev.sigev_notify = SIGEV_THREAD;
+		ev.sigev_notify_function = exit_5;
+		struct itimerspec at = { { 0, 0 }, { 0, 50 * 1000 * 1000 } };
+		if (timer_create(CLOCK_MONOTONIC, &ev, &tm) != 0 || timer_settime(tm, 0, &at, NULL) != 0)
+			return 8;
+		for (;;) {
+			pid_t c = fork();
+			if (c == 0)
+				_exit(4);
+			if (c > 0)
+				waitpid(c, NULL, 0);
+		}
+	} else if (!strcmp(how, "mainkill")) {
 		pthread_t k;
 		pthread_create(&k, NULL, killer, (void *)(argc > 2 ? atol(argv[2]) : 0L));
 		pthread_exit(NULL);

@@ -72,3 +72,15 @@ for i in 1 2 3; do
 	"$OA" check -q "$WORK/d2.$i" >/dev/null 2>&1 || fail "daemon2 $i: trace unfinished: $("$OA" check "$WORK/d2.$i" 2>&1 | head -3)"
 	assert_eq "daemon2 $i: processes" 3 "$(ls -d "$WORK/d2.$i"/loom.*/proc.* | wc -l)"
 done
+# exit() on glibc's timer thread (no stream of its own) while the main
+# thread forks: the exit label went into the global list, and the children
+# forked meanwhile listed their own labels twice (a duplicate key in
+# stream.json, which the emulator refuses; 10 runs of 10), or (the label
+# kept apart) waited up to 15 s at their _exit for the parent's end.
+for i in 1 2 3; do
+	"$OVNIRUN" -q -o "$WORK/te.$i" "$PROG/endings" timerexit >"$WORK/te.out" 2>"$WORK/te.err"
+	assert_eq "timerexit $i: status" 5 $?
+	assert_eq "timerexit $i: output" "ending by timerexit" "$(cat "$WORK/te.out")"
+	assert_eq "timerexit $i: ovnirun said" "" "$(cat "$WORK/te.err")"
+	check_trace "$WORK/te.$i"
+done
