@@ -46,9 +46,10 @@ int oa_fd_move_high(int fd)
 OA_START_TEXT unsigned long oa_read_full(int fd, void *buf, unsigned long cap)
 {
 	unsigned long n = 0;
+	int intr = 0;
 	while (n < cap) {
 		ssize_t r = read(fd, (char *)buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && oa_eintr_again(&intr))
 			continue;
 		if (r <= 0)
 			break;

@@ -125,4 +125,14 @@ static inline long oa_fstatat(int dirfd, const char *path, struct stat *st)
 #endif
 }
 
+/* Another try after a call failed with EINTR, counted in *tries: no
+ * (errno kept) after OA_EINTR_TRIES of them.  So many in a row are not
+ * signals but a ptrace'd process whose every call is made to fail
+ * (strace's inject: a traced bash spun for ever in a pwrite loop). */
+#define OA_EINTR_TRIES 1000
+static inline int oa_eintr_again(int *tries)
+{
+	return errno == EINTR && ++*tries < OA_EINTR_TRIES;
+}
+
 #endif

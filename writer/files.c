@@ -226,11 +226,6 @@ OA_START_TEXT int oa_dir_truncate(char *dir, const char *name, off_t len)
 	return r;
 }
 
-/* Tries after EINTR: a signal at each of them is not a signal, it is a
- * ptrace'd process whose every call is made to fail (strace's inject:
- * bash spun for ever). */
-#define EINTR_TRIES 1000
-
 OA_START_TEXT int oa_write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -238,7 +233,7 @@ OA_START_TEXT int oa_write_all(int fd, const void *buf, size_t len)
 	while (len) {
 		ssize_t w = oa_nc_write(fd, p, len);
 		if (w < 0) {
-			if (errno == EINTR && ++intr < EINTR_TRIES)
+			if (oa_eintr_again(&intr))
 				continue;
 			return -errno;
 		}
@@ -251,7 +246,7 @@ OA_START_TEXT int oa_write_all(int fd, const void *buf, size_t len)
 OA_START_TEXT int oa_fallocate(int fd, off_t off, off_t len)
 {
 	int r, intr = 0;
-	while ((r = fallocate(fd, 0, off, len)) != 0 && errno == EINTR && ++intr < EINTR_TRIES)
+	while ((r = fallocate(fd, 0, off, len)) != 0 && oa_eintr_again(&intr))
 		;
 	return r;
 }
@@ -286,12 +281,12 @@ int oa_move_file(char *from, char *to, const char *name)
 		oa_nc_close(in);
 		goto out;
 	}
-	for (;;) {
+	for (int intr = 0;;) {
 		ssize_t n = sendfile(outfd, in, NULL, 1 << 30);
 		if (n == 0)
 			break;
 		if (n < 0) {
-			if (errno == EINTR)
+			if (oa_eintr_again(&intr))
 				continue;
 			r = -errno;
 			break;

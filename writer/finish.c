@@ -336,9 +336,10 @@ static int write_at(int dfd, const char *path, const char *tmp, const char *buf,
 	if (like && geteuid() == 0)
 		(void)!fchown(fd, like->st_uid, like->st_gid); /* the stream's owner keeps it */
 	size_t off = 0;
+	int intr = 0;
 	while (off < n) {
 		ssize_t r = write(fd, buf + off, n - off);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && oa_eintr_again(&intr))
 			continue;
 		if (r <= 0) {
 			int e = r < 0 ? errno : EIO;

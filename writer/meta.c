@@ -11,6 +11,7 @@
 
 #include "../common/arena.h"
 #include "../common/fdroom.h"
+#include "../common/sys.h"
 #include "ovni_fmt.h"
 
 #define type_at oa_meta_type_at
@@ -307,9 +308,10 @@ OA_START_TEXT static void jw_flush(struct jw *w)
 			w->err = EOVERFLOW;
 		return;
 	}
+	int intr = 0;
 	while (off < w->n && !w->err) {
 		ssize_t r = write(w->fd, w->buf + off, w->n - off);
-		if (r < 0 && errno == EINTR)
+		if (r < 0 && oa_eintr_again(&intr))
 			continue;
 		if (r <= 0)
 			w->err = r < 0 ? errno : EIO;

@@ -556,9 +556,10 @@ static int write_file(char *dir, const char *name, int flags, const void *buf, s
 /* All of v[0, n) to fd (a write cut short goes on). */
 static int writev_all(int fd, struct iovec *v, int n)
 {
+	int intr = 0;
 	while (n > 0) {
 		ssize_t w = writev(fd, v, n);
-		if (w < 0 && errno == EINTR)
+		if (w < 0 && oa_eintr_again(&intr))
 			continue;
 		if (w <= 0)
 			return w < 0 ? -errno : -EIO;

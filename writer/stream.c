@@ -134,9 +134,10 @@ OA_START_TEXT static int write_meta_in(char *dir, struct oa_stream *s, int finis
 				oa_nc_close(fd);
 				return -EFBIG;
 			}
+			int intr = 0;
 			do
 				w = oa_nc_pwrite(fd, buf, len, 0);
-			while (w < 0 && errno == EINTR);
+			while (w < 0 && oa_eintr_again(&intr));
 			r = w == (ssize_t)len ? 0 : w < 0 ? -errno : -EIO;
 			if (!r)
 				s->json_size = (uint32_t)len;
