@@ -70,3 +70,35 @@ kill $p
 wait $p
 assert_eq "kill of ovnirun: the program's status" 143 $?
 check_trace "$WORK/direct"
+
+# The terminal hung up while ovnirun leads its session (`ssh -t host
+# ovnirun app`, `script -c`): the kernel sends SIGHUP to the leader alone,
+# and the program, which untraced would be the leader and die of it, ran
+# on to its end.  A pty's child in a new session, its master closed.
+cat >"$WORK/hangup.py" <<'PY'
+import os, pty, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp(sys.argv[1], sys.argv[1:])
+time.sleep(0.5)
+t0 = time.time()
+os.close(fd)
+_, st = os.waitpid(pid, 0)
+print("%s after %s" % ("signal %d" % os.WTERMSIG(st) if os.WIFSIGNALED(st) else "exit %d" % os.WEXITSTATUS(st),
+                       "<2s" if time.time() - t0 < 2 else ">=2s"))
+PY
+assert_eq "hangup untraced" "signal 1 after <2s" "$(python3 "$WORK/hangup.py" sleep 5)"
+assert_eq "hangup, ovnirun the session's leader" "signal 1 after <2s" \
+	"$(python3 "$WORK/hangup.py" "$OVNIRUN" -q -o "$WORK/hup" sleep 5)"
+check_trace "$WORK/hup"
+grep -q '"signal SIGHUP"' $(find "$WORK/hup" -name stream.json) || fail "hangup: no signal label"
+# A program that traps it: its handler runs, as untraced.
+assert_eq "hangup trapped" "exit 129 after <2s" \
+	"$(python3 "$WORK/hangup.py" "$OVNIRUN" -q -o "$WORK/hup2" sh -c 'trap "exit 129" HUP; sleep 5 & wait')"
+check_trace "$WORK/hup2"
+# What the program started in its group ends with it, as the kernel does
+# at the end of a session's leader after a hangup (ovnirun waited 3 s
+# for it, and it ran on).
+assert_eq "hangup, a child in the group" "signal 1 after <2s" \
+	"$(python3 "$WORK/hangup.py" "$OVNIRUN" -q -o "$WORK/hup3" sh -c 'sleep 5; :')"
+check_trace "$WORK/hup3"

@@ -357,6 +357,7 @@ static pid_t child;
 /* The program, to pass signals on to, until it is reaped (a pid that is
  * no longer ours is never signalled: another process may have it). */
 static volatile sig_atomic_t forward_to;
+static volatile sig_atomic_t hung_up; /* the terminal's hangup, passed on (forward) */
 
 /* Is process p the program or one of its descendants (1), not (0), or
  * unknown (-1: gone)?  Its parents, from /proc/PID/stat (proc_stat is
@@ -380,8 +381,9 @@ static int in_run(pid_t p)
 
 /* A signal for ovnirun goes on to the program, once.  One sent to the
  * process group from inside the run (`kill 0` in the program or a process
- * it started) or by the terminal (SI_KERNEL: its hangup) reached the
- * program too while it is in our group: passed on, it came twice (a
+ * it started) or by the terminal (SI_KERNEL: its Ctrl-C, or its hangup
+ * when ovnirun is not its session's leader) reached the program too while
+ * it is in our group: passed on, it came twice (a
  * program counting its SIGTERMs, the second meaning "now", saw two; a
  * dying shell got its second while it ended its streams).  The kernel says
  * nothing of where a signal was sent, so one from outside the run is
@@ -402,8 +404,16 @@ static void forward(int sig, siginfo_t *si, void *uc)
 		errno = saved;
 		return;
 	}
-	int group_sent = si && (si->si_code == SI_KERNEL || ((si->si_code == SI_USER || si->si_code == SI_QUEUE) &&
-							     si->si_pid > 0 && in_run(si->si_pid) == 1));
+	/* The terminal's hangup goes to its session's leader alone (with a
+	 * SIGCONT): when that is ovnirun (`ssh -t host ovnirun app`, `script
+	 * -c`, a shell's exec), the program got nothing, and ran on after its
+	 * terminal was gone. */
+	int hangup = si && si->si_code == SI_KERNEL && (sig == SIGHUP || sig == SIGCONT) && getsid(0) == getpid();
+	if (hangup && sig == SIGHUP)
+		hung_up = 1;
+	int group_sent = si && !hangup &&
+			 (si->si_code == SI_KERNEL || ((si->si_code == SI_USER || si->si_code == SI_QUEUE) &&
+						       si->si_pid > 0 && in_run(si->si_pid) == 1));
 	if (!group_sent || getpgid(to) != getpgrp())
 		kill(to, sig);
 	errno = saved;
@@ -827,6 +837,16 @@ int main(int argc, char **argv)
 			die("waitpid:");
 	}
 	forward_to = 0;
+	/* After a hangup, the end of the terminal's session leader sends the
+	 * processes of its foreground group SIGHUP and SIGCONT (the kernel
+	 * does it at the leader's exit): untraced the program was the leader,
+	 * and what it started in its group (`sh -c 'cmd; sleep 60'`) ended
+	 * with it.  Our group holds them; ovnirun's own copy is not passed on
+	 * (forward_to is 0). */
+	if (hung_up && getpgrp() == getpid()) {
+		kill(0, SIGHUP);
+		kill(0, SIGCONT);
+	}
 	/* Its last lines may go to a terminal the program gave another group
 	 * (tcsetpgrp) before it ended: under `stty tostop` the write would
 	 * stop ovnirun for good (SIGTTOU; the job left stopped, status 150).
