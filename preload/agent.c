@@ -791,6 +791,11 @@ OA_START_TEXT struct oa_thread *agent_thread_begin(int creator_tid, uint64_t tag
 {
 	if (!agent_active() || oa_self)
 		return oa_self;
+	/* A thread of a clone(CLONE_VM) child that is not a thread (our
+	 * memory, another process, untraced): it was written as a thread of
+	 * ours, in our process's directory. */
+	if (agent_foreign())
+		return NULL;
 	if (!oa_sys_work_enter())
 		return NULL;
 	struct oa_thread *r = thread_begin(creator_tid, tag, min_clock);
@@ -1230,6 +1235,7 @@ static void agent_fork_forget(void);
  * before a _Fork, which runs no prepare handler (its child reads the
  * clock). */
 static uint64_t fork_clock OA_FORK_DATA;
+static int fork_foreign OA_FORK_DATA; /* agent_fork_prepare ran in another process of our memory */
 /* Whether a fork child of this image is traced (the configuration's
  * program filters): decided once, not in every child. */
 static int fork_child_traced OA_FORK_DATA;
@@ -1609,11 +1615,15 @@ OA_START_TEXT void agent_fork_prepare(void)
 	 * after it in the parent: after a fork each page the parent writes is
 	 * a copy-on-write fault. */
 	fork_clock = atomic_load(&oa_traced_flag) ? oa_clock_now() : 0;
+	/* A fork of a clone(CLONE_VM) child (untraced, agent_foreign): its
+	 * child's parent is that process, not ours. */
+	fork_foreign = agent_foreign();
 }
 
 void agent_fork_no_prepare(void)
 {
 	fork_clock = 0;
+	fork_foreign = 0;
 }
 
 OA_START_TEXT void agent_fork_parent(void)
@@ -1666,6 +1676,11 @@ OA_EARLY_TEXT void agent_fork_child(void)
 		return;
 	int parent_tid = parent_thread ? parent_thread->tid : parent_pending ? pend.pid : -1;
 	int parent_pid = oa_pid;
+	if (fork_foreign) {
+		parent_pid = getppid();
+		parent_tid = -1;
+		fork_foreign = 0;
+	}
 	oa_self = NULL;
 	if (fork_child_traced && !oa_col_active()) {
 		/* Started at the child's first event, or by the program it

@@ -8,7 +8,10 @@
  * clone(CLONE_VM | SIGCHLD) (our memory, not a thread) that ends by exit(7),
  * which runs the process's exit handlers and the loader's destructors on
  * the parent's lists; the parent then starts 3 threads and a fork child
- * (which sleeps, then _exit(3)) and prints both statuses. */
+ * (which sleeps, then _exit(3)) and prints both statuses.  clonechild
+ * vmwork: a clone(CLONE_VM | SIGCHLD) child that starts a thread, joins it,
+ * forks a child (_exit(5)) and returns 6; it prints its pid and its fork
+ * child's, the parent both statuses. */
 #include <linux/sched.h>
 #include <pthread.h>
 #include <sched.h>
@@ -97,10 +100,39 @@ static int vmexit(void)
 	return 0;
 }
 
+static int vm_work(void *arg)
+{
+	(void)arg;
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	int st;
+	pid_t f = fork();
+	if (f == 0)
+		_exit(5);
+	waitpid(f, &st, 0);
+	printf("vm child %d: its fork child %d status %d\n", (int)getpid(), (int)f, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	fflush(stdout);
+	return 6;
+}
+
+static int vmwork(void)
+{
+	size_t size = 1 << 20;
+	char *stack = malloc(size);
+	int st, pid = clone(vm_work, stack + size, CLONE_VM | SIGCHLD, NULL);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 1;
+	printf("vm child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "vmexit"))
 		return vmexit();
+	if (argc > 1 && !strcmp(argv[1], "vmwork"))
+		return vmwork();
 	if (argc > 1)
 		return raw(argv[1]);
 	size_t size = 1 << 20;

@@ -91,4 +91,24 @@ for how in ovnirun preload; do
 	assert_eq "vmexit ($how): processes (the parent, its fork child)" 2 "$(proc_count "$d")"
 	assert_eq "vmexit ($how): streams (2 processes, 3 threads)" 5 "$(streams "$d")"
 done
+# A clone(CLONE_VM) child that is not a thread (untraced) starting a thread
+# and forking: its thread was written as a thread of the parent, in the
+# parent's directory, and its fork child was said to be the parent's.
+for how in ovnirun preload; do
+	d="$WORK/vmwork-$how"
+	if [ $how = ovnirun ]; then
+		out=$("$OVNIRUN" -q -o "$d" "$PROG/clonechild" vmwork) || fail "vmwork ($how): status"
+	else
+		out=$(OVNI_TRACEDIR="$d" LD_PRELOAD="$LIBAGENT" "$PROG/clonechild" vmwork) || fail "vmwork ($how): status"
+	fi
+	vm=$(echo "$out" | sed -n 's/^vm child \([0-9]*\): its fork child \([0-9]*\) status 5$/\1/p')
+	fc=$(echo "$out" | sed -n 's/^vm child \([0-9]*\): its fork child \([0-9]*\) status 5$/\2/p')
+	[ -n "$vm" ] && [ -n "$fc" ] || fail "vmwork ($how): output: $out"
+	echo "$out" | grep -q "^vm child status 6$" || fail "vmwork ($how): output: $out"
+	check_trace "$d"
+	assert_eq "vmwork ($how): streams (the parent, the fork child)" 2 "$(streams "$d")"
+	[ -d "$d"/loom.*/proc.$fc ] || fail "vmwork ($how): no directory for the fork child $fc"
+	grep -q "\"forked from $vm\"" $(find "$d" -name stream.json) ||
+		fail "vmwork ($how): the fork child's parent is not $vm: $(grep -ho '"[^"]*fork[^"]*"' $(find "$d" -name stream.json) | sort -u | tr '\n' ' ')"
+done
 exit 0
