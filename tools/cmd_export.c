@@ -25,6 +25,31 @@ static const char usage_text[] =
 	"\n"
 	"The manual page has the details: man ovni-auto-export\n";
 
+/* A time in milliseconds from the start: a number, 0 or more. */
+static int64_t ms_arg(const char *opt, const char *v)
+{
+	char *end;
+	double ms = strtod(v, &end);
+	if (end == v || *end || !(ms >= 0) || ms > 9e12)
+		die("%s wants a number of milliseconds from the start (0 or more), not '%s'", opt, v);
+	return (int64_t)(ms * 1e6);
+}
+
+/* TID[,TID]: thread ids, each a number. */
+static const char *tids_arg(const char *v)
+{
+	const char *p = v;
+	for (;;) {
+		const char *d = p;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (p == d || p - d > 12 || (*p && *p != ','))
+			die("--thread wants thread ids separated by commas (12,40), not '%s'", v);
+		if (!*p++)
+			return v;
+	}
+}
+
 int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = { { "output", required_argument, 0, 'o' },
@@ -49,9 +74,9 @@ int cmd_export(int argc, char **argv)
 			else
 				die("unknown format '%s' (json or perfetto)", optarg);
 			break;
-		case 'F': from_ns = (int64_t)(atof(optarg) * 1e6); break;
-		case 'T': to_ns = (int64_t)(atof(optarg) * 1e6); break;
-		case 't': threads = optarg; break;
+		case 'F': from_ns = ms_arg("--from", optarg); break;
+		case 'T': to_ns = ms_arg("--to", optarg); break;
+		case 't': threads = tids_arg(optarg); break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: fputs(usage_text, stderr); return 2;
 		}
@@ -60,6 +85,8 @@ int cmd_export(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	if (from_ns >= to_ns)
+		die("--from is not before --to: an empty window");
 	FILE *out = strcmp(output, "-") ? fopen(output, "w") : stdout;
 	if (!out)
 		die("cannot write %s:", output);

@@ -125,6 +125,19 @@ grep -q "ovnirun: trace in said (3 threads in 1 processes)" "$WORK/err" || fail 
 "$OVNIRUN" -o never -t "$WORK/no/such/dir" sh -c 'echo ran' >"$WORK/out" 2>"$WORK/err"; assert_eq "missing -t" 2 $?
 [ -s "$WORK/out" ] && fail "the program ran with a missing -t directory"
 grep -q -- "-t $WORK/no/such/dir: No such file or directory" "$WORK/err" || fail "-t: $(cat "$WORK/err")"
+# Values the agent would ignore (each process saying so on the program's
+# stderr naming OVNI_BUFSIZE, or a run without sampling and no word): refused.
+for opt in "-b abc" "-b 0" "-b -1" "-b 4X" "-S abc" "-S 0" "-S -5" "-S 100x"; do
+	"$OVNIRUN" -o never $opt sh -c 'echo ran' >"$WORK/out" 2>"$WORK/err"; assert_eq "$opt: status" 2 $?
+	[ -s "$WORK/out" ] && fail "the program ran with $opt"
+	grep -q -- "^ovnirun: ${opt% *} ${opt#* }: not a" "$WORK/err" || fail "$opt: $(cat "$WORK/err")"
+done
+[ -e never ] && fail "a refused option made the trace directory"
+for opt in "-b 64k" "-b 1" "-b 8MB" "-S 100"; do
+	out=$("$OVNIRUN" -q -o "$WORK/ok${opt#* }" $opt sh -c 'echo ran' 2>"$WORK/err"); assert_eq "$opt: status" 0 $?
+	assert_eq "$opt: output" ran "$out"
+	assert_eq "$opt: stderr" "" "$(cat "$WORK/err")"
+done
 # The last line is true: processes that ran untraced are named, with why
 # (the trace directory's parent is a file: even root cannot write there).
 mkdir tmpd && : >afile

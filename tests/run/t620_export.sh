@@ -46,3 +46,13 @@ has "name Running" "thread states"
 "$OA" export -o - "$WORK/r" | head -c 40 | grep -q '"traceEvents"' || fail "export to stdout"
 "$OA" export "$WORK/r" 2>/dev/null && fail "export without -o"
 "$OA" export --help | grep -q "usage: ovni-auto export" || fail "--help"
+
+# Values that are not a window or a thread of the trace are refused, said
+# (each wrote a timeline of nothing, status 0).
+for opt in "--to abc" "--from abc" "--from -1" "--from 5 --to 1" "-t abc" "-t 1,x" "-t 999999"; do
+	"$OA" export $opt -o "$WORK/bad.json" "$WORK/t" 2>"$WORK/err" && fail "export $opt accepted"
+	grep -q "ovni-auto export: " "$WORK/err" || fail "export $opt: $(cat "$WORK/err")"
+done
+# A window after the trace's end: an empty timeline, said.
+"$OA" export --from 1e9 -o "$WORK/late.json" "$WORK/t" 2>"$WORK/err" || fail "export --from 1e9"
+grep -q "before --from" "$WORK/err" || fail "export --from 1e9: $(cat "$WORK/err")"

@@ -389,6 +389,13 @@ int ex_walk(const char *path, const struct ex_ops *the_ops, FILE *the_out, int64
 			}
 		}
 	}
+	if (threads) {
+		int any = 0;
+		for (int i = 0; i < t.n && !any; i++)
+			any = th[i].selected;
+		if (!any)
+			die("%s: no thread %s in the trace", path, threads);
+	}
 	ops->begin(out);
 	int tty = isatty(2);
 	struct rd_merge *m = rd_merge_new(&t);
@@ -424,6 +431,11 @@ int ex_walk(const char *path, const struct ex_ops *the_ops, FILE *the_out, int64
 		fputs("\r\033[K", stderr);
 	if (window_open)
 		close_all(&t, last < to_ns ? last : to_ns);
+	else if (have_t0)
+		/* Nothing after --from: an empty timeline, said (it looked like
+		 * a trace with nothing in it). */
+		fprintf(stderr, "ovni-auto export: the trace ends %.3f ms after its start, before --from\n",
+			(double)last / 1e6);
 	ops->end(out);
 	rd_merge_free(m);
 	int bad = rd_report_damage(&t);

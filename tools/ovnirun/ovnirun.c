@@ -432,6 +432,33 @@ static void forward_stop(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+/* A count: decimal digits, not 0, at most 10^12. */
+static int count_ok(const char *s)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+	for (; *p >= '0' && *p <= '9' && v < 1000000000000ull; p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	return p != s && !*p && v > 0 && v <= 1000000000000ull;
+}
+
+/* A size as the agent reads OVNI_BUFSIZE (preload/config.c): digits, then
+ * K, M or G, then B, each optional; not 0. */
+static int size_ok(const char *s)
+{
+	const char *p = s;
+	unsigned long long v = 0;
+	for (; *p >= '0' && *p <= '9' && v < (1ull << 40); p++)
+		v = v * 10 + (unsigned long long)(*p - '0');
+	if (p == s || !v || v >= (1ull << 40))
+		return 0;
+	if (*p && strchr("kKmMgG", *p))
+		p++;
+	if (*p == 'B' || *p == 'b')
+		p++;
+	return !*p;
+}
+
 /* The signals ovnirun passes on: every one whose default would end it
  * (a `timeout -s ALRM`, a batch system's SIGXCPU or real-time signal left
  * ovnirun dead and the trace unfinished in its spool: only TERM, HUP,
@@ -612,6 +639,17 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fputs(usage_text, stderr);
+		return 2;
+	}
+	/* Values the agent would ignore (each process saying so on the
+	 * program's stderr, or nothing at all: a run without the sampling it
+	 * was asked for) are refused before the program starts. */
+	if (bufsize && !size_ok(bufsize)) {
+		fprintf(stderr, "ovnirun: -b %s: not a size (a number of bytes, K, M or G: 4M)\n", bufsize);
+		return 2;
+	}
+	if (sample && !count_ok(sample)) {
+		fprintf(stderr, "ovnirun: -S %s: not a number of microseconds (1 or more: 1000)\n", sample);
 		return 2;
 	}
 	/* Its buffers static: 26 KiB of stack made ovnirun die of SIGSEGV
