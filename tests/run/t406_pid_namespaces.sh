@@ -128,3 +128,32 @@ status 0" "$out"
 check_trace "$WORK/clear"
 ls -d "$WORK"/clear/loom.*.pidns*/proc.1 >/dev/null 2>&1 || fail "no proc.1 in the namespace's loom: $(ls "$WORK/clear")"
 assert_eq "cleared environment: stderr" "" "$(cat "$WORK/clear.err")"
+
+# ovnirun itself in a PID namespace of its own (`unshare -p -f ovnirun -f
+# -o DIR`, a container per run), two runs into one directory at once: both
+# programs are pid 2 there, and in one loom two live processes wrote one
+# stream's files (SIGBUS or SIGSEGV in the programs 2 times of 5, and
+# hundreds of problems in the trace).  Each run's loom takes its
+# namespace (LOOM.runns<inode>); a later run whose namespace got the same
+# inode, a number more.
+pids=""
+for i in 1 2; do
+	(unshare -p -f "$OVNIRUN" -q -f -o "$WORK/shared" "$PROG/threads" join 300 >"$WORK/shared.$i.out"; echo "status $?" >>"$WORK/shared.$i.out") &
+	pids="$pids $!"
+done
+wait $pids
+for i in 1 2; do
+	assert_eq "shared $i: output" "done join 300
+status 0" "$(cat "$WORK/shared.$i.out")"
+done
+check_trace "$WORK/shared"
+assert_eq "shared: looms, one per run" 2 "$(ls -d "$WORK"/shared/loom.*.runns* | wc -l)"
+assert_eq "shared: streams" 602 "$(streams "$WORK/shared")"
+for i in 1 2 3; do
+	unshare -p -f "$OVNIRUN" -q -f -o "$WORK/seq" sh -c 'echo pid $$' >>"$WORK/seq.out" || fail "seq $i: status"
+done
+assert_eq "seq: output" "pid 2
+pid 2
+pid 2" "$(cat "$WORK/seq.out")"
+check_trace "$WORK/seq"
+assert_eq "seq: looms, one per run" 3 "$(ls -d "$WORK"/seq/loom.*runns* | wc -l)"

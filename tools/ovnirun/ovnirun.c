@@ -432,6 +432,39 @@ static void forward_stop(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+/* The initial PID namespace's inode (the kernel's PROC_PID_INIT_INO). */
+#define INIT_PIDNS_INO 0xEFFFFFFCul
+
+/* ovnirun in a PID namespace of its own (`unshare -p -f ovnirun -f`, a
+ * container) writing into a directory other runs may write too (-f, a
+ * launcher's ranks): its processes have that namespace's pids (1, 2,
+ * ...), as have another such run's, and two runs in one loom had two live
+ * processes write one stream's files (SIGBUS and SIGSEGV in the programs,
+ * a trace with hundreds of problems).  The loom (loom, of cap bytes) then
+ * takes the namespace's inode (".runns<inode>": settle_own_loom), unique
+ * among the namespaces alive, and a number when a run before left a loom
+ * of that name (an inode given again
+ * to a later namespace: its processes were merged into the earlier
+ * run's).  Returns loom, or NULL when it is left as it is. */
+static const char *own_ns_loom(const char *trace, char *loom, size_t cap)
+{
+	struct stat ns, st;
+	if (stat("/proc/self/ns/pid", &ns) != 0 || (unsigned long)ns.st_ino == INIT_PIDNS_INO)
+		return NULL;
+	char base[256], path[PATH_MAX + 600];
+	snprintf(base, sizeof(base), "%.200s.runns%lu", loom, (unsigned long)ns.st_ino);
+	for (int k = 1; k < 1000; k++) {
+		if (k == 1)
+			snprintf(loom, cap, "%s", base);
+		else
+			snprintf(loom, cap, "%s.%d", base, k);
+		snprintf(path, sizeof(path), "%s/loom.%s", trace, loom);
+		if (stat(path, &st) != 0)
+			break;
+	}
+	return loom;
+}
+
 /* A count: decimal digits, not 0, at most 10^12. */
 static int count_ok(const char *s)
 {
@@ -759,6 +792,9 @@ int main(int argc, char **argv)
 		for (char *p = run_loom; *p; p++)
 			if (*p == '/')
 				*p = '_';
+		if (!(l && *l) && (force || launcher_rank()) &&
+		    (loom = own_ns_loom(absdir, run_loom, sizeof(run_loom))))
+			settle_own_loom(run_loom);
 	}
 	if (spools && !tmpdir && !launcher_rank())
 		watch_run_start(absdir, run_loom);

@@ -349,6 +349,23 @@ static int pidns_procs(unsigned long long ino, struct nsproc *out, int max)
 	return whole ? -1 : n;
 }
 
+static char own_loom[300];
+
+void settle_own_loom(const char *loom)
+{
+	snprintf(own_loom, sizeof(own_loom), "%s", loom);
+}
+
+/* Is the loom directory name ("loom.L") one of this run's to look at? */
+static int ours(const char *name)
+{
+	const char *l = name + 5;
+	if (!own_loom[0])
+		return !strstr(l, ".runns");
+	size_t n = strlen(own_loom);
+	return !strncmp(l, own_loom, n) && (!l[n] || !strncmp(l + n, ".pidns", 6));
+}
+
 /* The processes of the trace that need a look: an unfinished stream, or
  * still running (a process between an exec and its new image's start has
  * its streams finished for a moment); at most max. */
@@ -363,7 +380,7 @@ static int scan(const char *trace, struct proc *out, int max, pid_t root)
 	scan_mixed = 0;
 	scan_threads = scan_procs = 0;
 	while (t && (l = readdir(t)) && n < max) {
-		if (strncmp(l->d_name, "loom.", 5))
+		if (strncmp(l->d_name, "loom.", 5) || !ours(l->d_name))
 			continue;
 		/* A nested PID namespace's pids are not ours to look up: its
 		 * processes are alive while the namespace is. */
@@ -675,7 +692,7 @@ int settle_staged(const char *stage, const char *dir, pid_t root, int status, in
 	struct dirent *l;
 	while (s && (l = readdir(s))) {
 		/* A PID namespace's loom: its pids are not ours to look up. */
-		if (strncmp(l->d_name, "loom.", 5) || strstr(l->d_name, ".pidns"))
+		if (strncmp(l->d_name, "loom.", 5) || strstr(l->d_name, ".pidns") || !ours(l->d_name))
 			continue;
 		static char sl[PATH_MAX];
 		snprintf(sl, sizeof(sl), "%s/%s", stage, l->d_name);

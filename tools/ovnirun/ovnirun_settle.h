@@ -15,6 +15,12 @@
  * `wait_ms`: how long processes still running may take. Prints what it did
  * unless quiet; returns the number of processes left running. */
 int settle_run(const char *dir, pid_t root, int status, int wait_ms, int quiet);
+/* The run's loom when ovnirun runs in a PID namespace of its own and
+ * shares the directory (LOOM.runns<inode>, ovnirun.c): settle_run and
+ * settle_staged look at it and its nested namespaces' looms alone.  Either
+ * way, another such run's loom (".runns") is never looked at: its pids are
+ * not ours to look up, and its streams were finished under it. */
+void settle_own_loom(const char *loom);
 
 /* The directory ovnirun was run from: /proc/self/exe's, or where /proc is
  * not mounted (a chroot, a container) the path it was executed by
