@@ -667,7 +667,12 @@ int cmd_repair(int argc, char **argv)
 	if (!looms_only)
 		unspooled += unpack_all_spools(argv[optind], loom, pids, npids, dry);
 	struct rd_trace t;
-	rd_open_or_die(&t, argv[optind]);
+	/* Not rd_open_or_die: its hint for spool files left (their streams
+	 * still running) is "run repair", which this is; each such stream is
+	 * said below, with what to do. */
+	char msg[600];
+	if (rd_open(&t, argv[optind], msg, sizeof(msg)) != 0)
+		die("%s", msg);
 	trace_of_repair = &t;
 	int repaired = 0, failed = 0;
 	if (looms_only) {

@@ -98,6 +98,14 @@ if cc -static -o static s.c 2>/dev/null; then
 		fail "no reason for a static program: $(cat "$WORK/err")"
 	check_trace st
 	assert_ge "its children traced" 1 "$(ls -d st/loom.*/proc.* | wc -l)"
+	# One that starts nothing: no trace, said as that (it said the
+	# directory "was moved or removed", which ovnirun had removed, empty).
+	printf 'int main(void){return 4;}\n' >s0.c
+	cc -static -o static0 s0.c
+	"$OVNIRUN" -o st0 ./static0 2>"$WORK/err"; assert_eq "static program alone" 4 $?
+	grep -q "^ovnirun: no trace was written in st0" "$WORK/err" || fail "static alone: $(cat "$WORK/err")"
+	grep -q "moved" "$WORK/err" && fail "static alone: $(cat "$WORK/err")"
+	[ -e st0 ] && fail "static alone: an empty trace directory left"
 fi
 # The dynamic loader run as a program (`ld.so ./app`): it has no
 # interpreter either, but loads the program with LD_PRELOAD: traced, and

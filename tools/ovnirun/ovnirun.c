@@ -972,7 +972,7 @@ int main(int argc, char **argv)
 		else if (nthreads_seen)
 			fprintf(stderr, "ovnirun: trace in %s (%ld threads in %ld processes)%s\n", dir, nthreads_seen,
 				nprocs_seen, said);
-		else if (dir_moved(absdir, dir_known ? &dir_was : NULL))
+		else if (!watch_trace_removed() && dir_moved(absdir, dir_known ? &dir_was : NULL))
 			fprintf(stderr,
 				"ovnirun: the trace directory %s was moved or removed while the program ran: what "
 				"was left to write is not there; where it is now, `ovni-auto repair` finishes it%s\n",

@@ -44,6 +44,7 @@ static char run_loomdir[300]; /* "loom.L": the directory of its loom */
 #define MAX_MADE 8
 static char dirs_made[MAX_MADE][PATH_MAX + 300];
 static int nmade;
+static int trace_removed; /* the trace directory was ours, and left empty: removed */
 /* The run's slots reserved ahead of the processes that take them: the
  * file is sparse, and a process's MADV_POPULATE_WRITE of a slot with no
  * page yet allocated and zeroed it (~20 us of each traced command on
@@ -427,7 +428,15 @@ unsigned watch_run_end(void)
 	run_map = NULL;
 	if (!in_use)
 		unlink(run_path);
-	while (nmade > 0)
-		rmdir(dirs_made[--nmade]); /* only when empty */
+	while (nmade > 0) {
+		nmade--;
+		if (rmdir(dirs_made[nmade]) == 0 && !strcmp(dirs_made[nmade], run_trace))
+			trace_removed = 1; /* only when empty */
+	}
 	return in_use;
+}
+
+int watch_trace_removed(void)
+{
+	return trace_removed;
 }

@@ -56,5 +56,8 @@ int watch_run_settle(int (*alive)(int pid, const uint8_t *obs));
  * its streams finished, as the run's spool says (oa_run_has_ended)? */
 int watch_run_ended(const char *loomdir, pid_t pid);
 unsigned watch_run_end(void);
+/* Did watch_run_end remove the trace directory (made by the run, left
+ * empty: no process was traced)? */
+int watch_trace_removed(void);
 
 #endif
