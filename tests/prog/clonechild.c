@@ -77,14 +77,24 @@ static int vm_child(void *arg)
 	exit(7);
 }
 
-static int vmexit(void)
+/* fn run by a clone(CLONE_VM | SIGCHLD) child, waited for, its status
+ * printed: 0, or 1 when it could not be made. */
+static int vm_clone(int (*fn)(void *))
 {
 	size_t size = 1 << 20;
 	char *stack = malloc(size);
-	int st, pid = clone(vm_child, stack + size, CLONE_VM | SIGCHLD, NULL);
+	int st, pid = clone(fn, stack + size, CLONE_VM | SIGCHLD, NULL);
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return 1;
 	printf("vm child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return 0;
+}
+
+static int vmexit(void)
+{
+	int st;
+	if (vm_clone(vm_child))
+		return 1;
 	for (int i = 0; i < 3; i++) {
 		pthread_t t;
 		pthread_create(&t, NULL, worker, NULL);
@@ -116,23 +126,12 @@ static int vm_work(void *arg)
 	return 6;
 }
 
-static int vmwork(void)
-{
-	size_t size = 1 << 20;
-	char *stack = malloc(size);
-	int st, pid = clone(vm_work, stack + size, CLONE_VM | SIGCHLD, NULL);
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return 1;
-	printf("vm child status %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "vmexit"))
 		return vmexit();
 	if (argc > 1 && !strcmp(argv[1], "vmwork"))
-		return vmwork();
+		return vm_clone(vm_work);
 	if (argc > 1)
 		return raw(argv[1]);
 	size_t size = 1 << 20;

@@ -79,13 +79,18 @@ done
 # stream finished.
 want="vm child status 7
 fork child status 3"
+# clonechild MODE traced into $WORK/MODE-HOW (HOW: ovnirun, or preload:
+# LD_PRELOAD alone): its output.
+traced_clonechild() {
+	if [ "$2" = ovnirun ]; then
+		"$OVNIRUN" -q -o "$WORK/$1-$2" "$PROG/clonechild" "$1"
+	else
+		OVNI_TRACEDIR="$WORK/$1-$2" LD_PRELOAD="$LIBAGENT" "$PROG/clonechild" "$1"
+	fi
+}
 for how in ovnirun preload; do
 	d="$WORK/vmexit-$how"
-	if [ $how = ovnirun ]; then
-		out=$("$OVNIRUN" -q -o "$d" "$PROG/clonechild" vmexit) || fail "vmexit ($how): status"
-	else
-		out=$(OVNI_TRACEDIR="$d" LD_PRELOAD="$LIBAGENT" "$PROG/clonechild" vmexit) || fail "vmexit ($how): status"
-	fi
+	out=$(traced_clonechild vmexit $how) || fail "vmexit ($how): status"
 	assert_eq "vmexit ($how): output" "$want" "$out"
 	check_trace "$d"
 	assert_eq "vmexit ($how): processes (the parent, its fork child)" 2 "$(proc_count "$d")"
@@ -96,11 +101,7 @@ done
 # parent's directory, and its fork child was said to be the parent's.
 for how in ovnirun preload; do
 	d="$WORK/vmwork-$how"
-	if [ $how = ovnirun ]; then
-		out=$("$OVNIRUN" -q -o "$d" "$PROG/clonechild" vmwork) || fail "vmwork ($how): status"
-	else
-		out=$(OVNI_TRACEDIR="$d" LD_PRELOAD="$LIBAGENT" "$PROG/clonechild" vmwork) || fail "vmwork ($how): status"
-	fi
+	out=$(traced_clonechild vmwork $how) || fail "vmwork ($how): status"
 	vm=$(echo "$out" | sed -n 's/^vm child \([0-9]*\): its fork child \([0-9]*\) status 5$/\1/p')
 	fc=$(echo "$out" | sed -n 's/^vm child \([0-9]*\): its fork child \([0-9]*\) status 5$/\2/p')
 	[ -n "$vm" ] && [ -n "$fc" ] || fail "vmwork ($how): output: $out"
