@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
 
 static inline const char *oa_num_start(const char *s, int *neg)
 {
@@ -63,6 +65,43 @@ static inline long long oa_strtoll(const char *s, char **end)
 		return neg ? LLONG_MIN : LLONG_MAX;
 	}
 	return neg ? (long long)(0 - v) : (long long)v;
+}
+
+/* A size as OVNI_BUFSIZE and ovnirun's -b give it: decimal digits (no sign,
+ * no blank), then K, M or G, then B, each optional ("4M", "512K",
+ * "1048576"): its bytes, or 0 when it is none (or out of range).  One
+ * reading for the agent and for ovnirun, which refuses before the program
+ * starts what the agent would ignore. */
+static inline size_t oa_parse_size(const char *s)
+{
+	int over;
+	const char *e;
+	if (*s < '0' || *s > '9')
+		return 0;
+	unsigned long long v = oa_num_digits(s, &e, &over);
+	unsigned shift = 0;
+	switch (*e) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		e++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		e++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		e++;
+		break;
+	}
+	if (*e == 'B' || *e == 'b')
+		e++;
+	if (over || *e || v > (SIZE_MAX >> shift))
+		return 0;
+	return (size_t)(v << shift);
 }
 
 #endif

@@ -21,35 +21,6 @@ extern char **environ;
 
 struct oa_config oa_cfg OA_LARGE_BSS;
 
-size_t oa_config_parse_size(const char *s)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = oa_strtoull(s, &end);
-	if (errno || end == s)
-		return 0;
-	switch (*end) {
-	case 'k':
-	case 'K':
-		v <<= 10;
-		end++;
-		break;
-	case 'm':
-	case 'M':
-		v <<= 20;
-		end++;
-		break;
-	case 'g':
-	case 'G':
-		v <<= 30;
-		end++;
-		break;
-	}
-	if (*end == 'B' || *end == 'b')
-		end++;
-	return *end ? 0 : (size_t)v;
-}
-
 OA_START_TEXT static int env_int(enum oa_env e, int def)
 {
 	const char *v = oa_env(e);
@@ -225,7 +196,7 @@ OA_START_TEXT int oa_config_load(void)
 
 	oa_cfg.bufsize = 0;
 	v = oa_env(OA_ENV_BUFSIZE);
-	if (v && *v && !(oa_cfg.bufsize = oa_config_parse_size(v)))
+	if (v && *v && !(oa_cfg.bufsize = oa_parse_size(v)))
 		oa_log("ignoring OVNI_BUFSIZE=%s: not a size (e.g. 4M)", v);
 	return 0;
 }

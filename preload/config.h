@@ -43,7 +43,4 @@ int oa_config_trace_child(const char *name);
  * first process): decided once per image. */
 int oa_config_trace_fork_child(const char *name);
 
-/* Parse "4M", "512K", "1048576" (bytes). 0 on error. */
-size_t oa_config_parse_size(const char *s);
-
 #endif

@@ -49,5 +49,16 @@ int main(void)
 		      d, e1 - in[i], e2 - in[i], err1, err2);
 	}
 	CHECK(oa_strtoull("5", NULL) == 5 && oa_strtoll("-5", NULL) == -5, "without an end pointer");
+	/* Sizes (OVNI_BUFSIZE, ovnirun -b): the one reading both use. */
+	static const struct {
+		const char *in;
+		size_t want;
+	} sz[] = { { "1048576", 1048576 }, { "4M", 4u << 20 }, { "512k", 512u << 10 }, { "8MB", 8u << 20 },
+		   { "1G", (size_t)1 << 30 }, { "64kb", 64u << 10 }, { "0", 0 }, { "", 0 }, { "abc", 0 }, { "-1", 0 },
+		   { "+4M", 0 }, { " 4M", 0 }, { "4X", 0 }, { "4MM", 0 }, { "99999999999999999999", 0 },
+		   { "17179869184G", 0 } };
+	for (size_t i = 0; i < sizeof(sz) / sizeof(sz[0]); i++)
+		CHECK(oa_parse_size(sz[i].in) == sz[i].want, "size \"%s\": %zu, not %zu", sz[i].in,
+		      oa_parse_size(sz[i].in), sz[i].want);
 	TEST_DONE();
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../../common/log.h"
+#include "../../common/num.h"
 #include "ovnirun_collect.h"
 #include "ovnirun_omp.h"
 #include "ovnirun_settle.h"
@@ -475,23 +476,6 @@ static int count_ok(const char *s)
 	return p != s && !*p && v > 0 && v <= 1000000000000ull;
 }
 
-/* A size as the agent reads OVNI_BUFSIZE (preload/config.c): digits, then
- * K, M or G, then B, each optional; not 0. */
-static int size_ok(const char *s)
-{
-	const char *p = s;
-	unsigned long long v = 0;
-	for (; *p >= '0' && *p <= '9' && v < (1ull << 40); p++)
-		v = v * 10 + (unsigned long long)(*p - '0');
-	if (p == s || !v || v >= (1ull << 40))
-		return 0;
-	if (*p && strchr("kKmMgG", *p))
-		p++;
-	if (*p == 'B' || *p == 'b')
-		p++;
-	return !*p;
-}
-
 /* The signals ovnirun passes on: every one whose default would end it
  * (a `timeout -s ALRM`, a batch system's SIGXCPU or real-time signal left
  * ovnirun dead and the trace unfinished in its spool: only TERM, HUP,
@@ -677,7 +661,7 @@ int main(int argc, char **argv)
 	/* Values the agent would ignore (each process saying so on the
 	 * program's stderr, or nothing at all: a run without the sampling it
 	 * was asked for) are refused before the program starts. */
-	if (bufsize && !size_ok(bufsize)) {
+	if (bufsize && !oa_parse_size(bufsize)) {
 		fprintf(stderr, "ovnirun: -b %s: not a size (a number of bytes, K, M or G: 4M)\n", bufsize);
 		return 2;
 	}
